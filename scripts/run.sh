@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The two entry points of the README: `npm start` (serve) and `npm test` (test).
+# Makes sure Node.js >= 24 and the dependencies are present first, so a fresh machine needs no hand steps.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+node_bin="$(scripts/ensure-node.sh)"
+node_home="$(dirname "$(dirname "$node_bin")")"
+export PATH="$(dirname "$node_bin"):$root/node_modules/.bin:$PATH"
+# Native addons (none are required) would build against Node 24's own headers.
+export npm_config_nodedir="$node_home"
+stamp="node_modules/.opsgate-installed"
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+  echo "opsgate: installing dependencies (npm ci) ..." >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  touch "$stamp"
+fi
+verb="${1:-}"; shift || true
+case "$verb" in
+  serve) exec node --disable-warning=ExperimentalWarning src/cli/main.ts serve "$@" ;;
+  test) exec bash scripts/test.sh "$@" ;;
+  *) echo "usage: scripts/run.sh serve|test [args]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,108 @@
+import type { Logger } from 'pino';
+import type { Identity } from '../identity/index.ts';
+import type { StoreMigration, Store } from '../store/index.ts';
+import type { AnyToolDefinition, ToolContext } from '../tools/index.ts';
+import type { InterpreterRules } from '../model/interpreter-rules.ts';
+
+/** Time and ids come from here so that tests are deterministic. */
+export interface Clock {
+  now(): Date;
+}
+
+/** Named secrets (SSH keys, passwords, admin keys). Values never reach the model, the browser or the audit. */
+export interface SecretStore {
+  get(name: string): Promise<string | undefined>;
+  set(name: string, value: string): Promise<void>;
+  delete(name: string): Promise<void>;
+}
+
+/** A phase of an agent's workflow path. Tools name the phases they may run in. */
+export interface PhaseDefinition {
+  readonly name: string;
+  readonly title: string;
+  /** A human gate ends this phase: the agent must ask (`request_human_input`) before moving on. */
+  readonly gate?: 'question' | 'approval';
+}
+
+export interface WorkflowDefinition {
+  readonly phases: readonly PhaseDefinition[];
+}
+
+/** `query`: read-only tools, no gates. `workflow`: phases and gates. `standard`: one phase, mutable calls gated. */
+export type Route = 'query' | 'workflow' | 'standard';
+
+/** The phase name of sessions on the `query` and `standard` routes. */
+export const QUERY_PHASE = 'query';
+export const STANDARD_PHASE = 'main';
+
+/** What a middleware sees of a call about to execute. */
+export interface ToolCallInvocation {
+  readonly tool: AnyToolDefinition;
+  readonly input: unknown;
+  readonly context: ToolContext;
+  /** Present when the call was approved (by a person or a named rule). */
+  readonly approval?: { readonly approvedBy: string; readonly rule?: string; readonly argsHash: string };
+}
+
+/** Wraps tool execution: caches, safety nets, retries. Called outermost first. */
+export interface ToolMiddleware {
+  readonly name: string;
+  wrap(call: ToolCallInvocation, next: () => Promise<unknown>): Promise<unknown>;
+}
+
+/** A named rule under which a mutable call runs without a person (audited with its name). */
+export interface AutoApproveRule {
+  readonly name: string;
+  applies(call: { tool: AnyToolDefinition; input: unknown; sessionOptions: Readonly<Record<string, unknown>> }): boolean;
+}
+
+export interface SessionView {
+  readonly id: string;
+  readonly agent: string;
+  readonly identity: Identity;
+  readonly route: Route;
+  readonly phase: string;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+export interface AgentSetupContext {
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly dataDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Per-agent options from the CLI or config, e.g. `{ db: 'demo.db' }`. */
+  readonly options: Readonly<Record<string, string>>;
+  readonly secrets: SecretStore;
+  readonly clock: Clock;
+}
+
+export interface AgentParts {
+  readonly tools: readonly AnyToolDefinition[];
+  readonly workflow?: WorkflowDefinition;
+  /** Rules the offline interpreter model follows for this agent. */
+  readonly interpreter?: InterpreterRules;
+  /** Picks the route of a session from its first message. Default: `standard`. */
+  readonly route?: (input: string, session: SessionView) => Route;
+  readonly middleware?: readonly ToolMiddleware[];
+  readonly autoApproveRules?: readonly AutoApproveRule[];
+  /** Extra text appended to the instructions for a session (e.g. the route's sub-agent prompt). */
+  readonly instructionsFor?: (session: SessionView) => string;
+  close?(): Promise<void>;
+}
+
+export interface AgentDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** The system prompt. */
+  readonly instructions: string;
+  /** Pillars a session may belong to (troubleshoot: `troubleshoot`, `revive`). Default: the agent name. */
+  readonly pillars?: readonly string[];
+  readonly migrations?: readonly StoreMigration[];
+  setup(context: AgentSetupContext): Promise<AgentParts>;
+}
+
+/** Declares an agent. Adding an agent touches only its folder and the list in `src/agents/index.ts`. */
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
+  return definition;
+}

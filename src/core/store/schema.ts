@@ -1,0 +1,128 @@
+import type { Generated } from 'kysely';
+
+/** JSON documents are stored as text in both dialects; repositories parse and serialise them. */
+export type JsonText = string;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string | null;
+  /** JSON array of role names. */
+  roles: JsonText;
+  created_at: string;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  agent: string;
+  /** troubleshoot agent: `troubleshoot` | `revive`; others name their own. */
+  pillar: string;
+  route: string;
+  phase: string;
+  role: string;
+  title: string;
+  status: string;
+  steps: number;
+  /** JSON: versioned session state (agent state, phase history, options). */
+  state: JsonText;
+  /** JSON: the pending interrupt, or null. */
+  interrupt: JsonText | null;
+  /** Optimistic lock: bumped by every write of the row. */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  session_id: string;
+  seq: number;
+  role: string;
+  /** JSON: one LanguageModel prompt message. */
+  content: JsonText;
+  created_at: string;
+}
+
+export interface ToolCallsTable {
+  id: string;
+  session_id: string;
+  seq: number;
+  tool: string;
+  args: JsonText;
+  args_hash: string;
+  mutability: string;
+  risk: string;
+  status: string;
+  verdict: JsonText | null;
+  preview: JsonText | null;
+  decision: JsonText | null;
+  result: JsonText | null;
+  error: string | null;
+  requested_by: number;
+  approved_by: string | null;
+  approval_rule: string | null;
+  created_at: string;
+  expires_at: string | null;
+  decided_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface AuditEventsTable {
+  seq: Generated<number>;
+  session_id: string | null;
+  type: string;
+  actor: string;
+  payload: JsonText;
+  prev_hash: string;
+  hash: string;
+  created_at: string;
+}
+
+export interface SessionEventsTable {
+  id: Generated<number>;
+  session_id: string;
+  seq: number;
+  type: string;
+  data: JsonText;
+  created_at: string;
+}
+
+export interface FeedbackTable {
+  id: Generated<number>;
+  session_id: string;
+  user_id: number;
+  /** A tool call id or message seq the rating is about; null for the whole session. */
+  target: string | null;
+  rating: number;
+  comment: string | null;
+  created_at: string;
+}
+
+export interface SecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+export interface CoreDatabase {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  sessions: SessionsTable;
+  messages: MessagesTable;
+  tool_calls: ToolCallsTable;
+  audit_events: AuditEventsTable;
+  session_events: SessionEventsTable;
+  feedback: FeedbackTable;
+  secrets: SecretsTable;
+}

@@ -1,0 +1,96 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { Identity } from '../identity/index.ts';
+
+export type Mutability = 'read-only' | 'mutable';
+export type Risk = 'low' | 'medium' | 'high' | 'critical';
+/** `'*'` admits every role or phase. */
+export type Scope = readonly string[] | '*';
+
+/** What a validator says about a call. A `block` is final: no approval can override it. */
+export interface ValidatorVerdict {
+  readonly verdict: 'allow' | 'block';
+  readonly rule?: string;
+  readonly category?: string;
+  readonly segment?: string;
+  readonly reason: string;
+}
+
+/** Live output of a running tool (terminal bytes, progress), fanned out to watchers. */
+export interface ToolEventSink {
+  emit(type: string, data: unknown): void;
+}
+
+/** What a tool may see and do while it runs. */
+export interface ToolContext {
+  readonly sessionId: string;
+  readonly callId: string;
+  readonly agent: string;
+  /** The signed-in user the session belongs to. */
+  readonly identity: Identity;
+  readonly phase: string;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly events: ToolEventSink;
+  /** The agent's durable state for this session (JSON). Changes are stored with the step. */
+  readonly state: Record<string, unknown>;
+  /** Move the workflow to another phase; recorded in `phase_history` and the audit. */
+  setPhase(phase: string, reason?: string): void;
+}
+
+/**
+ * Ties tool input fields to the session's identity. The runtime fills these fields from the
+ * session and refuses a call whose model-provided value differs.
+ */
+export interface IdentityBinding {
+  readonly userId?: string;
+  readonly username?: string;
+}
+
+/** Shown on the approval panel: a diff, the row changes, the exact command. */
+export interface ApprovalPreview {
+  readonly kind: string;
+  readonly summary: string;
+  readonly details?: unknown;
+  /** Extra material the approval is bound to (a plan hash, a changeset hash). */
+  readonly bindingDigest?: string;
+}
+
+export interface ToolDefinition<Input = unknown, Output = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly mutability: Mutability;
+  /** Default `low` for read-only tools, `medium` for mutable ones. */
+  readonly risk: Risk;
+  /** Default `'*'`. */
+  readonly allowedRoles: Scope;
+  /** Default `'*'`. */
+  readonly allowedPhases: Scope;
+  readonly identity?: IdentityBinding;
+  /**
+   * A floor under approvals: called when the model proposes and again right before execution,
+   * on exactly the arguments that will run.
+   */
+  readonly validate?: (input: Input, context: ToolContext) => ValidatorVerdict | Promise<ValidatorVerdict>;
+  /** Details for the approval panel; its `bindingDigest` joins the approval hash. */
+  readonly preview?: (input: Input, context: ToolContext) => ApprovalPreview | Promise<ApprovalPreview>;
+  readonly execute: (input: Input, context: ToolContext) => Promise<Output>;
+  /** Turns the output into what the model reads. Default: JSON. */
+  readonly toModelOutput?: (output: Output) => unknown;
+}
+
+export type AnyToolDefinition = ToolDefinition<any, any>;
+
+export type ToolSpec<Input, Output> = Omit<ToolDefinition<Input, Output>, 'risk' | 'allowedRoles' | 'allowedPhases'> &
+  Partial<Pick<ToolDefinition<Input, Output>, 'risk' | 'allowedRoles' | 'allowedPhases'>>;
+
+/** Declares a tool with its schema at the edge, its mutability and where it may be used. */
+export function defineTool<Input, Output>(spec: ToolSpec<Input, Output>): ToolDefinition<Input, Output> {
+  return {
+    ...spec,
+    risk: spec.risk ?? (spec.mutability === 'mutable' ? 'medium' : 'low'),
+    allowedRoles: spec.allowedRoles ?? '*',
+    allowedPhases: spec.allowedPhases ?? '*',
+  };
+}
