@@ -36,6 +36,8 @@ export interface ToolContext {
   readonly state: Record<string, unknown>;
   /** Move the workflow to another phase; recorded in `phase_history` and the audit. */
   setPhase(phase: string, reason?: string): void;
+  /** Appends an agent-specific event to the hash-chained audit log (e.g. `command_executed`). Never put secrets in it. */
+  audit(type: string, payload: Record<string, unknown>): Promise<void>;
 }
 
 /**

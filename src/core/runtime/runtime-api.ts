@@ -1,0 +1,64 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { Logger } from 'pino';
+import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.ts';
+import type { Identity } from '../identity/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
+
+/** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
+export type ModelResolver = (agent: AgentDefinition) => LanguageModelV4 | undefined;
+
+export interface RuntimeOptions {
+  readonly store: Store;
+  readonly agents: readonly AgentDefinition[];
+  readonly model?: ModelResolver;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly generateId?: () => string;
+  /** Model steps per turn before the turn stops. Default 20 (AR-17). */
+  readonly stepLimit?: number;
+  /** How long an approval request stays valid. Default 24 h; 0 disables expiry. */
+  readonly approvalTtlMs?: number;
+  /** Tools whose approver must differ from the requester. Default none. */
+  readonly fourEyesTools?: readonly string[];
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */
+  readonly agentOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly secrets?: SecretStore;
+}
+
+export interface AgentInfo {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly pillars: readonly string[];
+  readonly phases?: ReadonlyArray<{ readonly name: string; readonly title: string }>;
+  /** Lines of the offline command language. */
+  readonly help: readonly string[];
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string; readonly mutability: string; readonly risk: string }>;
+}
+
+export interface SessionEventFeed {
+  /** Stored events after `afterSeq`, oldest first (for reconnecting clients). */
+  since(sessionId: string, afterSeq: number): Promise<SessionEvent[]>;
+  /** Live events of one session (or of all sessions with `'*'`); returns the unsubscribe function. */
+  subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void;
+}
+
+/** The guarded runtime. Every method checks that `actor` may act on the session. */
+export interface Runtime {
+  readonly store: Store;
+  readonly events: SessionEventFeed;
+  agents(): AgentInfo[];
+  startSession(input: StartSessionInput): Promise<SessionSnapshot>;
+  /** Runs one turn with the person's message; returns at a final answer, an interrupt or the step limit. */
+  send(sessionId: string, text: string, actor: Identity): Promise<TurnResult>;
+  /** Answers the pending interrupt and continues the turn. */
+  decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
+  getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
+  listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
+  /** Thumbs up (+1) or down (-1) on the session or one step of it (AR-10/11). */
+  addFeedback(sessionId: string, actor: Identity, input: { rating: 1 | -1; target?: string; comment?: string }): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,144 @@
+import type { Identity } from '../identity/index.ts';
+import type { ApprovalPreview, Risk, ValidatorVerdict } from '../tools/index.ts';
+import type { Route } from '../agent/define-agent.ts';
+
+export type ToolCallStatus = 'proposed' | 'approved' | 'executing' | 'executed' | 'failed' | 'rejected' | 'blocked' | 'expired' | 'unknown';
+
+export type SessionStatus = 'idle' | 'running' | 'waiting' | 'closed';
+
+/** A pending mutable call waiting for a person (or shown after a crash as `unknown`). */
+export interface ApprovalInterrupt {
+  readonly type: 'approval';
+  readonly id: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly argsHash: string;
+  readonly risk: Risk;
+  readonly preview?: ApprovalPreview;
+  readonly verdict?: ValidatorVerdict;
+  readonly requestedBy: string;
+  readonly requestedAt: string;
+  readonly expiresAt?: string;
+  /** Needs an approver other than the requester. */
+  readonly fourEyes: boolean;
+  /** What the agent said when it asked. */
+  readonly text?: string;
+}
+
+/** The agent asks the person (AR-13; helm gates). */
+export interface QuestionInterrupt {
+  readonly type: 'question';
+  readonly id: string;
+  readonly callId: string;
+  readonly question: string;
+  /** Offered choices; `custom` means free text is accepted. */
+  readonly options: readonly string[];
+  readonly context?: unknown;
+}
+
+/** A long-running tool passed its soft timeout (AR-12): the person may read what it has so far and go on. */
+export interface ContinueInterrupt {
+  readonly type: 'continue';
+  readonly id: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly message: string;
+}
+
+export type Interrupt = ApprovalInterrupt | QuestionInterrupt | ContinueInterrupt;
+
+export type QuestionAnswer = 'yes' | 'no' | 'skip' | { readonly custom: string };
+
+export type Decision =
+  | { readonly type: 'approve'; readonly callId: string }
+  | { readonly type: 'reject'; readonly callId: string; readonly reason?: string }
+  | { readonly type: 'modify'; readonly callId: string; readonly args: Readonly<Record<string, unknown>> }
+  | { readonly type: 'answer'; readonly callId: string; readonly answer: QuestionAnswer }
+  | { readonly type: 'continue'; readonly callId: string };
+
+/** One chat message as a person sees it. */
+export interface ChatMessage {
+  readonly seq: number;
+  readonly role: 'user' | 'assistant' | 'tool' | 'system';
+  readonly text: string;
+  readonly toolCalls?: ReadonlyArray<{ readonly callId: string; readonly tool: string; readonly args: unknown; readonly status?: ToolCallStatus }>;
+  readonly toolResult?: { readonly callId: string; readonly tool: string; readonly output: unknown; readonly isError: boolean };
+  readonly createdAt: string;
+}
+
+export interface ToolCallRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly argsHash: string;
+  readonly mutability: 'read-only' | 'mutable';
+  readonly risk: Risk;
+  readonly status: ToolCallStatus;
+  readonly verdict?: ValidatorVerdict;
+  readonly preview?: ApprovalPreview;
+  readonly result?: unknown;
+  readonly error?: string;
+  readonly approvedBy?: string;
+  readonly approvalRule?: string;
+  readonly createdAt: string;
+  readonly expiresAt?: string;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+}
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly agent: string;
+  readonly userId: number;
+  readonly username: string;
+  readonly pillar: string;
+  readonly route: Route;
+  readonly phase: string;
+  readonly status: SessionStatus;
+  readonly title: string;
+  readonly steps: number;
+  /** The session waits for a decision. */
+  readonly waiting: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface SessionSnapshot extends SessionSummary {
+  readonly messages: readonly ChatMessage[];
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly interrupt?: Interrupt;
+  readonly phaseHistory: ReadonlyArray<{ readonly phase: string; readonly at: string; readonly reason?: string }>;
+  readonly phases?: ReadonlyArray<{ readonly name: string; readonly title: string }>;
+  readonly agentState: Readonly<Record<string, unknown>>;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+export interface TurnResult {
+  /** `completed`: a final answer. `waiting`: an interrupt needs a person. `step_limit`: stopped at the limit. */
+  readonly status: 'completed' | 'waiting' | 'step_limit';
+  /** Messages added by this turn, in order. */
+  readonly messages: readonly ChatMessage[];
+  readonly interrupt?: Interrupt;
+  readonly session: SessionSnapshot;
+}
+
+/** A live event of a session, numbered per session so that a client can resume after `seq`. */
+export interface SessionEvent {
+  readonly sessionId: string;
+  readonly seq: number;
+  /** e.g. `message`, `text.delta`, `tool.call`, `tool.result`, `interrupt`, `decision`, `phase`, `terminal.output`, `status`. */
+  readonly type: string;
+  readonly data: unknown;
+  readonly createdAt: string;
+}
+
+export interface StartSessionInput {
+  readonly agent: string;
+  readonly identity: Identity;
+  readonly pillar?: string;
+  readonly title?: string;
+  /** Per-session switches, e.g. `{ agentMode: true, autoApprove: true }` (AR-03) or `{ hostId: 3 }`. */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
