@@ -1,0 +1,46 @@
+import type { LoadedChart } from '../charts/load-chart.ts';
+import type { Values } from '../values/merge-values.ts';
+import type { BackendKind, ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../types.ts';
+
+/** An install or upgrade, fully decided: exactly these user values are applied (no implicit reuse). */
+export interface ReleaseRequest {
+  readonly release: string;
+  readonly namespace: string;
+  readonly chart: LoadedChart;
+  /** Path of the chart archive (the CLI backend hands it to `helm`). */
+  readonly chartArchive: string;
+  /** The complete user-supplied values of the new revision. */
+  readonly values: Values;
+  readonly createNamespace: boolean;
+  /** Helm's `--timeout`, seconds. Default 300. */
+  readonly timeoutSeconds?: number;
+}
+
+export interface RenderRequest extends ReleaseRequest {
+  readonly revision: number;
+  readonly isUpgrade: boolean;
+}
+
+/**
+ * One interface over a real cluster (the `helm`/`kubectl` CLIs) and the built-in simulated
+ * cluster. Errors are `HelmErrors`: `HELM_RELEASE_NOT_FOUND` only when Helm said "release: not found".
+ */
+export interface HelmBackend {
+  readonly kind: BackendKind;
+  clusterInfo(): Promise<ClusterInfo>;
+  listNamespaces(): Promise<string[]>;
+  /** `all` includes pending-*, failed and uninstalling releases (`helm list -a`). */
+  listReleases(query: { readonly namespace?: string; readonly all: boolean }): Promise<HelmListItem[]>;
+  status(release: string, namespace: string): Promise<HelmStatus>;
+  history(release: string, namespace: string): Promise<HelmHistoryItem[]>;
+  /** The manifest of one stored revision. */
+  revisionManifest(release: string, namespace: string, revision: number): Promise<string>;
+  /** Renders without touching the cluster (`helm template` / the simulator's renderer). */
+  render(request: RenderRequest): Promise<string>;
+  install(request: ReleaseRequest): Promise<HelmStatus>;
+  upgrade(request: ReleaseRequest): Promise<HelmStatus>;
+  rollback(release: string, namespace: string, revision: number): Promise<void>;
+  uninstall(release: string, namespace: string): Promise<void>;
+  health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
+import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import {
+  classifyHelmError,
+  parseHelmHistory,
+  parseHelmList,
+  parseHelmStatus,
+  parseKubectlDeployments,
+  parseKubectlNamespaces,
+  parseKubectlNodes,
+  parseKubectlPods,
+  parseKubectlVersion,
+} from './parse-output.ts';
+
+export interface HelmCliOptions {
+  /** Default `helm` (found on PATH). */
+  readonly helmPath?: string;
+  /** Default `kubectl`. */
+  readonly kubectlPath?: string;
+  /** `--kube-context` for both tools. Default: the current context. */
+  readonly kubeContext?: string;
+  /** Per command, milliseconds. Default 120000. */
+  readonly commandTimeoutMs?: number;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A real cluster through the `helm` and `kubectl` CLIs, run with `execFile` (no shell), `-o json`
+ * wherever Helm has it. Helm's traps are handled here: `list -a` so pending-* releases show,
+ * upgrades pass the complete values with `--reset-values` (reuse is decided by the caller),
+ * and rollback/uninstall (text output) are confirmed by the caller re-reading status/history.
+ */
+export class HelmCli implements HelmBackend {
+  readonly kind = 'helm-cli' as const;
+  readonly #options: HelmCliOptions;
+
+  constructor(options: HelmCliOptions = {}) {
+    this.#options = options;
+  }
+
+  #run(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, release = '', namespace = ''): Promise<string> {
+    const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
+    const context = this.#options.kubeContext ? (tool === 'helm' ? ['--kube-context', this.#options.kubeContext] : ['--context', this.#options.kubeContext]) : [];
+    return new Promise((resolve, reject) => {
+      execFile(
+        file,
+        [...args, ...context],
+        { timeout: this.#options.commandTimeoutMs ?? 120_000, maxBuffer: 32 * 1024 * 1024, env: this.#options.env ?? process.env, shell: false },
+        (error, stdout, stderr) => {
+          if (error) reject(classifyHelmError(operation, `${stderr}\n${error.message}`, release, namespace));
+          else resolve(stdout);
+        },
+      );
+    });
+  }
+
+  /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
+  async #withValues<T>(values: Record<string, unknown>, use: (file: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(join(tmpdir(), 'opsgate-helm-'));
+    const file = join(dir, 'values.yaml');
+    try {
+      await writeFile(file, stringify(values), { mode: 0o600 });
+      return await use(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async clusterInfo(): Promise<ClusterInfo> {
+    const version = parseKubectlVersion(await this.#run('kubectl', ['version', '-o', 'json'], 'version'));
+    const nodes = parseKubectlNodes(await this.#run('kubectl', ['get', 'nodes', '-o', 'json'], 'get nodes'));
+    const context = this.#options.kubeContext ?? (await this.#run('kubectl', ['config', 'current-context'], 'config')).trim();
+    return { context, kubernetesVersion: version, nodes };
+  }
+
+  async listNamespaces(): Promise<string[]> {
+    return parseKubectlNamespaces(await this.#run('kubectl', ['get', 'namespaces', '-o', 'json'], 'get namespaces'));
+  }
+
+  listReleasesArgs(query: { namespace?: string; all: boolean }): string[] {
+    return ['list', ...(query.all ? ['--all'] : []), ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']), '--output', 'json'];
+  }
+
+  async listReleases(query: { namespace?: string; all: boolean }): Promise<HelmListItem[]> {
+    return parseHelmList(await this.#run('helm', this.listReleasesArgs(query), 'list'));
+  }
+
+  async status(release: string, namespace: string): Promise<HelmStatus> {
+    return parseHelmStatus(await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace));
+  }
+
+  async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {
+    return parseHelmHistory(await this.#run('helm', ['history', release, '--namespace', namespace, '--max', '256', '--output', 'json'], 'history', release, namespace));
+  }
+
+  async revisionManifest(release: string, namespace: string, revision: number): Promise<string> {
+    return this.#run('helm', ['get', 'manifest', release, '--namespace', namespace, '--revision', String(revision)], 'get manifest', release, namespace);
+  }
+
+  /** `helm template` (client-side render; unlike `--dry-run` it does not pretend the name is free). */
+  async render(request: RenderRequest): Promise<string> {
+    return this.#withValues(request.values, (file) =>
+      this.#run(
+        'helm',
+        ['template', request.release, request.chartArchive, '--namespace', request.namespace, '--values', file, ...(request.isUpgrade ? ['--is-upgrade'] : [])],
+        'template',
+        request.release,
+        request.namespace,
+      ),
+    );
+  }
+
+  installArgs(request: ReleaseRequest, valuesFile: string): string[] {
+    return [
+      'install',
+      request.release,
+      request.chartArchive,
+      '--namespace',
+      request.namespace,
+      ...(request.createNamespace ? ['--create-namespace'] : []),
+      '--values',
+      valuesFile,
+      '--timeout',
+      `${request.timeoutSeconds ?? 300}s`,
+      '--output',
+      'json',
+    ];
+  }
+
+  upgradeArgs(request: ReleaseRequest, valuesFile: string): string[] {
+    // --reset-values: the values file already holds the complete, deliberately merged user values.
+    return ['upgrade', request.release, request.chartArchive, '--namespace', request.namespace, '--reset-values', '--values', valuesFile, '--timeout', `${request.timeoutSeconds ?? 300}s`, '--output', 'json'];
+  }
+
+  async install(request: ReleaseRequest): Promise<HelmStatus> {
+    return this.#withValues(request.values, async (file) => parseHelmStatus(await this.#run('helm', this.installArgs(request, file), 'install', request.release, request.namespace), 'install'));
+  }
+
+  async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
+    return this.#withValues(request.values, async (file) => parseHelmStatus(await this.#run('helm', this.upgradeArgs(request, file), 'upgrade', request.release, request.namespace), 'upgrade'));
+  }
+
+  async rollback(release: string, namespace: string, revision: number): Promise<void> {
+    await this.#run('helm', ['rollback', release, String(revision), '--namespace', namespace, '--wait', '--timeout', '300s'], 'rollback', release, namespace);
+  }
+
+  async uninstall(release: string, namespace: string): Promise<void> {
+    await this.#run('helm', ['uninstall', release, '--namespace', namespace, '--wait'], 'uninstall', release, namespace);
+  }
+
+  async health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
+    const selector = `app.kubernetes.io/instance=${release}`;
+    const pods = parseKubectlPods(await this.#run('kubectl', ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'], 'get pods', release, namespace));
+    const workloads = parseKubectlDeployments(await this.#run('kubectl', ['get', 'deployments', '--namespace', namespace, '--selector', selector, '-o', 'json'], 'get deployments', release, namespace));
+    return { pods, workloads };
+  }
+}

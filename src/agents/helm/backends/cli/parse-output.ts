@@ -1,0 +1,174 @@
+import { HelmErrors } from '../../errors.ts';
+import type { HelmHistoryItem, HelmListItem, HelmReleaseStatusName, HelmSearchItem, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
+
+/** Helm and kubectl output is untrusted text: parse it strictly and fail with the command named. */
+function parseJson(command: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: `not JSON (${(error as Error).message})` });
+  }
+}
+
+function record(command: string, value: unknown, what: string): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: `${what} is not an object` });
+  return value as Record<string, unknown>;
+}
+
+function text(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+
+/** `helm list -o json`: an array; Helm prints `null` when there are no releases. */
+export function parseHelmList(output: string): HelmListItem[] {
+  const value = parseJson('list', output.trim() || '[]');
+  if (value === null) return [];
+  if (!Array.isArray(value)) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'list', detail: 'expected an array' });
+  return value.map((item) => {
+    const row = record('list', item, 'a release');
+    return {
+      name: text(row.name),
+      namespace: text(row.namespace),
+      revision: text(row.revision),
+      updated: text(row.updated),
+      status: text(row.status) as HelmReleaseStatusName,
+      chart: text(row.chart),
+      app_version: text(row.app_version),
+    };
+  });
+}
+
+/** `helm status -o json` (and `helm install|upgrade -o json`, which print the same release object). */
+export function parseHelmStatus(output: string, command = 'status'): HelmStatus {
+  const row = record(command, parseJson(command, output), 'the release');
+  const info = record(command, row.info, 'info');
+  const chart = record(command, row.chart ?? {}, 'chart');
+  const metadata = record(command, chart.metadata ?? {}, 'chart.metadata');
+  const version = Number(row.version);
+  if (!row.name || !Number.isInteger(version)) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: 'name or version missing' });
+  return {
+    name: text(row.name),
+    namespace: text(row.namespace),
+    version,
+    info: {
+      first_deployed: text(info.first_deployed),
+      last_deployed: text(info.last_deployed),
+      deleted: text(info.deleted),
+      description: text(info.description),
+      status: text(info.status) as HelmReleaseStatusName,
+      notes: text(info.notes),
+    },
+    chart: {
+      metadata: {
+        name: text(metadata.name),
+        version: text(metadata.version),
+        appVersion: text(metadata.appVersion),
+        ...(metadata.kubeVersion ? { kubeVersion: text(metadata.kubeVersion) } : {}),
+        ...(metadata.description ? { description: text(metadata.description) } : {}),
+      },
+    },
+    config: row.config && typeof row.config === 'object' ? (row.config as Record<string, unknown>) : {},
+    manifest: text(row.manifest),
+  };
+}
+
+/** `helm history -o json`. */
+export function parseHelmHistory(output: string): HelmHistoryItem[] {
+  const value = parseJson('history', output);
+  if (!Array.isArray(value)) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'history', detail: 'expected an array' });
+  return value.map((item) => {
+    const row = record('history', item, 'a revision');
+    return {
+      revision: Number(row.revision),
+      updated: text(row.updated),
+      status: text(row.status) as HelmReleaseStatusName,
+      chart: text(row.chart),
+      app_version: text(row.app_version),
+      description: text(row.description),
+    };
+  });
+}
+
+/** `helm search repo -o json`. */
+export function parseHelmSearch(output: string): HelmSearchItem[] {
+  const value = parseJson('search repo', output);
+  if (!Array.isArray(value)) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'search repo', detail: 'expected an array' });
+  return value.map((item) => {
+    const row = record('search repo', item, 'a chart');
+    return { name: text(row.name), version: text(row.version), app_version: text(row.app_version), description: text(row.description) };
+  });
+}
+
+/** `helm get values -o json`: the user values, `null` when there are none. */
+export function parseHelmValues(output: string): Record<string, unknown> {
+  const value = parseJson('get values', output);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** `kubectl version -o json` → the server's git version (`v1.29.4`). */
+export function parseKubectlVersion(output: string): string {
+  const row = record('kubectl version', parseJson('kubectl version', output), 'version');
+  const server = record('kubectl version', row.serverVersion, 'serverVersion');
+  return text(server.gitVersion);
+}
+
+interface KubeList {
+  items: Array<Record<string, unknown>>;
+}
+
+function kubeList(command: string, output: string): KubeList {
+  const row = record(command, parseJson(command, output), 'the list');
+  if (!Array.isArray(row.items)) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: 'items missing' });
+  return row as unknown as KubeList;
+}
+
+function name(item: Record<string, unknown>): string {
+  return text((item.metadata as Record<string, unknown> | undefined)?.name);
+}
+
+/** `kubectl get nodes -o json` → names and the Ready condition. */
+export function parseKubectlNodes(output: string): Array<{ name: string; ready: boolean }> {
+  return kubeList('kubectl get nodes', output).items.map((item) => {
+    const conditions = ((item.status as Record<string, unknown> | undefined)?.conditions ?? []) as Array<Record<string, unknown>>;
+    return { name: name(item), ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True') };
+  });
+}
+
+export function parseKubectlNamespaces(output: string): string[] {
+  return kubeList('kubectl get namespaces', output).items.map(name);
+}
+
+/** `kubectl get pods -o json` → status as `kubectl get pods` shows it (the waiting reason wins). */
+export function parseKubectlPods(output: string): PodHealth[] {
+  return kubeList('kubectl get pods', output).items.map((item) => {
+    const status = (item.status ?? {}) as Record<string, unknown>;
+    const containers = (status.containerStatuses ?? []) as Array<Record<string, unknown>>;
+    const waiting = containers
+      .map((c) => ((c.state as Record<string, unknown> | undefined)?.waiting as Record<string, unknown> | undefined)?.reason)
+      .find((reason) => typeof reason === 'string');
+    const ready = containers.length > 0 && containers.every((c) => c.ready === true);
+    const restarts = containers.reduce((sum, c) => sum + Number(c.restartCount ?? 0), 0);
+    return { name: name(item), status: typeof waiting === 'string' ? waiting : text(status.phase), ready, restarts };
+  });
+}
+
+/** `kubectl get deployments -o json` → a ProgressDeadlineExceeded condition when present. */
+export function parseKubectlDeployments(output: string): WorkloadHealth[] {
+  return kubeList('kubectl get deployments', output).items.map((item) => {
+    const conditions = ((item.status as Record<string, unknown> | undefined)?.conditions ?? []) as Array<Record<string, unknown>>;
+    const stalled = conditions.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
+    return stalled ? { kind: 'Deployment', name: name(item), condition: 'ProgressDeadlineExceeded' } : { kind: 'Deployment', name: name(item) };
+  });
+}
+
+/** Maps helm/kubectl stderr to a typed error; "release: not found" is the only not-found. */
+export function classifyHelmError(operation: string, stderr: string, release = '', namespace = '') {
+  const message = stderr.trim().split('\n').filter(Boolean).pop() ?? 'no output';
+  if (/release: not found/i.test(stderr)) return HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
+  if (/cluster unreachable|connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(stderr)) {
+    return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail: message });
+  }
+  if (/forbidden|unauthorized/i.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail: message });
+  if (/cannot re-use a name that is still in use/i.test(stderr)) return HelmErrors.HELM_NAME_IN_USE({ release, namespace });
+  return HelmErrors.HELM_OPERATION_FAILED({ operation, detail: message });
+}

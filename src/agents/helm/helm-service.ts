@@ -1,0 +1,287 @@
+import semver from 'semver';
+import type { HelmBackend } from './backends/backend.ts';
+import type { ChartRepository } from './charts/chart-repository.ts';
+import type { LoadedChart } from './charts/load-chart.ts';
+import { HelmErrors } from './errors.ts';
+import { buildPlan, type HelmOperation, type InstallationPlan } from './plan.ts';
+import type { HelmHistoryItem, HelmStatus, PodHealth, WorkloadHealth } from './types.ts';
+import { mergeValues, type Values } from './values/merge-values.ts';
+import { requiredFields, validateValues, type ValuesValidation } from './values/validate-values.ts';
+import { diffValues } from './values/values-diff.ts';
+import { OpsgateError } from '../../core/errors/index.ts';
+
+export interface PlanRequest {
+  readonly operation: HelmOperation;
+  readonly release: string;
+  readonly namespace: string;
+  /** Chart reference (`webapp` or `demo/webapp`); upgrade defaults to the release's chart. */
+  readonly chart?: string;
+  readonly version?: string;
+  /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
+  readonly values?: Values;
+  /** Upgrade only: start from the chart defaults instead of the current user values. Default false. */
+  readonly resetValues?: boolean;
+  /** Rollback only: the revision to return to. Default: the one before the current. */
+  readonly revision?: number;
+  readonly createNamespace?: boolean;
+}
+
+export type Scenario =
+  | { readonly scenario: 'INSTALL'; readonly release: string; readonly namespace: string }
+  | { readonly scenario: 'UPGRADE'; readonly release: string; readonly namespace: string; readonly current: HelmStatus };
+
+export interface MonitorReport {
+  readonly healthy: boolean;
+  readonly releaseStatus: string;
+  readonly revision: number;
+  readonly pods: readonly PodHealth[];
+  readonly workloads: readonly WorkloadHealth[];
+  /** Each failing pod or workload with its reason (CrashLoopBackOff, ImagePullBackOff, ProgressDeadlineExceeded). */
+  readonly problems: ReadonlyArray<{ readonly object: string; readonly reason: string }>;
+  readonly timedOut: boolean;
+  readonly polls: number;
+  readonly elapsedMs: number;
+}
+
+const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
+
+/** Helm operations over one backend and one chart repository: what the MCP server exposes. */
+export class HelmService {
+  readonly backend: HelmBackend;
+  readonly repository: ChartRepository;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(backend: HelmBackend, repository: ChartRepository, options: { sleep?: (ms: number) => Promise<void> } = {}) {
+    this.backend = backend;
+    this.repository = repository;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async chartInfo(reference: string, version?: string) {
+    const entry = this.repository.entry(reference, version);
+    const chart = await this.repository.load(reference, entry.version);
+    return {
+      repository: this.repository.name,
+      chart: { ...chart.metadata, digest: entry.digest, url: entry.urls[0] ?? '' },
+      valuesYaml: chart.valuesYaml,
+      defaults: chart.defaults,
+      hasSchema: chart.schema !== undefined,
+      schema: chart.schema ?? null,
+      requiredFields: requiredFields(chart),
+      subcharts: chart.subcharts.map((sub) => ({ name: sub.metadata.name, version: sub.metadata.version, hasSchema: sub.schema !== undefined })),
+    };
+  }
+
+  /**
+   * Install or upgrade? "release: not found" means install; a `pending-*` release stops the
+   * workflow; any other error (unreachable, forbidden) is thrown — never an install by mistake.
+   */
+  async detectScenario(release: string, namespace: string): Promise<Scenario> {
+    let current: HelmStatus;
+    try {
+      current = await this.backend.status(release, namespace);
+    } catch (error) {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_RELEASE_NOT_FOUND') return { scenario: 'INSTALL', release, namespace };
+      throw error;
+    }
+    if (current.info.status.startsWith('pending-')) {
+      const history = await this.backend.history(release, namespace);
+      const stable = [...history].reverse().find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
+      throw HelmErrors.HELM_RELEASE_PENDING({ release, status: current.info.status, revision: current.version, rollbackTo: stable?.revision ?? 'an earlier revision' });
+    }
+    return { scenario: 'UPGRADE', release, namespace, current };
+  }
+
+  async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
+    const status = await this.backend.status(release, namespace);
+    const history = await this.backend.history(release, namespace);
+    return { status, history };
+  }
+
+  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<LoadedChart> {
+    const reference = request.chart ?? current?.chart.metadata.name;
+    if (!reference) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
+    const version = request.version ?? (request.chart || !current ? undefined : current.chart.metadata.version);
+    return this.repository.load(reference, version);
+  }
+
+  /** The complete user values of the new revision: reuse of the current values is explicit. */
+  effectiveValues(request: PlanRequest, current?: HelmStatus): Values {
+    const base = request.operation === 'upgrade' && current && !request.resetValues ? current.config : {};
+    return mergeValues(base, request.values ?? {});
+  }
+
+  async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
+    const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
+    const chart = await this.#chartFor(request, current);
+    const userValues = this.effectiveValues(request, current);
+    return { ...validateValues(chart, userValues), userValues, chart: `${chart.metadata.name}-${chart.metadata.version}` };
+  }
+
+  async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
+    const chart = await this.repository.load(request.chart, request.version);
+    const info = await this.backend.clusterInfo();
+    const namespaces = await this.backend.listNamespaces();
+    const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
+    const kubeVersion = chart.metadata.kubeVersion;
+    const clusterVersion = semver.coerce(info.kubernetesVersion)?.version ?? info.kubernetesVersion;
+    checks.push(
+      kubeVersion
+        ? {
+            name: 'kubeVersion',
+            ok: semver.satisfies(clusterVersion, kubeVersion, { includePrerelease: true }),
+            detail: `chart requires kubeVersion ${kubeVersion}; cluster runs ${info.kubernetesVersion}`,
+          }
+        : { name: 'kubeVersion', ok: true, detail: `chart has no kubeVersion constraint; cluster runs ${info.kubernetesVersion}` },
+    );
+    const ready = info.nodes.filter((node) => node.ready).length;
+    checks.push({ name: 'nodes', ok: ready > 0, detail: `${ready} of ${info.nodes.length} nodes ready` });
+    const exists = namespaces.includes(request.namespace);
+    checks.push({
+      name: 'namespace',
+      ok: exists || Boolean(request.createNamespace),
+      detail: exists ? `namespace ${request.namespace} exists` : request.createNamespace ? `namespace ${request.namespace} will be created` : `namespace ${request.namespace} does not exist (set createNamespace)`,
+    });
+    return { ok: checks.every((check) => check.ok), checks, cluster: info };
+  }
+
+  /** Computes the plan; invalid values or failed prerequisites throw before any plan exists. */
+  async plan(request: PlanRequest): Promise<InstallationPlan> {
+    if (request.operation === 'rollback' || request.operation === 'uninstall') return this.#planRemoval(request);
+    const scenario = await this.detectScenario(request.release, request.namespace);
+    if (request.operation === 'install' && scenario.scenario === 'UPGRADE') throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
+    if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL') throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
+    const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
+    const chart = await this.#chartFor(request, current);
+    const userValues = this.effectiveValues(request, current);
+    const validation = validateValues(chart, userValues);
+    if (!validation.valid) {
+      throw HelmErrors.HELM_VALUES_INVALID({ count: validation.errors.length, detail: validation.errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors: validation.errors });
+    }
+    const prerequisites = await this.checkPrerequisites({ chart: chart.metadata.name, version: chart.metadata.version, namespace: request.namespace, createNamespace: request.operation === 'install' ? request.createNamespace : true });
+    if (!prerequisites.ok) {
+      throw HelmErrors.HELM_PREREQUISITES_FAILED({ detail: prerequisites.checks.filter((c) => !c.ok).map((c) => c.detail).join('; '), checks: prerequisites.checks });
+    }
+    const nextRevision = current ? current.version + 1 : 1;
+    const proposedManifest = await this.backend.render({
+      release: request.release,
+      namespace: request.namespace,
+      chart,
+      chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
+      values: userValues,
+      createNamespace: Boolean(request.createNamespace),
+      revision: nextRevision,
+      isUpgrade: Boolean(current),
+    });
+    const risks: string[] = [];
+    if (current && current.chart.metadata.version !== chart.metadata.version) risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
+    return buildPlan({
+      operation: request.operation,
+      release: request.release,
+      namespace: request.namespace,
+      chart: { name: chart.metadata.name, version: chart.metadata.version, appVersion: chart.metadata.appVersion ?? '' },
+      ...(current ? { currentRevision: current.version, valueChanges: diffValues(current.config, userValues) } : {}),
+      nextRevision,
+      currentManifest: current?.manifest ?? '',
+      proposedManifest,
+      values: userValues,
+      createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
+      risks,
+    });
+  }
+
+  async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
+    const current = await this.backend.status(request.release, request.namespace);
+    const history = await this.backend.history(request.release, request.namespace);
+    const chart = { name: current.chart.metadata.name, version: current.chart.metadata.version, appVersion: current.chart.metadata.appVersion ?? '' };
+    if (request.operation === 'uninstall') {
+      return buildPlan({ operation: 'uninstall', release: request.release, namespace: request.namespace, chart, currentRevision: current.version, currentManifest: current.manifest, proposedManifest: '', values: current.config });
+    }
+    const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
+    if (target === undefined || !history.some((item) => item.revision === target) || target === current.version) {
+      throw HelmErrors.HELM_REVISION_NOT_FOUND({ release: request.release, revision: target ?? '(previous)' });
+    }
+    const targetItem = history.find((item) => item.revision === target)!;
+    return buildPlan({
+      operation: 'rollback',
+      release: request.release,
+      namespace: request.namespace,
+      chart: { name: targetItem.chart.replace(/-\d[^-]*$/, ''), version: targetItem.chart.match(/-(\d[^-]*)$/)?.[1] ?? '', appVersion: targetItem.app_version },
+      currentRevision: current.version,
+      nextRevision: current.version + 1,
+      rollbackRevision: target,
+      currentManifest: current.manifest,
+      proposedManifest: await this.backend.revisionManifest(request.release, request.namespace, target),
+      risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
+    });
+  }
+
+  /** Recomputes the plan right before running and refuses when its hash is not the approved one. */
+  async #recheck(request: PlanRequest, planHash: string): Promise<InstallationPlan> {
+    const plan = await this.plan(request);
+    if (plan.planHash !== planHash) throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: plan.planHash, planHash: plan.planHash });
+    return plan;
+  }
+
+  async execute(request: PlanRequest, planHash: string): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
+    const plan = await this.#recheck(request, planHash);
+    if (plan.operation === 'install' || plan.operation === 'upgrade') {
+      const chart = await this.repository.load(plan.chart!.name, plan.chart!.version);
+      const releaseRequest = {
+        release: plan.release,
+        namespace: plan.namespace,
+        chart,
+        chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
+        values: plan.values ?? {},
+        createNamespace: plan.createNamespace,
+      };
+      const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
+      return { plan, status, confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})` };
+    }
+    if (plan.operation === 'rollback') {
+      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0);
+      // `helm rollback` prints text only: confirm by re-reading the history.
+      const history = await this.backend.history(plan.release, plan.namespace);
+      const latest = history[history.length - 1];
+      if (!latest || latest.revision !== plan.nextRevision) {
+        throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'rollback', detail: `expected revision ${plan.nextRevision} in the history, found ${latest?.revision ?? 'none'}` });
+      }
+      const status = await this.backend.status(plan.release, plan.namespace);
+      return { plan, status, history, confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})` };
+    }
+    await this.backend.uninstall(plan.release, plan.namespace);
+    // `helm uninstall` prints text only: confirm the release is gone.
+    try {
+      const still = await this.backend.status(plan.release, plan.namespace);
+      throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'uninstall', detail: `release is still ${still.info.status} after uninstall` });
+    } catch (error) {
+      if (!(OpsgateError.isInstance(error) && error.code === 'HELM_RELEASE_NOT_FOUND')) throw error;
+    }
+    return { plan, confirmed: `uninstalled ${plan.release} from ${plan.namespace}; status now reports "release: not found"` };
+  }
+
+  /** Polls release status and pod health until healthy, failing, or `timeoutSeconds` (bounded to 600). */
+  async monitor(release: string, namespace: string, options: { timeoutSeconds?: number; intervalMs?: number } = {}): Promise<MonitorReport> {
+    const timeoutMs = Math.min(options.timeoutSeconds ?? 60, 600) * 1000;
+    const intervalMs = options.intervalMs ?? 1000;
+    const started = Date.now();
+    let polls = 0;
+    for (;;) {
+      polls++;
+      const status = await this.backend.status(release, namespace);
+      const { pods, workloads } = await this.backend.health(release, namespace);
+      const problems = [
+        ...pods.filter((pod) => FAILING_POD_STATES.has(pod.status)).map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
+        ...workloads.filter((w) => w.condition === 'ProgressDeadlineExceeded').map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: 'ProgressDeadlineExceeded' })),
+      ];
+      if (status.info.status === 'failed') problems.push({ object: `release/${release}`, reason: status.info.description });
+      const healthy = status.info.status === 'deployed' && problems.length === 0 && pods.every((pod) => pod.ready);
+      const elapsedMs = Date.now() - started;
+      const timedOut = !healthy && problems.length === 0 && elapsedMs + intervalMs > timeoutMs;
+      if (healthy || problems.length > 0 || timedOut) {
+        return { healthy, releaseStatus: status.info.status, revision: status.version, pods, workloads, problems, timedOut, polls, elapsedMs };
+      }
+      await this.#sleep(intervalMs);
+    }
+  }
+}

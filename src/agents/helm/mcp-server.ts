@@ -1,0 +1,144 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UsageError } from '../../cli/command.ts';
+import { parseCommandArgs } from '../../cli/parse-args.ts';
+import { OpsgateError } from '../../core/errors/index.ts';
+import { openStore } from '../../core/store/index.ts';
+import type { HelmBackend } from './backends/backend.ts';
+import { HelmCli } from './backends/cli/helm-cli.ts';
+import { helmSimulatorMigration } from './backends/simulator/migration.ts';
+import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
+import { ChartRepository, DEMO_REPOSITORY_DIR } from './charts/chart-repository.ts';
+import { HelmService, type PlanRequest } from './helm-service.ts';
+import { HELM_TOOL_CATALOG } from './tool-catalog.ts';
+import { SIMULATION_NOTE } from './types.ts';
+
+type Handler = (input: Record<string, unknown>) => Promise<unknown>;
+
+/** Labels every answer with the backend that produced it; the simulator's answers say so plainly. */
+function label(service: HelmService, result: unknown): Record<string, unknown> {
+  const body = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+  return service.backend.kind === 'simulated-cluster' ? { backend: 'simulated-cluster', note: SIMULATION_NOTE, ...body } : { backend: service.backend.kind, ...body };
+}
+
+function handlers(service: HelmService): Record<string, Handler> {
+  const planRequest = (input: Record<string, unknown>, operation?: PlanRequest['operation']): PlanRequest => ({ ...(input as unknown as PlanRequest), ...(operation ? { operation } : {}) });
+  return {
+    helm_search_charts: async ({ query }) => ({ charts: service.repository.search(String(query ?? '')) }),
+    helm_get_chart_info: async ({ chart, version }) => service.chartInfo(String(chart), version as string | undefined),
+    helm_list_chart_versions: async ({ chart }) => ({
+      chart: service.repository.chartName(String(chart)),
+      versions: service.repository.versions(String(chart)).map((v) => ({ version: v.version, app_version: v.appVersion ?? '', kubeVersion: v.kubeVersion ?? null, created: v.created ?? null })),
+    }),
+    kubernetes_get_cluster_info: async () => service.backend.clusterInfo(),
+    kubernetes_list_namespaces: async () => ({ namespaces: await service.backend.listNamespaces() }),
+    helm_list_releases: async ({ namespace, all }) => ({ releases: await service.backend.listReleases({ ...(namespace ? { namespace: String(namespace) } : {}), all: all !== false }) }),
+    helm_get_release_status: async ({ release, namespace }) => service.releaseStatus(String(release), String(namespace)),
+    helm_validate_values: async (input) => {
+      const { merged: _merged, ...result } = await service.validate(planRequest(input));
+      return result;
+    },
+    kubernetes_check_prerequisites: async (input) => service.checkPrerequisites(input as { chart: string; namespace: string }),
+    helm_get_installation_plan: async (input) => ({ plan: await service.plan(planRequest(input)) }),
+    helm_monitor_deployment: async ({ release, namespace, timeoutSeconds }) => service.monitor(String(release), String(namespace), { timeoutSeconds: Number(timeoutSeconds ?? 60) }),
+    helm_install_chart: async (input) => service.execute(planRequest(input, 'install'), String(input.planHash)),
+    helm_upgrade_release: async (input) => service.execute(planRequest(input, 'upgrade'), String(input.planHash)),
+    helm_rollback_release: async (input) => service.execute(planRequest(input, 'rollback'), String(input.planHash)),
+    helm_uninstall_release: async (input) => service.execute(planRequest(input, 'uninstall'), String(input.planHash)),
+  };
+}
+
+/**
+ * The Helm MCP server over one `HelmService`. Annotations (`readOnlyHint`, `destructiveHint`)
+ * are hints for MCP clients; opsgate itself never trusts them.
+ */
+export function createHelmMcpServer(service: HelmService): McpServer {
+  const server = new McpServer({ name: 'opsgate-helm', version: '0.1.0' }, { capabilities: { tools: {}, resources: {} } });
+  const byName = handlers(service);
+  for (const spec of HELM_TOOL_CATALOG) {
+    const handler = byName[spec.name];
+    if (!handler) throw new Error(`no handler for ${spec.name}`);
+    server.registerTool(
+      spec.name,
+      {
+        description: spec.description,
+        inputSchema: spec.input,
+        annotations: { readOnlyHint: spec.mutability === 'read-only', destructiveHint: spec.mutability === 'mutable' ? (spec.destructive ?? true) : false, openWorldHint: false },
+      },
+      async (input: Record<string, unknown>): Promise<CallToolResult> => {
+        try {
+          const result = label(service, await handler(input));
+          return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+        } catch (error) {
+          const body = OpsgateError.isInstance(error)
+            ? { code: error.code, message: error.message, fields: error.fields }
+            : { code: 'HELM_INTERNAL', message: error instanceof Error ? error.message : String(error), fields: {} };
+          return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
+        }
+      },
+    );
+  }
+  server.registerResource(
+    'chart-file',
+    new ResourceTemplate('helm://charts/{chart}/{version}/{file}', { list: undefined }),
+    { description: 'A file of a chart version: Chart.yaml, values.yaml or values.schema.json.' },
+    async (uri, variables) => {
+      const info = await service.chartInfo(String(variables.chart), String(variables.version));
+      const file = String(variables.file);
+      const text =
+        file === 'values.yaml' ? info.valuesYaml : file === 'values.schema.json' ? JSON.stringify(info.schema, null, 2) : file === 'Chart.yaml' ? JSON.stringify(info.chart, null, 2) : undefined;
+      if (text === undefined) throw new Error(`unknown chart file ${file}; use Chart.yaml, values.yaml or values.schema.json`);
+      return { contents: [{ uri: uri.href, mimeType: file.endsWith('.json') ? 'application/json' : 'text/yaml', text }] };
+    },
+  );
+  server.registerResource(
+    'release-manifest',
+    new ResourceTemplate('helm://releases/{namespace}/{release}/manifest', { list: undefined }),
+    { description: 'The rendered manifest of the current revision of a release.' },
+    async (uri, variables) => {
+      const status = await service.backend.status(String(variables.release), String(variables.namespace));
+      return { contents: [{ uri: uri.href, mimeType: 'text/yaml', text: status.manifest }] };
+    },
+  );
+  return server;
+}
+
+export interface HelmServerArgs {
+  readonly backend: 'cli' | 'simulator';
+  readonly charts: string;
+}
+
+/** Parses the helm server's own arguments: `--backend cli|simulator`, `--charts DIR`. */
+export function parseHelmServerArgs(args: readonly string[]): HelmServerArgs {
+  const { values } = parseCommandArgs(args, { backend: { type: 'string' }, charts: { type: 'string' } });
+  const backend = values.backend ?? 'simulator';
+  if (backend !== 'cli' && backend !== 'simulator') throw new UsageError(`--backend must be "cli" or "simulator", got "${backend}"`);
+  return { backend, charts: values.charts ?? DEMO_REPOSITORY_DIR };
+}
+
+/**
+ * Entry point for `opsgate mcp-server helm [--backend cli|simulator] [--charts DIR]`. The
+ * simulator keeps its cluster in the opsgate store (`OPSGATE_DATABASE_URL` or the data dir).
+ */
+export async function createMcpServer(options: { args: readonly string[] }): Promise<McpServer> {
+  const parsed = parseHelmServerArgs(options.args);
+  const repository = await ChartRepository.open(parsed.charts).catch((error: Error) => {
+    throw new UsageError(`--charts ${parsed.charts} is not a chart repository (${error.message.split('\n')[0]})`);
+  });
+  let backend: HelmBackend;
+  let closeStore: (() => Promise<void>) | undefined;
+  if (parsed.backend === 'cli') {
+    backend = new HelmCli();
+  } else {
+    const store = await openStore({ migrations: [helmSimulatorMigration] });
+    closeStore = () => store.close();
+    backend = new SimulatedCluster(store);
+  }
+  const server = createHelmMcpServer(new HelmService(backend, repository));
+  const previous = server.server.onclose;
+  server.server.onclose = () => {
+    previous?.();
+    void closeStore?.();
+  };
+  return server;
+}

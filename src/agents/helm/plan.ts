@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { createTwoFilesPatch } from 'diff';
+import { parseManifest } from './charts/render-chart.ts';
+import type { Values } from './values/merge-values.ts';
+import type { ValueChange } from './values/values-diff.ts';
+
+export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
+
+/** What an operation would do, shown at gate 2; its hash binds the approval. */
+export interface InstallationPlan {
+  readonly format: 'opsgate-helm-plan-v1';
+  readonly operation: HelmOperation;
+  readonly release: string;
+  readonly namespace: string;
+  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  /** The revision running now (absent on install). */
+  readonly currentRevision?: number;
+  /** Rollback only: the revision whose manifest and values come back. */
+  readonly targetRevision?: number;
+  /** The revision the operation creates (absent on uninstall). */
+  readonly nextRevision?: number;
+  /** The user-supplied values the release will have (exactly what is applied). */
+  readonly values?: Values;
+  readonly valueChanges?: readonly ValueChange[];
+  readonly resources: { readonly create: readonly string[]; readonly change: readonly string[]; readonly delete: readonly string[]; readonly unchanged: readonly string[] };
+  /** Unified diff of the current manifest against the proposed one. */
+  readonly manifestDiff: string;
+  readonly rollback: { readonly revision?: number; readonly steps: readonly string[] };
+  readonly risks: readonly string[];
+  readonly createNamespace: boolean;
+  readonly planHash: string;
+}
+
+/** JSON with sorted keys, so equal plans hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson({ ...plan, planHash: undefined })).digest('hex')}`;
+}
+
+export interface PlanInput {
+  readonly operation: HelmOperation;
+  readonly release: string;
+  readonly namespace: string;
+  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  readonly currentRevision?: number;
+  readonly nextRevision?: number;
+  readonly currentManifest: string;
+  readonly proposedManifest: string;
+  readonly values?: Values;
+  readonly valueChanges?: readonly ValueChange[];
+  readonly rollbackRevision?: number;
+  readonly createNamespace?: boolean;
+  readonly risks?: readonly string[];
+}
+
+/** Compares the current and proposed manifests and writes the plan with its rollback steps. */
+export function buildPlan(input: PlanInput): InstallationPlan {
+  const current = new Map(parseManifest(input.currentManifest).map((r) => [r.key, r]));
+  const proposed = new Map(parseManifest(input.proposedManifest).map((r) => [r.key, r]));
+  const create: string[] = [];
+  const change: string[] = [];
+  const unchanged: string[] = [];
+  for (const [key, resource] of proposed) {
+    const before = current.get(key);
+    if (!before) create.push(key);
+    else if (canonicalJson(before.object) !== canonicalJson(resource.object)) change.push(key);
+    else unchanged.push(key);
+  }
+  const remove = [...current.keys()].filter((key) => !proposed.has(key));
+  const manifestDiff = createTwoFilesPatch(`${input.release} (current)`, `${input.release} (proposed)`, input.currentManifest, input.proposedManifest, '', '', { context: 3 });
+  const steps = rollbackSteps(input);
+  const risks = [...(input.risks ?? [])];
+  if (remove.length > 0) risks.push(`${remove.length} resource(s) will be deleted: ${remove.join(', ')}`);
+  if (input.operation === 'uninstall') risks.push('uninstall removes the release history; a rollback is not possible afterwards');
+  const plan: Omit<InstallationPlan, 'planHash'> = {
+    format: 'opsgate-helm-plan-v1',
+    operation: input.operation,
+    release: input.release,
+    namespace: input.namespace,
+    ...(input.chart ? { chart: input.chart } : {}),
+    ...(input.currentRevision !== undefined ? { currentRevision: input.currentRevision } : {}),
+    ...(input.rollbackRevision !== undefined ? { targetRevision: input.rollbackRevision } : {}),
+    ...(input.nextRevision !== undefined ? { nextRevision: input.nextRevision } : {}),
+    ...(input.values ? { values: input.values } : {}),
+    ...(input.valueChanges ? { valueChanges: input.valueChanges } : {}),
+    resources: { create: create.sort(), change: change.sort(), delete: remove.sort(), unchanged: unchanged.sort() },
+    manifestDiff,
+    rollback: { ...(steps.revision !== undefined ? { revision: steps.revision } : {}), steps: steps.steps },
+    risks,
+    createNamespace: input.createNamespace ?? false,
+  };
+  return { ...plan, planHash: hashPlan(plan) };
+}
+
+function rollbackSteps(input: PlanInput): { revision?: number; steps: string[] } {
+  const ns = `-n ${input.namespace}`;
+  switch (input.operation) {
+    case 'install':
+      return { steps: [`helm uninstall ${input.release} ${ns}  (there is no earlier revision to return to)`] };
+    case 'upgrade':
+    case 'rollback':
+      return input.currentRevision === undefined
+        ? { steps: [] }
+        : { revision: input.currentRevision, steps: [`helm rollback ${input.release} ${input.currentRevision} ${ns}  (returns to revision ${input.currentRevision}, the one running now)`] };
+    case 'uninstall':
+      return {
+        steps: [
+          input.chart
+            ? `helm install ${input.release} ${input.chart.name} --version ${input.chart.version} ${ns} -f <values saved in this plan>  (a fresh revision 1; history is gone)`
+            : 'reinstall the chart with the values saved in this plan',
+        ],
+      };
+  }
+}

@@ -1,0 +1,96 @@
+/** Shapes shared by the backends, the MCP server and the tools. JSON shapes follow Helm 3's `-o json`. */
+
+/** One row of `helm list -o json` (Helm prints `revision` as a string there). */
+export interface HelmListItem {
+  readonly name: string;
+  readonly namespace: string;
+  readonly revision: string;
+  readonly updated: string;
+  readonly status: HelmReleaseStatusName;
+  readonly chart: string;
+  readonly app_version: string;
+}
+
+export type HelmReleaseStatusName =
+  | 'unknown'
+  | 'deployed'
+  | 'uninstalled'
+  | 'superseded'
+  | 'failed'
+  | 'uninstalling'
+  | 'pending-install'
+  | 'pending-upgrade'
+  | 'pending-rollback';
+
+export interface HelmChartMetadata {
+  readonly name: string;
+  readonly version: string;
+  readonly appVersion?: string;
+  readonly description?: string;
+  readonly kubeVersion?: string;
+  readonly apiVersion?: string;
+}
+
+/** `helm status -o json` (the release object Helm marshals). */
+export interface HelmStatus {
+  readonly name: string;
+  readonly namespace: string;
+  readonly version: number;
+  readonly info: {
+    readonly first_deployed: string;
+    readonly last_deployed: string;
+    readonly deleted: string;
+    readonly description: string;
+    readonly status: HelmReleaseStatusName;
+    readonly notes?: string;
+  };
+  readonly chart: { readonly metadata: HelmChartMetadata };
+  /** The user-supplied values of this revision. */
+  readonly config: Record<string, unknown>;
+  readonly manifest: string;
+}
+
+/** One row of `helm history -o json`. */
+export interface HelmHistoryItem {
+  readonly revision: number;
+  readonly updated: string;
+  readonly status: HelmReleaseStatusName;
+  readonly chart: string;
+  readonly app_version: string;
+  readonly description: string;
+}
+
+/** One row of `helm search repo -o json`. */
+export interface HelmSearchItem {
+  readonly name: string;
+  readonly version: string;
+  readonly app_version: string;
+  readonly description: string;
+}
+
+export interface PodHealth {
+  readonly name: string;
+  /** `Running`, `Pending`, `CrashLoopBackOff`, `ImagePullBackOff`, … (the reason when waiting). */
+  readonly status: string;
+  readonly ready: boolean;
+  readonly restarts: number;
+}
+
+export interface WorkloadHealth {
+  readonly kind: string;
+  readonly name: string;
+  /** e.g. `ProgressDeadlineExceeded` when a Deployment stopped progressing. */
+  readonly condition?: string;
+}
+
+export interface ClusterInfo {
+  readonly context: string;
+  readonly kubernetesVersion: string;
+  readonly nodes: ReadonlyArray<{ readonly name: string; readonly ready: boolean }>;
+}
+
+/** Which kind of backend answered: a real cluster through the CLIs, or the built-in simulation. */
+export type BackendKind = 'helm-cli' | 'simulated-cluster';
+
+export const SIMULATION_NOTE =
+  'SIMULATION: this answer comes from opsgate\'s built-in simulated cluster (no real Kubernetes cluster was touched).';
