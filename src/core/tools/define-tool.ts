@@ -78,6 +78,11 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   /** Details for the approval panel; its `bindingDigest` joins the approval hash. */
   readonly preview?: (input: Input, context: ToolContext) => ApprovalPreview | Promise<ApprovalPreview>;
   readonly execute: (input: Input, context: ToolContext) => Promise<Output>;
+  /**
+   * Read-only tools only: an identical call later in the session returns the recorded result
+   * (until a mutable call executes). Set false for tools whose answer changes by itself. Default true.
+   */
+  readonly cache?: boolean;
   /** Turns the output into what the model reads. Default: JSON. */
   readonly toModelOutput?: (output: Output) => unknown;
 }

@@ -1,0 +1,26 @@
+/** The audit event types the core writes. Agents may add their own (`command_executed`, …). */
+export const CORE_AUDIT_EVENT_TYPES = [
+  'session_started',
+  'message_received',
+  'tool_proposed',
+  'tool_blocked',
+  'tool_approved',
+  'tool_auto_approved',
+  'tool_rejected',
+  'tool_modified',
+  'tool_expired',
+  'tool_executing',
+  'tool_executed',
+  'tool_failed',
+  'tool_unknown',
+  'question_asked',
+  'question_answered',
+  'phase_changed',
+  'warning',
+  'feedback',
+  'step_limit_reached',
+] as const;
+
+export type AuditEventType = (typeof CORE_AUDIT_EVENT_TYPES)[number];
+
+export const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set(CORE_AUDIT_EVENT_TYPES);

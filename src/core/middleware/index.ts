@@ -1,0 +1,1 @@
+export { readOnlyRetryMiddleware, type ReadOnlyRetryOptions } from './read-only-retry.ts';

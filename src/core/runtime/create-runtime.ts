@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import { QUERY_PHASE, STANDARD_PHASE, type AgentDefinition, type Route } from '../agent/define-agent.ts';
+import { createStoreSecretStore } from '../agent/secret-store.ts';
+import { AuditLog } from '../audit/index.ts';
+import { CoreErrors, OpsgateError } from '../errors/index.ts';
+import { hasRole, ROLE_APPROVER, type Identity } from '../identity/index.ts';
+import { readOnlyRetryMiddleware } from '../middleware/index.ts';
+import { createOfflineModel } from '../model/index.ts';
+import { resolveDataDir } from '../store/index.ts';
+import { ToolRegistry } from '../tools/index.ts';
+import { SessionEvents } from './events.ts';
+import { humanInputTool } from './human-input-tool.ts';
+import { toChatMessages } from './messages.ts';
+import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
+import { sessionRepository, toToolCallRecord, type SessionRow } from './session-repository.ts';
+import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { ToolCallProcessor } from './tool-calls.ts';
+import { TurnEngine, type LoopStatus } from './turn-engine.ts';
+import type { Decision, QuestionAnswer, SessionSnapshot, SessionSummary, TurnResult } from './types.ts';
+import { WorkingSession, type LoadedAgent } from './working-session.ts';
+
+const DEFAULT_STEP_LIMIT = 20;
+const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+const YES = /^(y|yes|yes please|yep|yeah|sure|ok|okay|approve|approved|go ahead|do it|please do)[.!]*$/i;
+const NO = /^(n|no|no thanks|nope|reject|cancel|stop|don't|do not)\b/i;
+
+/** A plain-language reply to a pending interrupt, as chat interfaces receive it. */
+export function decisionFromText(session: { interrupt?: SessionSnapshot['interrupt'] }, text: string): Decision | undefined {
+  const interrupt = session.interrupt;
+  if (!interrupt) return undefined;
+  const trimmed = text.trim();
+  if (interrupt.type === 'approval') {
+    if (YES.test(trimmed)) return { type: 'approve', callId: interrupt.callId };
+    if (NO.test(trimmed)) return { type: 'reject', callId: interrupt.callId, reason: trimmed.replace(NO, '').replace(/^[\s,.:;-]+/, '') || 'declined in chat' };
+    return undefined;
+  }
+  if (interrupt.type === 'question') {
+    const lower = trimmed.toLowerCase().replace(/[.!]+$/, '');
+    const answer: QuestionAnswer = lower === 'yes' || lower === 'y' ? 'yes' : lower === 'no' || lower === 'n' ? 'no' : lower === 'skip' ? 'skip' : { custom: trimmed };
+    return { type: 'answer', callId: interrupt.callId, answer };
+  }
+  if (/^(continue|read output( & continue)?)$/i.test(trimmed)) return { type: 'continue', callId: interrupt.callId };
+  return undefined;
+}
+
+function strongestRole(identity: Identity): string {
+  for (const role of ['admin', 'approver', 'user']) if (identity.roles.includes(role)) return role;
+  return identity.roles[0] ?? 'user';
+}
+
+/**
+ * Creates the guarded runtime: sets up every agent once, recovers calls a crash left `executing`
+ * (they become `unknown`, never re-run), and serves turns and decisions from the store.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const store = options.store;
+  const logger: Logger = options.logger ?? pino({ level: 'silent' });
+  const now = () => options.clock?.now() ?? new Date();
+  const generateId = options.generateId ?? randomUUID;
+  const audit = new AuditLog(store, now);
+  const events = new SessionEvents(store, now);
+  const secrets = options.secrets ?? createStoreSecretStore(store, now);
+  const env = options.env ?? process.env;
+  const processor = new ToolCallProcessor({
+    db: store.db,
+    audit,
+    events,
+    logger,
+    now,
+    generateId,
+    approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    fourEyesTools: new Set(options.fourEyesTools ?? []),
+  });
+  const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
+
+  await store.migrate(options.agents.flatMap((agent) => agent.migrations ?? []));
+  const loaded = new Map<string, LoadedAgent>();
+  for (const definition of options.agents) {
+    const parts = await definition.setup({
+      store,
+      logger: logger.child({ agent: definition.name }),
+      dataDir: resolveDataDir(options.dataDir),
+      env,
+      options: options.agentOptions?.[definition.name] ?? {},
+      secrets,
+      clock: { now },
+    });
+    const registry = new ToolRegistry({
+      logger,
+      onWarning: (warning) => {
+        void audit.append({ type: 'warning', actor: `agent:${definition.name}`, payload: { code: warning.code, tool: warning.toolName, message: warning.message } });
+      },
+    });
+    for (const tool of parts.tools) registry.register(tool);
+    if (parts.workflow) registry.register(humanInputTool);
+    else if (!registry.has(humanInputTool.name)) registry.register({ ...humanInputTool, allowedPhases: [STANDARD_PHASE] });
+    const model = options.model?.(definition) ?? createOfflineModel(definition.name, parts.interpreter);
+    loaded.set(definition.name, { definition, parts, registry, model, middleware: [...(parts.middleware ?? []), readOnlyRetryMiddleware()] });
+  }
+
+  const agentOf = (name: string): LoadedAgent => {
+    const agent = loaded.get(name);
+    if (!agent) throw CoreErrors.UNKNOWN_AGENT({ agent: name, available: [...loaded.keys()].join(', ') || '(none)' });
+    return agent;
+  };
+
+  const loadWorking = async (sessionId: string): Promise<WorkingSession> => {
+    const row = await sessionRepository.loadSession(store.db, sessionId);
+    if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
+    const messages = await sessionRepository.loadMessages(store.db, sessionId);
+    return new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent));
+  };
+
+  const mayRead = (row: SessionRow, actor: Identity) => row.user_id === actor.userId || hasRole(actor, ROLE_APPROVER);
+  const assertRead = (row: SessionRow, actor: Identity) => {
+    if (!mayRead(row, actor)) throw CoreErrors.SESSION_FORBIDDEN({ sessionId: row.id });
+  };
+
+  const summary = (row: SessionRow): SessionSummary => {
+    const state = parseSessionState(row.state);
+    return {
+      id: row.id,
+      agent: row.agent,
+      userId: row.user_id,
+      username: state.username,
+      pillar: row.pillar,
+      route: row.route as Route,
+      phase: row.phase,
+      status: row.status as SessionSummary['status'],
+      title: row.title,
+      steps: row.steps,
+      waiting: row.status === 'waiting',
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  };
+
+  const snapshot = async (sessionId: string): Promise<SessionSnapshot> => {
+    const working = await loadWorking(sessionId);
+    const calls = await sessionRepository.loadToolCalls(store.db, sessionId);
+    const statuses = new Map(calls.map((c) => [c.id, c.status as never]));
+    const phases = working.agent.parts.workflow?.phases.map((p) => ({ name: p.name, title: p.title }));
+    return {
+      ...summary(working.row),
+      messages: toChatMessages(working.messages, statuses),
+      toolCalls: calls.map(toToolCallRecord),
+      ...(working.interrupt ? { interrupt: working.interrupt } : {}),
+      phaseHistory: working.state.phaseHistory,
+      ...(phases ? { phases } : {}),
+      agentState: working.state.agentState,
+      options: working.state.options,
+    };
+  };
+
+  const finish = async (working: WorkingSession, status: LoopStatus, firstNewSeq: number): Promise<TurnResult> => {
+    const session = await snapshot(working.id);
+    const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
+    return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
+  };
+
+  /** A turn that failed unexpectedly leaves the session usable: idle, with the error said in chat. */
+  const guarded = async (working: WorkingSession, run: () => Promise<LoopStatus>): Promise<LoopStatus> => {
+    try {
+      return await run();
+    } catch (error) {
+      const fresh = await sessionRepository.loadSession(store.db, working.id);
+      if (fresh && fresh.status === 'running') {
+        await sessionRepository.updateSession(store.db, fresh.id, fresh.version, { status: 'idle', updated_at: now().toISOString() });
+      }
+      if (OpsgateError.isInstance(error)) throw error;
+      logger.error({ err: error, sessionId: working.id }, 'turn failed');
+      throw CoreErrors.MODEL_ERROR({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
+    }
+  };
+
+  const recoverInterruptedCalls = async (): Promise<void> => {
+    const stuck = await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute();
+    for (const call of stuck) {
+      await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], { status: 'unknown', error: 'opsgate stopped while this call was running; it was not re-run', finished_at: now().toISOString() });
+      await audit.append({ sessionId: call.session_id, type: 'tool_unknown', actor: 'system', payload: { callId: call.id, tool: call.tool, startedAt: call.started_at } });
+      await events.publish(call.session_id, 'tool.result', { callId: call.id, tool: call.tool, status: 'unknown' });
+    }
+    const running = await store.db.selectFrom('sessions').select('id').where('status', '=', 'running').execute();
+    for (const { id } of running) {
+      const working = await loadWorking(id).catch(() => undefined);
+      if (!working) continue;
+      const at = now().toISOString();
+      for (const pending of working.state.pendingCalls) {
+        const known = stuck.find((c) => c.id === pending.callId);
+        const reason = known
+          ? 'Status unknown: opsgate stopped while this call was running. It was NOT re-run. Check the target system before trying again.'
+          : 'Not run: opsgate stopped before this call was processed.';
+        await working.addMessages(store.db, [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: pending.callId, toolName: pending.toolName, output: { type: 'error-text', value: reason } }] }], at);
+      }
+      working.state.pendingCalls = [];
+      await working.save(store.db, 'idle', at);
+    }
+  };
+  await recoverInterruptedCalls();
+
+  const runtime: Runtime = {
+    store,
+    events,
+    agents(): AgentInfo[] {
+      return [...loaded.values()].map(({ definition, parts, registry }) => ({
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        pillars: definition.pillars ?? [definition.name],
+        ...(parts.workflow ? { phases: parts.workflow.phases.map((p) => ({ name: p.name, title: p.title })) } : {}),
+        help: parts.interpreter?.help ?? [],
+        tools: registry.all().map((t) => ({ name: t.name, description: t.description, mutability: t.mutability, risk: t.risk })),
+      }));
+    },
+
+    async startSession(input) {
+      const agent = agentOf(input.agent);
+      const pillars = agent.definition.pillars ?? [agent.definition.name];
+      const pillar = input.pillar ?? pillars[0]!;
+      if (!pillars.includes(pillar)) throw CoreErrors.BAD_REQUEST({ detail: `Agent ${agent.definition.name} has no pillar "${pillar}"; use one of ${pillars.join(', ')}.` });
+      const at = now().toISOString();
+      const state: SessionState = {
+        v: SESSION_STATE_VERSION,
+        username: input.identity.username,
+        roles: [...input.identity.roles],
+        agentState: {},
+        phaseHistory: [],
+        options: { ...(input.options ?? {}) },
+        pendingCalls: [],
+        turnSteps: 0,
+      };
+      const row: SessionRow = {
+        id: generateId(),
+        user_id: input.identity.userId,
+        agent: agent.definition.name,
+        pillar,
+        route: 'standard',
+        phase: STANDARD_PHASE,
+        role: strongestRole(input.identity),
+        title: input.title ?? `${agent.definition.title} session`,
+        status: 'idle',
+        steps: 0,
+        state: JSON.stringify(state),
+        interrupt: null,
+        version: 1,
+        created_at: at,
+        updated_at: at,
+      };
+      await sessionRepository.insertSession(store.db, row);
+      await audit.append({ sessionId: row.id, type: 'session_started', actor: `user:${input.identity.username}`, payload: { agent: row.agent, pillar, options: state.options } });
+      await events.publish(row.id, 'status', { status: 'idle' });
+      return snapshot(row.id);
+    },
+
+    async send(sessionId, text, actor) {
+      const working = await loadWorking(sessionId);
+      assertRead(working.row, actor);
+      if (working.row.status === 'waiting') {
+        const decision = decisionFromText(working, text);
+        if (!decision) throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: working.interrupt?.type === 'approval' ? `the approval of ${working.interrupt.tool} (answer yes or no)` : 'a question' });
+        return runtime.decide(sessionId, decision, actor);
+      }
+      if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+      if (working.row.status === 'running') throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn that is still running' });
+      const trimmed = text.trim();
+      if (!trimmed) throw CoreErrors.BAD_REQUEST({ detail: 'The message is empty. Type what you need.' });
+      const at = now().toISOString();
+      const route = working.agent.parts.route?.(trimmed, working.view()) ?? 'standard';
+      const phases = working.agent.parts.workflow?.phases;
+      const phase = route === 'workflow' && phases?.[0] ? phases[0].name : route === 'query' ? QUERY_PHASE : STANDARD_PHASE;
+      if (route !== working.row.route || phase !== working.row.phase) {
+        working.row = { ...working.row, route, phase };
+        working.state.phaseHistory.push({ phase, at, reason: `route ${route}` });
+        await audit.append({ sessionId, type: 'phase_changed', actor: `agent:${working.row.agent}`, payload: { to: phase, route } });
+        await events.publish(sessionId, 'phase', { to: phase, route });
+      }
+      if (working.messages.length === 0 && working.row.title.endsWith(' session')) working.row = { ...working.row, title: trimmed.slice(0, 80) };
+      working.state.turnSteps = 0;
+      const firstNewSeq = working.nextMessageSeq();
+      if (!(await working.save(store.db, 'running', at))) throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
+      await working.addMessages(store.db, [{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
+      await events.publish(sessionId, 'message', { role: 'user', text: trimmed, by: actor.username });
+      const status = await guarded(working, () => engine.run(working));
+      return finish(working, status, firstNewSeq);
+    },
+
+    async decide(sessionId, decision, actor) {
+      const working = await loadWorking(sessionId);
+      assertRead(working.row, actor);
+      if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
+      const firstNewSeq = working.nextMessageSeq();
+      const status = await guarded(working, () => engine.decide(working, decision, actor));
+      return finish(working, status, firstNewSeq);
+    },
+
+    async getSession(sessionId, actor) {
+      const row = await sessionRepository.loadSession(store.db, sessionId);
+      if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
+      assertRead(row, actor);
+      return snapshot(sessionId);
+    },
+
+    async listSessions(actor, filter = {}) {
+      let query = store.db.selectFrom('sessions').selectAll().orderBy('updated_at', 'desc').limit(500);
+      if (!(filter.all && hasRole(actor, ROLE_APPROVER))) query = query.where('user_id', '=', actor.userId);
+      if (filter.agent) query = query.where('agent', '=', filter.agent);
+      return (await query.execute()).map(summary);
+    },
+
+    async addFeedback(sessionId, actor, input) {
+      const row = await sessionRepository.loadSession(store.db, sessionId);
+      if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
+      assertRead(row, actor);
+      if (input.rating !== 1 && input.rating !== -1) throw CoreErrors.BAD_REQUEST({ detail: 'rating must be 1 (thumbs up) or -1 (thumbs down)' });
+      const at = now().toISOString();
+      await store.db
+        .insertInto('feedback')
+        .values({ session_id: sessionId, user_id: actor.userId, target: input.target ?? null, rating: input.rating, comment: input.comment ?? null, created_at: at })
+        .execute();
+      await audit.append({ sessionId, type: 'feedback', actor: `user:${actor.username}`, payload: { rating: input.rating, target: input.target ?? null, comment: input.comment ?? null } });
+      await events.publish(sessionId, 'feedback', { rating: input.rating, target: input.target ?? null });
+    },
+
+    async close() {
+      for (const agent of loaded.values()) await agent.parts.close?.();
+    },
+  };
+  return runtime;
+}
+
+export type { AgentDefinition };

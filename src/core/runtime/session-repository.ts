@@ -1,0 +1,121 @@
+import type { LanguageModelV4Message } from '@ai-sdk/provider';
+import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { CoreDatabase, SessionsTable, ToolCallsTable } from '../store/schema.ts';
+import type { StoredMessage } from './messages.ts';
+import type { ToolCallRecord, ToolCallStatus } from './types.ts';
+
+export type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
+export type SessionRow = Selectable<SessionsTable>;
+export type ToolCallRow = Selectable<ToolCallsTable>;
+
+function parseOptional<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
+}
+
+export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    tool: row.tool,
+    args: JSON.parse(row.args) as Record<string, unknown>,
+    argsHash: row.args_hash,
+    mutability: row.mutability as ToolCallRecord['mutability'],
+    risk: row.risk as ToolCallRecord['risk'],
+    status: row.status as ToolCallStatus,
+    ...(row.verdict ? { verdict: parseOptional(row.verdict) } : {}),
+    ...(row.preview ? { preview: parseOptional(row.preview) } : {}),
+    ...(row.result ? { result: parseOptional(row.result) } : {}),
+    ...(row.error ? { error: row.error } : {}),
+    ...(row.approved_by ? { approvedBy: row.approved_by } : {}),
+    ...(row.approval_rule ? { approvalRule: row.approval_rule } : {}),
+    createdAt: row.created_at,
+    ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
+    ...(row.started_at ? { startedAt: row.started_at } : {}),
+    ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+  };
+}
+
+/** The runtime's reads and writes of sessions, messages and tool calls. */
+export const sessionRepository = {
+  async insertSession(db: Db, row: SessionRow): Promise<void> {
+    await db.insertInto('sessions').values(row).execute();
+  },
+
+  async loadSession(db: Db, id: string): Promise<SessionRow | undefined> {
+    return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  /** Writes the row only if nobody else wrote it since `version` was read. */
+  async updateSession(db: Db, id: string, version: number, patch: Updateable<SessionsTable>): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set({ ...patch, version: version + 1 })
+      .where('id', '=', id)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  async loadMessages(db: Db, sessionId: string): Promise<StoredMessage[]> {
+    const rows = await db.selectFrom('messages').select(['seq', 'content', 'created_at']).where('session_id', '=', sessionId).orderBy('seq', 'asc').execute();
+    return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.content) as LanguageModelV4Message, createdAt: r.created_at }));
+  },
+
+  async appendMessages(db: Db, sessionId: string, firstSeq: number, messages: readonly LanguageModelV4Message[], createdAt: string): Promise<StoredMessage[]> {
+    if (messages.length === 0) return [];
+    const stored = messages.map((message, index) => ({ seq: firstSeq + index, message, createdAt }));
+    await db
+      .insertInto('messages')
+      .values(stored.map((m) => ({ session_id: sessionId, seq: m.seq, role: m.message.role, content: JSON.stringify(m.message), created_at: createdAt })))
+      .execute();
+    return stored;
+  },
+
+  async insertToolCall(db: Db, row: ToolCallRow): Promise<void> {
+    await db.insertInto('tool_calls').values(row).execute();
+  },
+
+  /** Moves a call from one of `from` to a new status; false when it was not in one of them. */
+  async transitionToolCall(db: Db, id: string, from: readonly ToolCallStatus[], patch: Updateable<ToolCallsTable>): Promise<boolean> {
+    const result = await db.updateTable('tool_calls').set(patch).where('id', '=', id).where('status', 'in', [...from]).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  async getToolCall(db: Db, id: string): Promise<ToolCallRow | undefined> {
+    return db.selectFrom('tool_calls').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  async loadToolCalls(db: Db, sessionId: string): Promise<ToolCallRow[]> {
+    return db.selectFrom('tool_calls').selectAll().where('session_id', '=', sessionId).orderBy('seq', 'asc').execute();
+  },
+
+  /** The recorded result of an identical read-only call made after the session's last mutable execution. */
+  async findCachedResult(db: Db, sessionId: string, tool: string, argsHash: string): Promise<ToolCallRow | undefined> {
+    const hit = await db
+      .selectFrom('tool_calls')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('tool', '=', tool)
+      .where('args_hash', '=', argsHash)
+      .where('status', '=', 'executed')
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!hit) return undefined;
+    const laterMutation = await db
+      .selectFrom('tool_calls')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .where('mutability', '=', 'mutable')
+      .where('seq', '>', hit.seq)
+      .where('status', 'in', ['executing', 'executed', 'failed', 'unknown'])
+      .limit(1)
+      .executeTakeFirst();
+    return laterMutation ? undefined : hit;
+  },
+
+  async nextToolCallSeq(db: Db, sessionId: string): Promise<number> {
+    const row = await db.selectFrom('tool_calls').select((eb) => eb.fn.max('seq').as('max')).where('session_id', '=', sessionId).executeTakeFirst();
+    return Number(row?.max ?? 0) + 1;
+  },
+};

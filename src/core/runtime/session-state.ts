@@ -1,0 +1,33 @@
+import { CoreErrors } from '../errors/index.ts';
+
+/** Version of the stored session state; an unknown version fails naming both. */
+export const SESSION_STATE_VERSION = 1;
+
+export interface PendingToolCall {
+  readonly callId: string;
+  readonly toolName: string;
+  /** The raw JSON input the model produced. */
+  readonly input: string;
+}
+
+/** What a session keeps beside its messages and tool calls. */
+export interface SessionState {
+  readonly v: typeof SESSION_STATE_VERSION;
+  readonly username: string;
+  readonly roles: readonly string[];
+  agentState: Record<string, unknown>;
+  phaseHistory: Array<{ phase: string; at: string; reason?: string }>;
+  options: Record<string, unknown>;
+  /** Tool calls of the current model step still to process after the pending interrupt. */
+  pendingCalls: PendingToolCall[];
+  /** Model steps taken in the current turn (AR-17 counts per turn). */
+  turnSteps: number;
+}
+
+export function parseSessionState(text: string): SessionState {
+  const parsed = JSON.parse(text) as Partial<SessionState> & { v?: unknown };
+  if (parsed.v !== SESSION_STATE_VERSION) {
+    throw CoreErrors.UNSUPPORTED_VERSION({ what: 'session state', found: String(parsed.v), expected: String(SESSION_STATE_VERSION) });
+  }
+  return parsed as SessionState;
+}
