@@ -55,12 +55,10 @@ export function createAccessService(options: AccessServiceOptions): FastifyInsta
     : Fastify({ logger: false });
 
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send({
-        detail: `No route ${request.method} ${request.url.split('?')[0]}. See the access service's endpoints in the spec.`,
-        code: 'ACCESS_ROUTE_NOT_FOUND',
-      });
+    reply.code(404).send({
+      detail: `No route ${request.method} ${request.url.split('?')[0]}. See the access service's endpoints in the spec.`,
+      code: 'ACCESS_ROUTE_NOT_FOUND',
+    });
   });
   app.setErrorHandler((error, request, reply) => {
     if (OpsgateError.isInstance(error)) {
