@@ -1,0 +1,102 @@
+import type { Identity } from '../core/identity/index.ts';
+import { hasRole, ROLE_APPROVER } from '../core/identity/index.ts';
+import type { Store } from '../core/store/index.ts';
+
+export interface AuditFilter {
+  readonly sessionId?: string;
+  /** A username: events that person did (`user:<name>`) or that happened in their sessions. */
+  readonly user?: string;
+  readonly type?: string;
+  /** ISO time, inclusive. */
+  readonly from?: string;
+  /** ISO time, exclusive. */
+  readonly to?: string;
+  /** Events with seq greater than this. */
+  readonly afterSeq?: number;
+  /** Default 200, at most 1000. */
+  readonly limit?: number;
+}
+
+export interface AuditEventView {
+  readonly seq: number;
+  readonly sessionId: string | null;
+  readonly type: string;
+  readonly actor: string;
+  readonly payload: unknown;
+  readonly prevHash: string;
+  readonly hash: string;
+  readonly createdAt: string;
+}
+
+export interface AuditChainStatus {
+  readonly ok: boolean;
+  readonly checked: number;
+  readonly firstBrokenSeq?: number;
+}
+
+/** Checks the hash chain; supplied by `src/core/audit` (the server does not re-implement hashing). */
+export type AuditVerifier = () => Promise<AuditChainStatus>;
+
+/**
+ * Reads the audit log for a caller: approvers and admins see every event, other people only the
+ * events of their own sessions.
+ */
+export class AuditReader {
+  readonly #store: Store;
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async list(actor: Identity, filter: AuditFilter): Promise<AuditEventView[]> {
+    const limit = Math.min(Math.max(filter.limit ?? 200, 1), 1000);
+    let query = this.#store.db.selectFrom('audit_events').selectAll();
+    if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+    if (filter.user) {
+      const user = filter.user;
+      const owned = this.#store.db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select('sessions.id')
+        .where('users.username', '=', user);
+      query = query.where((eb) => eb.or([eb('actor', 'in', [`user:${user}`, user]), eb('session_id', 'in', owned)]));
+    }
+    if (filter.type) query = query.where('type', '=', filter.type);
+    if (filter.from) query = query.where('created_at', '>=', filter.from);
+    if (filter.to) query = query.where('created_at', '<', filter.to);
+    if (filter.afterSeq !== undefined) query = query.where('seq', '>', filter.afterSeq);
+    if (!hasRole(actor, ROLE_APPROVER)) {
+      const own = this.#store.db.selectFrom('sessions').select('id').where('user_id', '=', actor.userId);
+      query = query.where('session_id', 'in', own);
+    }
+    const rows = await query.orderBy('seq').limit(limit).execute();
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      sessionId: row.session_id,
+      type: row.type,
+      actor: row.actor,
+      payload: safeJson(row.payload),
+      prevHash: row.prev_hash,
+      hash: row.hash,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /** Every visible event matching the filter, as JSON Lines, page by page. */
+  async *jsonLines(actor: Identity, filter: AuditFilter): AsyncGenerator<string> {
+    let afterSeq = filter.afterSeq ?? 0;
+    for (;;) {
+      const page = await this.list(actor, { ...filter, afterSeq, limit: 1000 });
+      for (const event of page) yield `${JSON.stringify(event)}\n`;
+      if (page.length < 1000) return;
+      afterSeq = page[page.length - 1]!.seq;
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../core/agent/define-agent.ts';
+import { UserRepository } from '../core/identity/users.ts';
+import type { Runtime } from '../core/runtime/runtime-api.ts';
+import type { Store } from '../core/store/index.ts';
+import { ApiCatalog, apiRoute, openApiDocument } from './api-route.ts';
+import { AuditReader, type AuditVerifier } from './audit-reader.ts';
+import { installAuthentication } from './authenticate.ts';
+import { renderDocsPage } from './docs-page.ts';
+import { installErrorHandler } from './error-handler.ts';
+import { LoginSessions } from './login-sessions.ts';
+import { auditRoutes } from './routes/audit-routes.ts';
+import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
+import { eventSocketRoute } from './routes/event-socket.ts';
+import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
+import { userRoutes } from './routes/user-routes.ts';
+import { installSecurityHeaders } from './security-headers.ts';
+import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
+
+export interface ServerOptions {
+  readonly runtime: Runtime;
+  readonly store: Store;
+  readonly users?: UserRepository;
+  /** HMAC key of the session cookies (≥ 32 bytes). Default: random per process (logins end at restart). */
+  readonly cookieKey?: Buffer;
+  /** Login lifetime. Default 12 hours. */
+  readonly loginTtlMs?: number;
+  /** Verifies the audit chain (`new AuditLog(store).verify`). Without it /api/audit/verify answers 503. */
+  readonly auditVerify?: AuditVerifier;
+  /** The troubleshoot agent's hosts; without it /api/hosts is absent. */
+  readonly hosts?: HostDirectory;
+  /** Built UI. Default `src/web/dist`. */
+  readonly webRoot?: string;
+  /** Sets `Secure` on the cookie (behind TLS). Default false. */
+  readonly secureCookies?: boolean;
+  /** Default 10 attempts per minute per address. */
+  readonly loginRateLimit?: LoginRateLimit;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+/**
+ * The opsgate HTTP server: public routes (login, docs, UI files) at the root, everything else in one
+ * encapsulated context whose `onRequest` hook authenticates. A route added outside that context is
+ * public by construction and visible in review.
+ */
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+  const users = options.users ?? new UserRepository(options.store, options.clock);
+  const sessions = new LoginSessions(options.cookieKey ?? randomBytes(32), {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.loginTtlMs ? { ttlMs: options.loginTtlMs } : {}),
+  });
+  const catalog = new ApiCatalog();
+
+  installErrorHandler(app);
+  installSecurityHeaders(app);
+  await app.register(fastifyCookie);
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+
+  // Public.
+  publicAuthRoutes(app, catalog, {
+    users,
+    sessions,
+    secureCookies: options.secureCookies ?? false,
+    rateLimit: options.loginRateLimit ?? { max: 10, timeWindow: 60_000 },
+  });
+  apiRoute(app, catalog, { method: 'GET', path: '/api/health', summary: 'Liveness.', tag: 'meta', auth: false }, async () => ({
+    ok: true,
+  }));
+  let document: Record<string, unknown> | undefined;
+  const openApi = () => {
+    document ??= openApiDocument(catalog, { title: 'opsgate', version: '0.1.0' });
+    return document;
+  };
+  app.get('/openapi.json', async () => openApi());
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
+  await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
+
+  // Private: one encapsulated context, authenticated once.
+  await app.register(async (privateApp) => {
+    installAuthentication(privateApp, users, sessions);
+    privateAuthRoutes(privateApp, catalog, { sessions });
+    sessionRoutes(privateApp, catalog, options.runtime);
+    eventSocketRoute(privateApp, options.runtime);
+    auditRoutes(privateApp, catalog, {
+      reader: new AuditReader(options.store),
+      ...(options.auditVerify ? { verify: options.auditVerify } : {}),
+    });
+    userRoutes(privateApp, catalog, users);
+    if (options.hosts) hostRoutes(privateApp, catalog, options.hosts);
+  });
+  return app;
+}

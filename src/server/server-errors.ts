@@ -1,0 +1,20 @@
+import { defineErrorCodes } from '../core/errors/index.ts';
+
+/** Errors the HTTP edge adds to the core table. Messages say what to do next. */
+export const ServerErrors = defineErrorCodes({
+  LOGIN_FAILED: { status: 401, message: 'The username or password is wrong. Check both and try again.' },
+  CSRF_REJECTED: {
+    status: 403,
+    message:
+      'This write came without a valid X-CSRF-Token header (or from another origin). Reload the page and try again; scripts should use an API token.',
+  },
+  RATE_LIMITED: { status: 429, message: 'Too many attempts. Wait {retryAfter} and try again.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'There is no endpoint {method} {url}. See /docs for the API.' },
+  INVALID_REQUEST: { status: 400, message: 'The request is invalid: {detail}' },
+  AUDIT_UNAVAILABLE: { status: 503, message: 'The audit log is not available in this server. Run "opsgate audit verify" instead.' },
+  HOSTS_UNAVAILABLE: { status: 404, message: 'No agent in this server manages hosts.' },
+  INTERNAL: {
+    status: 500,
+    message: 'Something went wrong on the server (reference {reference}). Try again; if it persists, tell an admin the reference.',
+  },
+});

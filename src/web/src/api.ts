@@ -1,0 +1,97 @@
+import type { AgentInfo } from '../../core/runtime/runtime-api.ts';
+import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult } from '../../core/runtime/types.ts';
+
+export type { AgentInfo, Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult };
+
+export interface Me {
+  readonly userId: number;
+  readonly username: string;
+  readonly roles: readonly string[];
+}
+
+/** An error answer of the server: a stable code and what to do next. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+let csrfToken: string | undefined;
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  const data: unknown = text ? JSON.parse(text) : undefined;
+  if (!response.ok) {
+    const failure = (data ?? {}) as { code?: string; message?: string };
+    if (response.status === 401) onUnauthorized?.();
+    throw new ApiError(response.status, failure.code ?? 'HTTP_ERROR', failure.message ?? `The server answered ${response.status}.`);
+  }
+  return data as T;
+}
+
+let onUnauthorized: (() => void) | undefined;
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export const api = {
+  async me(): Promise<Me | undefined> {
+    try {
+      const answer = await request<{ user: Me; csrfToken?: string }>('GET', '/api/me');
+      csrfToken = answer.csrfToken;
+      return answer.user;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return undefined;
+      throw error;
+    }
+  },
+  async login(username: string, password: string): Promise<Me> {
+    const answer = await request<{ user: Me; csrfToken: string }>('POST', '/api/login', { username, password });
+    csrfToken = answer.csrfToken;
+    return answer.user;
+  },
+  async logout(): Promise<void> {
+    await request('POST', '/api/logout');
+    csrfToken = undefined;
+  },
+  agents: () => request<{ agents: AgentInfo[] }>('GET', '/api/agents').then((a) => a.agents),
+  sessions: (all: boolean) =>
+    request<{ sessions: SessionSummary[] }>('GET', `/api/sessions${all ? '?all=true' : ''}`).then((a) => a.sessions),
+  session: (id: string) => request<SessionSnapshot>('GET', `/api/sessions/${encodeURIComponent(id)}`),
+  startSession: (agent: string, options?: Record<string, unknown>) =>
+    request<SessionSnapshot>('POST', '/api/sessions', { agent, ...(options ? { options } : {}) }),
+  send: (id: string, text: string) => request<TurnResult>('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text }),
+  decide: (id: string, decision: Decision) => request<TurnResult>('POST', `/api/sessions/${encodeURIComponent(id)}/decisions`, decision),
+  feedback: (id: string, input: { rating: 1 | -1; target?: string; comment?: string }) =>
+    request('POST', `/api/sessions/${encodeURIComponent(id)}/feedback`, input),
+  audit: (query: Record<string, string>) => {
+    const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== '')).toString();
+    return request<{ events: AuditEventView[] }>('GET', `/api/audit${search ? `?${search}` : ''}`).then((a) => a.events);
+  },
+  auditVerify: () => request<{ ok: boolean; checked: number; firstBrokenSeq?: number; reason?: string }>('GET', '/api/audit/verify'),
+  hosts: () =>
+    request<{ hosts: Array<{ id: number; name: string; address: string; os: string }> }>('GET', '/api/hosts').then((a) => a.hosts),
+};
+
+export interface AuditEventView {
+  readonly seq: number;
+  readonly sessionId: string | null;
+  readonly type: string;
+  readonly actor: string;
+  readonly payload: unknown;
+  readonly hash: string;
+  readonly createdAt: string;
+}

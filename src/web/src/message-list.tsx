@@ -1,0 +1,133 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { extractRunbookLinks, RUNBOOK_LINK_PATTERN, RUNBOOK_LINKS_HEADING } from '../../core/text/runbook-links.ts';
+import { parseSuggestions } from '../../core/text/suggestions.ts';
+import type { SessionSnapshot } from './api.ts';
+import { FeedbackControl } from './feedback-control.tsx';
+
+type ToolCall = SessionSnapshot['toolCalls'][number];
+
+/** Only http(s) and relative links become anchors; anything else stays text. */
+function safeHref(url: string): string | undefined {
+  try {
+    const parsed = new URL(url, location.origin);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An answer: text (without the suggestions block and the runbook section), runbook links (AR-20). */
+function AnswerText({ text }: { text: string }) {
+  const headingAt = text.indexOf(RUNBOOK_LINKS_HEADING);
+  const body = (headingAt >= 0 ? text.slice(0, headingAt) : text).replace(RUNBOOK_LINK_PATTERN, '').trimEnd();
+  const links = [...new Set(extractRunbookLinks(text))];
+  return (
+    <>
+      <div class="text">{body}</div>
+      {links.length > 0 && (
+        <div class="runbooks" data-testid="runbook-links">
+          <strong>{RUNBOOK_LINKS_HEADING}</strong>
+          <ul>
+            {links.map((link) => {
+              const href = safeHref(link);
+              return (
+                <li key={link}>
+                  {href ? (
+                    <a href={href} target="_blank" rel="noopener noreferrer">
+                      {link}
+                    </a>
+                  ) : (
+                    link
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+}
+
+function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
+  const readOnly = call.mutability === 'read-only';
+  return (
+    <details
+      class={`tool-card ${call.mutability} ${call.status}`}
+      open={!readOnly}
+      data-testid="tool-card"
+      data-tool={call.tool}
+      data-status={call.status}
+    >
+      <summary>
+        <span class="tool-name">{call.tool}</span>
+        <span class={`risk ${call.risk}`}>{readOnly ? 'read-only' : `${call.risk} risk`}</span>
+        <span class={`call-status ${call.status}`}>{call.status}</span>
+        {call.approvedBy && <span class="muted">approved by {call.approvedBy}</span>}
+        {call.approvalRule && <span class="muted">rule {call.approvalRule}</span>}
+      </summary>
+      <pre class="args">{JSON.stringify(call.args, null, 2)}</pre>
+      {call.error && <p class="error">{call.error}</p>}
+      {call.result !== undefined && call.result !== null && (
+        <details class="result">
+          <summary>Result</summary>
+          <pre>{typeof call.result === 'string' ? call.result : JSON.stringify(call.result, null, 2)}</pre>
+        </details>
+      )}
+      <FeedbackControl sessionId={sessionId} target={call.id} label="Was this step right?" compact />
+    </details>
+  );
+}
+
+export function MessageList({
+  session,
+  streaming,
+  busy,
+  onSuggestion,
+}: {
+  session: SessionSnapshot;
+  streaming: string;
+  busy: boolean;
+  onSuggestion: (text: string) => void;
+}) {
+  const end = useRef<HTMLDivElement>(null);
+  const calls = new Map(session.toolCalls.map((call) => [call.id, call]));
+  const lastAssistant = [...session.messages].reverse().find((m) => m.role === 'assistant' && m.text.trim() !== '');
+  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [session.messages.length, streaming]);
+  return (
+    <div class="messages" aria-live="polite" data-testid="messages">
+      {session.messages.map((message) => {
+        if (message.role === 'tool' || message.role === 'system') return null;
+        const parsed = message.role === 'assistant' ? parseSuggestions(message.text) : { text: message.text, suggestions: [] };
+        const cards = (message.toolCalls ?? []).map((c) => calls.get(c.callId)).filter((c): c is ToolCall => c !== undefined);
+        return (
+          <div key={message.seq} class={`message ${message.role}`} data-testid={`message-${message.role}`}>
+            {parsed.text.trim() !== '' && <AnswerText text={parsed.text} />}
+            {cards.map((call) => (
+              <ToolCard key={call.id} call={call} sessionId={session.id} />
+            ))}
+            {message === lastAssistant && parsed.suggestions.length > 0 && (
+              <div class="chips" data-testid="suggestions">
+                {parsed.suggestions.map((s) => (
+                  <button type="button" class="chip" key={s} disabled={busy || !!session.interrupt} onClick={() => onSuggestion(s)}>
+                    {s}
+                  </button>
+                ))}
+              </div>
+            )}
+            {message.role === 'assistant' && parsed.text.trim() !== '' && (
+              <FeedbackControl sessionId={session.id} target={`message:${message.seq}`} label="Was this answer helpful?" compact />
+            )}
+          </div>
+        );
+      })}
+      {streaming && (
+        <div class="message assistant streaming" data-testid="streaming">
+          <div class="text">{streaming}</div>
+        </div>
+      )}
+      {busy && !streaming && <p class="muted typing">The agent is working…</p>}
+      <div ref={end} />
+    </div>
+  );
+}

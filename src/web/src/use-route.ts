@@ -1,0 +1,30 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`. Hash routing needs no server fallback. */
+export type Route =
+  | { readonly name: 'sessions' }
+  | { readonly name: 'session'; readonly id: string }
+  | { readonly name: 'audit'; readonly sessionId?: string };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '') || '/';
+  const session = /^\/sessions\/([^/?]+)$/.exec(path);
+  if (session) return { name: 'session', id: decodeURIComponent(session[1]!) };
+  const audit = /^\/audit(?:\?session=([^&]+))?$/.exec(path);
+  if (audit) return audit[1] ? { name: 'audit', sessionId: decodeURIComponent(audit[1]) } : { name: 'audit' };
+  return { name: 'sessions' };
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+export function navigate(hash: string): void {
+  location.hash = hash;
+}
