@@ -147,7 +147,9 @@ export class PostgresSandboxEngine implements SandboxEngine {
     const transaction = this.#open(transactionId);
     const statements = [...transaction.statements];
     const unlistedChanges = statements.reduce((sum, statement) => sum + statement.changes, 0);
-    const digest = createHash('sha256').update(JSON.stringify(['opsgate-sandbox-changes-v1', 'postgres', statements])).digest('hex');
+    const digest = createHash('sha256')
+      .update(JSON.stringify(['opsgate-sandbox-changes-v1', 'postgres', statements]))
+      .digest('hex');
     return { transactionId, statements, rows: [], schema: [], unlistedChanges, digest, summary: summarise(statements, [], []) };
   }
 
@@ -230,7 +232,10 @@ function classify(error: unknown, stage: 'prepare' | 'execute'): Error {
     return SandboxErrors.SQL_MULTIPLE_STATEMENTS({ first: '(the first statement)' });
   }
   if (code === '42601' && stage === 'prepare') {
-    return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: `only SELECT, VALUES, INSERT, UPDATE, DELETE and MERGE may run (${message})` });
+    return SandboxErrors.SQL_NOT_ALLOWED({
+      path: 'postgres',
+      reason: `only SELECT, VALUES, INSERT, UPDATE, DELETE and MERGE may run (${message})`,
+    });
   }
   if (code === '42501') return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: message });
   return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
