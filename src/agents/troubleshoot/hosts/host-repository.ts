@@ -27,7 +27,9 @@ export interface AddHostInput {
   readonly username: string;
   /** Default `unknown`; `detect_os` fills it. */
   readonly os?: HostOs;
-  readonly auth: { readonly kind: 'key'; readonly privateKey: string; readonly passphrase?: string } | { readonly kind: 'password'; readonly password: string };
+  readonly auth:
+    | { readonly kind: 'key'; readonly privateKey: string; readonly passphrase?: string }
+    | { readonly kind: 'password'; readonly password: string };
   /** A fingerprint already confirmed by the person (e.g. `--fingerprint`). */
   readonly hostKeySha256?: string;
 }
@@ -76,11 +78,15 @@ export class HostRepository {
   }
 
   async add(input: AddHostInput): Promise<Host> {
-    if (!NAME.test(input.name)) throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `Host name "${input.name}" must be 1-63 letters, digits, ".", "_" or "-".` });
+    if (!NAME.test(input.name))
+      throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `Host name "${input.name}" must be 1-63 letters, digits, ".", "_" or "-".` });
     const port = input.port ?? 22;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `Port must be 1-65535, got ${port}.` });
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `Port must be 1-65535, got ${port}.` });
     if (input.hostKeySha256 !== undefined && !FINGERPRINT.test(input.hostKeySha256)) {
-      throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `The fingerprint must look like SHA256:<43 base64 characters>, got "${input.hostKeySha256}".` });
+      throw TroubleshootErrors.HOST_INPUT_INVALID({
+        detail: `The fingerprint must look like SHA256:<43 base64 characters>, got "${input.hostKeySha256}".`,
+      });
     }
     if (await this.find(input.name)) throw TroubleshootErrors.HOST_EXISTS({ host: input.name });
     const secretName = `troubleshoot/host/${input.name}`;
@@ -133,10 +139,19 @@ export class HostRepository {
    * never re-pinned silently (remove and re-add the host instead).
    */
   async confirmHostKey(name: string, fingerprint: string): Promise<Host> {
-    if (!FINGERPRINT.test(fingerprint)) throw TroubleshootErrors.HOST_INPUT_INVALID({ detail: `The fingerprint must look like SHA256:<43 base64 characters>, got "${fingerprint}".` });
+    if (!FINGERPRINT.test(fingerprint))
+      throw TroubleshootErrors.HOST_INPUT_INVALID({
+        detail: `The fingerprint must look like SHA256:<43 base64 characters>, got "${fingerprint}".`,
+      });
     const host = await this.get(name);
     if (host.hostKeySha256 && host.hostKeySha256 !== fingerprint) {
-      throw TroubleshootErrors.HOST_KEY_CHANGED({ host: name, address: host.address, port: host.port, expected: host.hostKeySha256, actual: fingerprint });
+      throw TroubleshootErrors.HOST_KEY_CHANGED({
+        host: name,
+        address: host.address,
+        port: host.port,
+        expected: host.hostKeySha256,
+        actual: fingerprint,
+      });
     }
     await this.#db.updateTable('hosts').set({ host_key_sha256: fingerprint }).where('id', '=', host.id).execute();
     return this.get(name);

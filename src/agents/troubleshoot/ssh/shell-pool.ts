@@ -1,7 +1,7 @@
 import type { Client, ClientChannel } from 'ssh2';
 import type { Host, HostRepository } from '../hosts/host-repository.ts';
-import { connectSsh, openPtyShell } from './ssh-connect.ts';
 import { ShellSession, type ShellTransport } from './shell-session.ts';
+import { connectSsh, openPtyShell } from './ssh-connect.ts';
 
 /**
  * Visible environment set at the start of every shell: pagers are avoided by environment, and

@@ -303,7 +303,7 @@ export class ShellSession {
     if (running.raw.length > running.outputStart && detectShellPrompt(tail)) {
       const line = cursorLine(tail);
       const lastNewline = running.raw.lastIndexOf('\n');
-      let endIndex = lastNewline < running.outputStart ? running.outputStart : lastNewline;
+      let endIndex = Math.max(lastNewline, running.outputStart);
       if (running.raw[endIndex - 1] === '\r') endIndex -= 1;
       this.#finish(running, endIndex, null);
       this.#idleTail = line;

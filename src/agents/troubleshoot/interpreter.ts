@@ -1,0 +1,155 @@
+import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../core/model/interpreter-rules.ts';
+import { appendRunbookLinks } from '../../core/text/index.ts';
+import { loadRunbooks, type Runbook, type RunbookOs, topicFor } from './runbooks/runbooks.ts';
+
+type Step = InterpreterTurn['steps'][number];
+
+const RUN = /^\s*run\s*:?\s+(.+)$/is;
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function firstLines(text: unknown, lines = 3): string {
+  if (typeof text !== 'string' || text.trim() === '') return '(no output)';
+  const kept = text.trim().split('\n').slice(0, lines).join(' ⏎ ');
+  return kept.length > 200 ? `${kept.slice(0, 200)}…` : kept;
+}
+
+/** One line per command run in this turn: `cmd` → exit N: first lines. */
+function summarise(steps: readonly Step[]): string[] {
+  return steps
+    .filter((s) => s.toolName === 'suggest_ssh_command' || s.toolName === 'read_output')
+    .map((s) => {
+      const out = record(s.output);
+      const command = String(record(s.input).command ?? out.command ?? '');
+      if (s.isError || out.blocked) return `- \`${command}\` → not run: ${String(out.reason ?? out.error ?? 'error')}`;
+      if (out.status === 'still_running') return `- \`${command}\` → still running: ${firstLines(out.output_so_far)}`;
+      const flags = Array.isArray(out.error_keywords) && out.error_keywords.length > 0 ? ` ⚠ ${out.error_keywords.join(', ')}` : '';
+      return `- \`${command}\` → exit ${String(out.exit_status ?? '?')}${flags}: ${firstLines(out.output)}`;
+    });
+}
+
+function suggestionBlock(items: readonly string[]): string {
+  return ['[SUGGESTIONS]', ...items.slice(0, 4).map((s) => `- ${s}`), '[/SUGGESTIONS]'].join('\n');
+}
+
+function lastOf(steps: readonly Step[], tool: string): Step | undefined {
+  return [...steps].reverse().find((s) => s.toolName === tool);
+}
+
+/** A still-running command is read before anything else. */
+function pendingRead(steps: readonly Step[]): InterpreterAction | undefined {
+  const last = steps.at(-1);
+  if (!last || last.isError) return undefined;
+  const out = record(last.output);
+  if ((last.toolName === 'suggest_ssh_command' || last.toolName === 'read_output') && out.status === 'still_running') {
+    return {
+      toolCalls: [{ toolName: 'read_output', input: { host: String(out.host) } }],
+      text: 'The command is still running; reading its output.',
+    };
+  }
+  return undefined;
+}
+
+/** Commands to skip on this host: they failed or got a thumbs down before (AR-10). */
+function avoided(steps: readonly Step[]): Set<string> {
+  const history = record(lastOf(steps, 'get_feedback_history')?.output);
+  const items = Array.isArray(history.items) ? history.items : [];
+  return new Set(
+    items
+      .map(record)
+      .filter((i) => i.rating === 'thumbs_down')
+      .map((i) => String(i.command)),
+  );
+}
+
+function runbookAnswer(runbook: Runbook, steps: readonly Step[], skipped: readonly string[]): string {
+  const lines = [
+    `**${runbook.title}** — ran the runbook's diagnostic steps:`,
+    ...summarise(steps),
+    ...(skipped.length > 0 ? [`Skipped (failed or thumbs down on this host before): ${skipped.map((c) => `\`${c}\``).join(', ')}`] : []),
+    '',
+    'Read the outputs above against the runbook and pick the remediation it describes; propose it with "run <command>" to have it approved.',
+    '',
+    `[Open runbook](${runbook.path})`,
+  ];
+  return `${appendRunbookLinks(lines.join('\n'))}\n${suggestionBlock(runbook.suggestions)}`;
+}
+
+/**
+ * The troubleshoot agent's intent rules for the offline interpreter:
+ * - "run CMD" proposes exactly CMD and reports its output;
+ * - symptom words (disk full, high cpu, memory, service down, port in use, dns, certificate) follow
+ *   the protocol: list_hosts → detect_os → get_feedback_history → each runbook step, one by one.
+ */
+export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRunbooks()): InterpreterRules {
+  return {
+    help: [
+      'run <command>            propose exactly that command on the session host',
+      'disk full | high cpu | memory | service down | port in use | dns | certificate',
+      '                         follow the matching runbook step by step (Linux or Windows, after detecting the OS)',
+      'hosts                    list the registered hosts',
+      'detect os                verify the host OS',
+    ],
+    next(turn) {
+      const { userText, steps } = turn;
+      const read = pendingRead(steps);
+      if (read) return read;
+
+      const run = RUN.exec(userText);
+      if (run) {
+        const command = run[1]!.trim();
+        if (!steps.some((s) => s.toolName === 'suggest_ssh_command')) {
+          return { toolCalls: [{ toolName: 'suggest_ssh_command', input: { command, explanation: 'Requested by the person.' } }] };
+        }
+        return { text: `${summarise(steps).join('\n')}\n\n${suggestionBlock(['Run another command', 'Check logs'])}` };
+      }
+
+      if (/^\s*(list )?hosts\s*$/i.test(userText)) {
+        if (steps.length === 0) return { toolCalls: [{ toolName: 'list_hosts', input: {} }] };
+        const hosts = Array.isArray(record(steps[0]!.output).hosts) ? (record(steps[0]!.output).hosts as unknown[]) : [];
+        return {
+          text:
+            hosts
+              .map(record)
+              .map((h) => `- ${h.name}: ${h.username}@${h.address}:${h.port} (${h.os}, host key ${h.host_key})`)
+              .join('\n') || 'No hosts registered.',
+        };
+      }
+
+      const topic = topicFor(userText) ?? (/\bdetect os\b|\bwhich os\b/i.test(userText) ? 'os' : undefined);
+      if (!topic) return undefined;
+      // Identify → Verify → Investigate (history) → runbook steps.
+      if (!steps.some((s) => s.toolName === 'list_hosts'))
+        return { toolCalls: [{ toolName: 'list_hosts', input: {} }], text: 'Identify: which host?' };
+      if (!steps.some((s) => s.toolName === 'detect_os'))
+        return { toolCalls: [{ toolName: 'detect_os', input: {} }], text: 'Verify: detecting the OS.' };
+      const detected = record(lastOf(steps, 'detect_os')?.output);
+      if (topic === 'os') return { text: `The host runs ${String(detected.os ?? 'an unknown OS')}: ${firstLines(detected.output, 2)}` };
+      if (!steps.some((s) => s.toolName === 'get_feedback_history')) {
+        return { toolCalls: [{ toolName: 'get_feedback_history', input: {} }], text: 'Investigate: checking what failed here before.' };
+      }
+      const os: RunbookOs = detected.os === 'windows' ? 'windows' : 'linux';
+      const runbook = runbooks.get(`${os}-${topic}`);
+      if (!runbook) return { text: `No ${os} runbook for ${topic}.` };
+      const avoid = avoided(steps);
+      const todo = runbook.steps.filter((s) => !avoid.has(s.command));
+      const proposed = steps.filter((s) => s.toolName === 'suggest_ssh_command').length;
+      const next = todo[proposed];
+      if (next)
+        return {
+          toolCalls: [
+            { toolName: 'suggest_ssh_command', input: { command: next.command, explanation: `${runbook.title}, step: ${next.title}` } },
+          ],
+        };
+      return {
+        text: runbookAnswer(
+          runbook,
+          steps,
+          runbook.steps.filter((s) => avoid.has(s.command)).map((s) => s.command),
+        ),
+      };
+    },
+  };
+}
