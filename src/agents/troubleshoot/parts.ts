@@ -72,6 +72,8 @@ export async function createTroubleshootParts(
         { name: 'act', title: 'Act' },
       ],
     },
+    // Every session follows the 5-phase protocol as workflow phases (AR-18).
+    route: () => 'workflow',
     interpreter: troubleshootInterpreter(),
     middleware: [approvalRecorder(approvals)],
     autoApproveRules: [agentModeAutoApprove(checkCommandSync)],

@@ -11,8 +11,10 @@ export function listHostsTool(deps: TroubleshootDeps) {
     mutability: 'read-only',
     /** Live state: never answer from the session's result cache. */
     cache: false,
-    async execute() {
+    async execute(_input, context) {
       const hosts = await deps.hosts.list();
+      // Identify is done once the hosts are known; Verify (detect_os) comes next (AR-18).
+      if (context.phase === 'identify' && hosts.length > 0) context.setPhase('verify', 'hosts listed');
       return {
         hosts: hosts.map((h) => ({
           name: h.name,

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
+import { troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
+import { troubleshootMigrations } from '../../src/agents/troubleshoot/migrations.ts';
+import { createTroubleshootParts } from '../../src/agents/troubleshoot/parts.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import type { Identity } from '../../src/core/identity/index.ts';
+import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
+import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
+import { INTERIM_CHECK, MemorySecretStore } from './helpers.ts';
+
+const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
+
+describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offline interpreter, real sshd)', () => {
+  let sshd: TestSshd;
+  let testStore: TestStore;
+  let runtime: Runtime;
+  let secrets: MemorySecretStore;
+
+  beforeAll(async () => {
+    sshd = await startTestSshd();
+    testStore = await sqliteTestStore.create(troubleshootMigrations);
+    secrets = new MemorySecretStore();
+    await new HostRepository(testStore.store, secrets).add({
+      name: 'web-1',
+      address: sshd.host,
+      port: sshd.port,
+      username: sshd.username,
+      auth: { kind: 'key', privateKey: sshd.privateKey },
+      hostKeySha256: sshd.hostKeyFingerprint,
+    });
+    const agent = {
+      ...troubleshootAgent,
+      setup: (context: Parameters<typeof troubleshootAgent.setup>[0]) =>
+        createTroubleshootParts(context, { softTimeoutMs: 20_000, checkCommand: INTERIM_CHECK, checkCommandSync: INTERIM_CHECK }),
+    };
+    runtime = await createRuntime({ store: testStore.store, agents: [agent], secrets });
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await testStore?.dispose();
+    await sshd?.stop();
+  });
+
+  async function approveAll(sessionId: string, first: TurnResult): Promise<{ last: TurnResult; approved: string[] }> {
+    let turn = first;
+    const approved: string[] = [];
+    while (turn.status === 'waiting' && turn.interrupt?.type === 'approval') {
+      approved.push(String(turn.interrupt.args.command));
+      turn = await runtime.decide(sessionId, { type: 'approve', callId: turn.interrupt.callId }, alice);
+    }
+    return { last: turn, approved };
+  }
+
+  it('AR-18 AR-20 AR-21 "disk full" follows Identify → Verify → Investigate, proposes the runbook steps one by one and ends with a runbook link and suggestions', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, pillar: 'troubleshoot' });
+    const first = await runtime.send(session.id, 'the disk is full on web-1', alice);
+    expect(first.status).toBe('waiting');
+    expect(first.interrupt).toMatchObject({ type: 'approval', tool: 'suggest_ssh_command', args: { command: 'df -h' } });
+    const { last, approved } = await approveAll(session.id, first);
+    expect(last.status).toBe('completed');
+    expect(approved).toEqual([
+      'df -h',
+      'df -i',
+      'du -xh /var --max-depth=2 2>/dev/null | sort -rh | head -20',
+      'journalctl --disk-usage',
+      'find /proc/[0-9]*/fd -lname "*(deleted)" 2>/dev/null | head -20',
+    ]);
+    const answer = last.messages.at(-1)!.text;
+    expect(answer).toContain('[Open runbook](docs/runbooks/linux-disk-full.md)');
+    expect(answer).toContain('📖 Runbook Links');
+    expect(answer).toMatch(/\[SUGGESTIONS\][\s\S]*- Vacuum the journal/);
+    expect(answer).toContain('`df -h` → exit 0');
+    const snapshot = await runtime.getSession(session.id, alice);
+    expect(snapshot.phaseHistory.map((p) => p.phase)).toEqual(['identify', 'verify', 'investigate']);
+    expect(snapshot.steps).toBeLessThanOrEqual(20);
+
+    const audit = new AuditLog(testStore.store);
+    const events = await audit.list({ sessionId: session.id });
+    const types = events.map((e) => e.type);
+    for (const type of ['tool_proposed', 'tool_approved', 'tool_executed']) expect(types).toContain(type);
+    const dfEvents = events.filter((e) => (e.payload as { command?: string }).command === 'df -h').map((e) => e.type);
+    expect(dfEvents).toEqual(['command_proposed', 'command_approved', 'command_executed']);
+    expect((await audit.verify()).ok).toBe(true);
+    const everything = JSON.stringify(await audit.list({ sessionId: session.id }));
+    expect(everything).not.toContain('PRIVATE KEY');
+  });
+
+  it('AR-03 in Agent Mode with Auto-approve the runbook commands run under the named rule', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, options: { agentMode: true, autoApprove: true } });
+    const turn = await runtime.send(session.id, 'run uptime', alice);
+    expect(turn.status).toBe('completed');
+    expect(turn.messages.at(-1)!.text).toContain('`uptime` → exit 0');
+    const snapshot = await runtime.getSession(session.id, alice);
+    const call = snapshot.toolCalls.find((c) => c.tool === 'suggest_ssh_command')!;
+    expect(call).toMatchObject({ status: 'executed', approvalRule: 'agent-mode-auto-approve' });
+    const history = (await testStore.store.db.selectFrom('tool_calls').select('id').where('session_id', '=', session.id).execute()).map(
+      (r) => r.id,
+    );
+    expect(history).toContain(call.id);
+  });
+
+  it('AR-03 without Agent Mode the same command waits for a person', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, options: { autoApprove: true } });
+    const turn = await runtime.send(session.id, 'run uptime', alice);
+    expect(turn.status).toBe('waiting');
+    expect(turn.interrupt?.type).toBe('approval');
+  });
+
+  it('AR-16 sessions carry user_id and pillar troubleshoot/revive', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, pillar: 'revive' });
+    expect(session.pillar).toBe('revive');
+    const row = await testStore.store.db
+      .selectFrom('sessions')
+      .select(['user_id', 'pillar'])
+      .where('id', '=', session.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ user_id: 1, pillar: 'revive' });
+    expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
