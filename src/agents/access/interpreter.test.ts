@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InterpreterTurn } from '../../core/model/interpreter-rules.ts';
+import type { AnyToolDefinition } from '../../core/tools/index.ts';
+import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
+import { createTestToolContext } from '../../testing/tool-context.ts';
+import { AccessApiClient } from './client/access-api-client.ts';
+import { accessInterpreter } from './interpreter.ts';
+import { accessCatalogMigration, createAccessService, seedAccessDemoData } from './service/index.ts';
+import { createAccessTools } from './tools.ts';
+
+const ADMIN_KEY = 'interpreter-test-key';
+let testStore: TestStore;
+let service: FastifyInstance;
+let tools: AnyToolDefinition[];
+
+beforeAll(async () => {
+  testStore = await sqliteTestStore.create([accessCatalogMigration]);
+  await seedAccessDemoData(testStore.store);
+  service = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY });
+  const url = await service.listen({ port: 0, host: '127.0.0.1' });
+  tools = createAccessTools({ client: new AccessApiClient({ baseUrl: url, adminKey: ADMIN_KEY }) });
+});
+afterAll(async () => {
+  await service.close();
+  await testStore.dispose();
+});
+
+type Step = InterpreterTurn['steps'][number];
+type History = Array<{ role: 'user' | 'assistant'; text: string }>;
+
+/**
+ * Drives the rules like the runtime would, against the real tools: read-only calls run, the
+ * mutable grant stops the turn as a proposal (the approval interrupt).
+ */
+async function turn(userText: string, history: History, username = 'john_doe', steps: Step[] = []) {
+  const context = createTestToolContext({ identity: { userId: 1, username, roles: ['user'] } });
+  for (let i = 0; i < 10; i += 1) {
+    const action = accessInterpreter.next({
+      userText,
+      steps,
+      history,
+      tools: tools.map((t) => ({ name: t.name, description: t.description })),
+      system: '',
+    });
+    if (!action) return { text: undefined, steps };
+    if (!('toolCalls' in action)) {
+      history.push({ role: 'user', text: userText }, { role: 'assistant', text: action.text });
+      return { text: action.text, steps };
+    }
+    const call = action.toolCalls[0]!;
+    const tool = tools.find((t) => t.name === call.toolName)!;
+    const input = tool.input.parse({ ...call.input, ...(tool.identity?.username ? { username } : {}) });
+    if (tool.mutability === 'mutable') return { text: action.text, steps, proposal: { tool: tool.name, input } };
+    steps.push({ toolName: tool.name, input, output: await tool.execute(input, context), isError: false });
+  }
+  throw new Error('no answer after 10 steps');
+}
+
+/** Approves the proposal: runs the grant and lets the rules answer. */
+async function approve(userText: string, history: History, steps: Step[], proposal: { tool: string; input: Record<string, unknown> }) {
+  const tool = tools.find((t) => t.name === proposal.tool)!;
+  const output = await tool.execute(proposal.input, createTestToolContext());
+  steps.push({ toolName: tool.name, input: proposal.input, output, isError: false });
+  return turn(userText, history, proposal.input.username as string, steps);
+}
+
+describe('access interpreter flows (spec examples, against the real service)', () => {
+  it('flow 1: read documents → list, check, offer → yes → grant → confirm', async () => {
+    const history: History = [];
+    const first = await turn('I need access to read documents', history);
+    expect(first.steps.map((s) => s.toolName)).toEqual(['list_available_accesses', 'get_user_accesses']);
+    expect(first.text).toBe('I found READ_DOCUMENTS access. Would you like me to grant it?');
+    expect(first.proposal).toEqual({ tool: 'grant_access_to_user', input: { access_name: 'READ_DOCUMENTS', username: 'john_doe' } });
+    const done = await approve('I need access to read documents', history, first.steps, first.proposal!);
+    expect(done.text).toBe("I've granted you READ_DOCUMENTS access.");
+    const again = await turn('I need access to read documents', []);
+    expect(again.text).toBe('You already have READ_DOCUMENTS access.');
+    expect(again.proposal).toBeUndefined();
+  });
+
+  it('flow 2: database access → asks environment and mode → "Production, read only" → DB_READ_PROD with its renewal period', async () => {
+    const history: History = [];
+    const first = await turn('I need database access', history);
+    expect(first.steps.map((s) => s.toolName)).toEqual(['list_available_accesses']);
+    expect(first.text).toBe(
+      'I found multiple database accesses. Which environment do you need: development, staging, or production? And do you need read or write access?',
+    );
+    expect(first.proposal).toBeUndefined();
+    const second = await turn('Production, read only', history);
+    expect(second.proposal).toEqual({ tool: 'grant_access_to_user', input: { access_name: 'DB_READ_PROD', username: 'john_doe' } });
+    expect(second.text).toBe(
+      'I found DB_READ_PROD access (Read the production database). It has a renewal period of 30 days: the grant expires 30 days after it is made unless renewed. Would you like me to grant it?',
+    );
+    const done = await approve('Production, read only', history, second.steps, second.proposal!);
+    expect(done.text).toBe("I've granted you DB_READ_PROD access.");
+  });
+
+  it('flow 2 variant: "production" alone is still ambiguous, the agent asks read or write', async () => {
+    const history: History = [];
+    await turn('I need database access', history, 'jane_smith');
+    const second = await turn('production', history, 'jane_smith');
+    expect(second.proposal).toBeUndefined();
+    expect(second.text).toBe('I found multiple production database accesses. Do you need read or write access?');
+    const third = await turn('write', history, 'jane_smith');
+    expect(third.proposal?.input).toEqual({ access_name: 'DB_WRITE_PROD', username: 'jane_smith' });
+    expect(third.text).toContain('renewal period of 14 days');
+  });
+
+  it('flow 3: engineering team accesses are listed from the team tags, nothing is granted', async () => {
+    const result = await turn('What accesses are available for the engineering team?', []);
+    expect(result.steps.map((s) => [s.toolName, s.input])).toEqual([['list_available_accesses', { team: 'engineering' }]]);
+    expect(result.proposal).toBeUndefined();
+    expect(result.text).toMatch(
+      /^For the engineering team, here are the available accesses:\n- READ_DOCUMENTS: View documents in the system\n/,
+    );
+    expect(result.text).toContain('- DB_WRITE_PROD: Write to the production database (renewal every 14 days)');
+    expect(result.text).not.toContain('BILLING_ADMIN');
+  });
+
+  it('an unknown access gets the closest catalog names and no proposal', async () => {
+    const typo = await turn('I need DB_READ_PRD', []);
+    expect(typo.text).toMatch(
+      /^There is no access named DB_READ_PRD\. The closest catalog accesses are: DB_READ_PROD \(Read the production database\)/,
+    );
+    expect(typo.proposal).toBeUndefined();
+    const vague = await turn('I need access to the kubernetes cluster', []);
+    expect(vague.text).toMatch(/^I could not find an access matching "kubernetes cluster"\. The closest catalog accesses are: /);
+  });
+
+  it('a write access states its renewal period before the approval', async () => {
+    const result = await turn('I need to write documents', [], 'bob_wilson');
+    expect(result.proposal?.input).toMatchObject({ access_name: 'WRITE_DOCUMENTS' });
+    expect(result.text).toContain('renewal period of 90 days');
+  });
+
+  it('lists what the person holds', async () => {
+    const result = await turn('What accesses do I have?', []);
+    expect(result.steps.map((s) => s.toolName)).toEqual(['get_user_accesses']);
+    expect(result.text).toContain('- READ_DOCUMENTS: View documents in the system');
+  });
+
+  it('reports a rejected or failed grant honestly', () => {
+    const steps: Step[] = [
+      { toolName: 'grant_access_to_user', input: { access_name: 'DB_WRITE_PROD' }, output: { denied: true, reason: 'no' }, isError: true },
+    ];
+    const base = { userText: 'I need DB_WRITE_PROD', history: [], tools: [], system: '' };
+    expect(accessInterpreter.next({ ...base, steps })).toEqual({ text: 'Okay, I did not grant DB_WRITE_PROD access.' });
+    const failed: Step[] = [
+      {
+        toolName: 'grant_access_to_user',
+        input: { access_name: 'X' },
+        output: { success: false, message: 'Backend API unavailable', detail: 'Backend API is not responding' },
+        isError: false,
+      },
+    ];
+    expect(accessInterpreter.next({ ...base, steps: failed })).toEqual({
+      text: 'I could not grant X access: Backend API unavailable (Backend API is not responding).',
+    });
+  });
+
+  it('says when the catalog cannot be read', () => {
+    const steps: Step[] = [
+      { toolName: 'list_available_accesses', input: {}, output: { accesses: [], error: 'Backend API is unavailable' }, isError: false },
+    ];
+    expect(accessInterpreter.next({ userText: 'I need database access', steps, history: [], tools: [], system: '' })).toEqual({
+      text: 'I could not read the access catalog: Backend API is unavailable',
+    });
+  });
+});
