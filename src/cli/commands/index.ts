@@ -1,5 +1,15 @@
 import type { CliCommand } from '../command.ts';
+import { auditCommand } from './audit.ts';
+import { chatCommand } from './chat.ts';
+import { sessionsCommand } from './sessions.ts';
+import { checkSqlCommand } from './check-sql.ts';
+import { mcpServerCommand } from './mcp-server.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [
+  chatCommand,
+  sessionsCommand,
+  auditCommand,
+  checkSqlCommand,
+  mcpServerCommand,
 ];

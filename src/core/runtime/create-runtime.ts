@@ -193,6 +193,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           ? 'Status unknown: opsgate stopped while this call was running. It was NOT re-run. Check the target system before trying again.'
           : 'Not run: opsgate stopped before this call was processed.';
         await working.addMessages(store.db, [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: pending.callId, toolName: pending.toolName, output: { type: 'error-text', value: reason } }] }], at);
+        if (!known) await sessionRepository.transitionToolCall(store.db, pending.callId, ['proposed', 'approved'], { status: 'failed', error: 'not run: opsgate stopped first', finished_at: at });
       }
       working.state.pendingCalls = [];
       await working.save(store.db, 'idle', at);

@@ -190,6 +190,10 @@ export class TurnEngine {
       await audit.append({ sessionId: session.id, type: 'tool_approved', actor: approver, payload: { callId: row.id, tool: row.tool, argsHash: row.args_hash, approver: actor.username } }, db);
     }
     await events.publish(session.id, 'decision', { callId: row.id, decision: decision.type, by: actor.username });
+    // Claim the session before the side effect: a crash from here on leaves it `running`, which
+    // start-up recovery turns into an `unknown` call, never a second approval of the same call.
+    session.interrupt = undefined;
+    await this.#saveOrConflict(session, 'running');
     const context = this.#processor.createContext(session, tool, callId);
     const outcome = await this.#processor.execute(session, tool, callId, input, context, { approvedBy: actor.username, argsHash: approvalHash(callId, tool.name, input) });
     if (decision.type === 'modify' && outcome.kind === 'result') {

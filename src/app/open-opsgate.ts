@@ -1,0 +1,61 @@
+import pino, { type Logger } from 'pino';
+import { agents as allAgents } from '../agents/index.ts';
+import type { AgentDefinition } from '../core/agent/index.ts';
+import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
+import { createRuntime, type Runtime } from '../core/runtime/index.ts';
+import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
+
+export interface OpenOpsgateOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly dataDir?: string;
+  /** Only these agents (default: all). */
+  readonly agentNames?: readonly string[];
+  readonly agentOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly logger?: Logger;
+  /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
+  readonly stepLimit?: number;
+}
+
+export interface Opsgate {
+  readonly store: Store;
+  readonly runtime: Runtime;
+  readonly dataDir: string;
+  /** e.g. `offline interpreter (no model key set)` or `openai:gpt-4.1`. */
+  readonly modelDescription: string;
+  close(): Promise<void>;
+}
+
+/** The composition root: the store from config, every agent, the model from the environment. */
+export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Opsgate> {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(options.dataDir ?? env.OPSGATE_DATA_DIR);
+  const choice = chooseModel(env);
+  const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
+  const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
+  const stepLimit = options.stepLimit ?? (env.OPSGATE_STEP_LIMIT ? Number(env.OPSGATE_STEP_LIMIT) : undefined);
+  try {
+    const runtime = await createRuntime({
+      store,
+      agents: selected,
+      ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
+      logger: options.logger ?? pino({ level: env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2)),
+      dataDir,
+      env,
+      ...(stepLimit ? { stepLimit } : {}),
+      ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
+    });
+    return {
+      store,
+      runtime,
+      dataDir,
+      modelDescription: describeModelChoice(choice),
+      async close() {
+        await runtime.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { AuditLog } from '../../core/audit/index.ts';
+import { openStore, resolveDataDir } from '../../core/store/index.ts';
+import { UsageError, type CliCommand } from '../command.ts';
+import { parseCommandArgs } from '../parse-args.ts';
+
+const usage = `Usage: opsgate audit verify
+       opsgate audit export [--out FILE] [--session ID] [--type TYPE] [--actor ACTOR] [--since ISO] [--until ISO]
+
+verify  walks the hash chain of every audit event; exit 0 when it holds, 1 naming the first
+        broken event (its sequence number) when anything was changed, removed or reordered.
+export  writes the events as JSON Lines (to stdout, or --out FILE), oldest first.`;
+
+export const auditCommand: CliCommand = {
+  name: 'audit',
+  summary: 'verify the audit hash chain, or export it as JSON Lines',
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { out: { type: 'string' }, session: { type: 'string' }, type: { type: 'string' }, actor: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' } },
+      true,
+    );
+    const verb = positionals[0];
+    if ((verb !== 'verify' && verb !== 'export') || positionals.length > 1) throw new UsageError('expected "opsgate audit verify" or "opsgate audit export"');
+    if (verb === 'verify' && Object.keys(values).length > 0) throw new UsageError('"audit verify" takes no options');
+    const store = await openStore({ dataDir: resolveDataDir(io.env.OPSGATE_DATA_DIR), databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '' });
+    try {
+      const audit = new AuditLog(store);
+      if (verb === 'verify') {
+        const result = await audit.verify();
+        if (result.ok) {
+          io.stdout.write(`audit chain OK: ${result.checked} events verified (${store.location})\n`);
+          return 0;
+        }
+        io.stdout.write(`audit chain BROKEN at event ${result.firstBrokenSeq}: ${result.reason} (${result.checked} events before it verified)\n`);
+        return 1;
+      }
+      const out = values.out ? createWriteStream(values.out) : io.stdout;
+      let count = 0;
+      for await (const line of audit.exportJsonLines({
+        ...(values.session ? { sessionId: values.session } : {}),
+        ...(values.type ? { type: values.type } : {}),
+        ...(values.actor ? { actor: values.actor } : {}),
+        ...(values.since ? { since: values.since } : {}),
+        ...(values.until ? { until: values.until } : {}),
+      })) {
+        if (!out.write(line)) await once(out, 'drain');
+        count += 1;
+      }
+      if (values.out) {
+        (out as ReturnType<typeof createWriteStream>).end();
+        await once(out, 'finish');
+        io.stderr.write(`wrote ${count} events to ${values.out}\n`);
+      }
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,139 @@
+import { createInterface } from 'node:readline';
+import { openOpsgate } from '../../app/open-opsgate.ts';
+import { OpsgateError } from '../../core/errors/index.ts';
+import type { Identity } from '../../core/identity/index.ts';
+import { UserRepository } from '../../core/identity/users.ts';
+import type { Decision, Interrupt, Runtime, SessionSnapshot, TurnResult } from '../../core/runtime/index.ts';
+import { UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { parseCommandArgs } from '../parse-args.ts';
+import { formatInterrupt, formatMessages } from './chat-format.ts';
+
+const usage = `Usage: opsgate chat --agent NAME [--user NAME] [--session ID] [--db FILE] [--option KEY=VALUE …]
+                    [--agent-mode] [--auto-approve]
+
+Talk to an agent at the terminal. Read-only tools run at once; a state-changing call stops and
+asks you. At an approval prompt answer:
+  yes | no [reason] | modify {json arguments}
+At a question: yes | no | skip | any other text (a custom answer). At "still running": continue.
+Type /help for the commands the offline interpreter understands, /quit to leave.
+
+Options:
+  --agent NAME        access | helm | sandbox | troubleshoot (see opsgate --help)
+  --user NAME         who you are (default: $OPSGATE_USER, then $USER); created as a user if new
+  --session ID        continue an existing session
+  --db FILE           sandbox: the SQLite database to work on
+  --option KEY=VALUE  per-agent option (repeatable), e.g. --option hostId=1
+  --agent-mode        troubleshoot Agent Mode (AR-03)
+  --auto-approve      with --agent-mode: run validator-allowed commands without asking (audited)`;
+
+async function resolveIdentity(runtimeUserName: string, repository: UserRepository, io: CliIo): Promise<Identity> {
+  const existing = await repository.findByName(runtimeUserName);
+  const user = existing ?? (await repository.create({ username: runtimeUserName, roles: ['user'] }));
+  if (!existing) io.stderr.write(`opsgate: created local user "${runtimeUserName}" (role user)\n`);
+  return { userId: user.id, username: user.username, roles: user.roles };
+}
+
+function parseDecision(interrupt: Interrupt, line: string): Decision | undefined {
+  const text = line.trim();
+  if (interrupt.type === 'approval') {
+    const modify = /^modify\s+(\{[\s\S]*\})$/i.exec(text);
+    if (modify) {
+      try {
+        return { type: 'modify', callId: interrupt.callId, args: JSON.parse(modify[1]!) as Record<string, unknown> };
+      } catch {
+        throw new UsageError('modify needs JSON arguments, e.g. modify {"amount": 10}');
+      }
+    }
+    const reject = /^(?:no|reject)\b[\s,:-]*(.*)$/i.exec(text);
+    if (reject) return { type: 'reject', callId: interrupt.callId, reason: reject[1] || 'declined at the terminal' };
+  }
+  return undefined;
+}
+
+async function chatLoop(runtime: Runtime, session: SessionSnapshot, identity: Identity, io: CliIo): Promise<void> {
+  let current = session;
+  const write = (text: string) => io.stdout.write(text);
+  const unsubscribe = runtime.events.subscribe(session.id, (event) => {
+    if (event.type === 'terminal.output') {
+      const data = event.data as { data?: string };
+      if (typeof data?.data === 'string') write(data.data);
+    }
+  });
+  const show = (result: TurnResult) => {
+    write(formatMessages(result.messages));
+    if (result.interrupt) write(formatInterrupt(result.interrupt));
+    current = result.session;
+  };
+  if (current.interrupt) write(formatInterrupt(current.interrupt));
+  write('you> ');
+  const lines = createInterface({ input: io.stdin, terminal: false });
+  try {
+    for await (const line of lines) {
+      const text = line.trim();
+      if (text === '/quit' || text === '/exit') break;
+      if (text) {
+        try {
+          const decision = current.interrupt ? parseDecision(current.interrupt, text) : undefined;
+          show(decision ? await runtime.decide(current.id, decision, identity) : await runtime.send(current.id, text, identity));
+        } catch (error) {
+          if (error instanceof UsageError) write(`! ${error.message}\n`);
+          else if (OpsgateError.isInstance(error)) write(`! ${error.message} [${error.code}]\n`);
+          else throw error;
+          current = await runtime.getSession(current.id, identity);
+        }
+      }
+      write('you> ');
+    }
+  } finally {
+    unsubscribe();
+    lines.close();
+    write('\n');
+  }
+}
+
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  summary: 'talk to an agent at the terminal; approvals and questions answered at the prompt',
+  usage,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      agent: { type: 'string' },
+      user: { type: 'string' },
+      session: { type: 'string' },
+      db: { type: 'string' },
+      option: { type: 'string', multiple: true },
+      'agent-mode': { type: 'boolean' },
+      'auto-approve': { type: 'boolean' },
+    });
+    if (!values.agent && !values.session) throw new UsageError('--agent NAME is required (or --session ID to continue one)');
+    const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
+    const agentOptions: Record<string, string> = {};
+    if (values.db) agentOptions.db = values.db;
+    const sessionOptions: Record<string, unknown> = {};
+    for (const pair of values.option ?? []) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--option takes KEY=VALUE, got "${pair}"`);
+      const key = pair.slice(0, eq);
+      const raw = pair.slice(eq + 1);
+      sessionOptions[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+    }
+    if (values['auto-approve'] && !values['agent-mode']) throw new UsageError('--auto-approve only works with --agent-mode (AR-03)');
+    if (values['agent-mode']) sessionOptions.agentMode = true;
+    if (values['auto-approve']) sessionOptions.autoApprove = true;
+
+    const opsgate = await openOpsgate({ env: io.env, ...(values.agent && values.db ? { agentOptions: { [values.agent]: agentOptions } } : {}) });
+    try {
+      const known = opsgate.runtime.agents().map((a) => a.name);
+      if (values.agent && !known.includes(values.agent)) throw new UsageError(`unknown agent "${values.agent}"; agents: ${known.join(', ') || '(none)'}`);
+      const identity = await resolveIdentity(username, new UserRepository(opsgate.store), io);
+      const session = values.session
+        ? await opsgate.runtime.getSession(values.session, identity)
+        : await opsgate.runtime.startSession({ agent: values.agent!, identity, options: sessionOptions });
+      io.stdout.write(`opsgate chat — agent ${session.agent}, user ${identity.username}, model: ${opsgate.modelDescription}\nsession ${session.id} · /help for commands, /quit to leave\n`);
+      await chatLoop(opsgate.runtime, session, identity, io);
+      return 0;
+    } finally {
+      await opsgate.close();
+    }
+  },
+};

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../tools/index.ts';
+import { approvalHash } from './approval-binding.ts';
+import { decidePolicy } from './policy.ts';
+
+const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
+const write = defineTool({ name: 'w', description: 'w', input: z.object({}), mutability: 'mutable', execute: async () => 0 });
+const rule = { name: 'agent-mode-auto-approve', applies: (call: { sessionOptions: Readonly<Record<string, unknown>> }) => call.sessionOptions.autoApprove === true };
+
+describe('decidePolicy', () => {
+  it('blocks whatever the validator blocks, even read-only tools and auto-approve sessions', () => {
+    const verdict = { verdict: 'block' as const, reason: 'rm -rf /', rule: 'linux.rm-root' };
+    expect(decidePolicy({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toMatchObject({ action: 'block', reason: 'rm -rf /' });
+    expect(decidePolicy({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } }).action).toBe('block');
+  });
+  it('runs read-only tools', () => {
+    expect(decidePolicy({ tool: read, input: {}, autoApproveRules: [], sessionOptions: {} })).toEqual({ action: 'run' });
+  });
+  it('asks for mutable tools unless a named rule applies, and names the rule', () => {
+    expect(decidePolicy({ tool: write, input: {}, verdict: { verdict: 'allow', reason: 'ok' }, autoApproveRules: [rule], sessionOptions: {} })).toEqual({ action: 'ask' });
+    expect(decidePolicy({ tool: write, input: {}, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toEqual({ action: 'auto', rule: 'agent-mode-auto-approve' });
+  });
+});
+
+describe('approvalHash', () => {
+  it('is stable for equal arguments in any key order and changes with any argument, call, tool or binding', () => {
+    const base = approvalHash('c1', 'grant', { a: 1, b: [1, 2] });
+    expect(approvalHash('c1', 'grant', { b: [1, 2], a: 1 })).toBe(base);
+    expect(approvalHash('c1', 'grant', { a: 2, b: [1, 2] })).not.toBe(base);
+    expect(approvalHash('c2', 'grant', { a: 1, b: [1, 2] })).not.toBe(base);
+    expect(approvalHash('c1', 'revoke', { a: 1, b: [1, 2] })).not.toBe(base);
+    expect(approvalHash('c1', 'grant', { a: 1, b: [1, 2] }, 'plan-hash')).not.toBe(base);
+  });
+});
