@@ -8,7 +8,7 @@ import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
-import { INTERIM_CHECK, MemorySecretStore } from './helpers.ts';
+import { MemorySecretStore } from './helpers.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
 
@@ -32,8 +32,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     });
     const agent = {
       ...troubleshootAgent,
-      setup: (context: Parameters<typeof troubleshootAgent.setup>[0]) =>
-        createTroubleshootParts(context, { softTimeoutMs: 20_000, checkCommand: INTERIM_CHECK, checkCommandSync: INTERIM_CHECK }),
+      setup: (context: Parameters<typeof troubleshootAgent.setup>[0]) => createTroubleshootParts(context, { softTimeoutMs: 20_000 }),
     };
     runtime = await createRuntime({ store: testStore.store, agents: [agent], secrets });
   });

@@ -13,9 +13,3 @@ export class MemorySecretStore implements SecretStore {
     this.values.delete(name);
   }
 }
-
-/** INTERIM until validator/index.ts lands (then the real CommandValidator replaces it). */
-export const INTERIM_CHECK = (command: string) =>
-  /rm -rf \/(\s|$)/.test(command)
-    ? { verdict: 'block' as const, rule: 'interim', category: 'destructive-delete', reason: 'deletes /' }
-    : { verdict: 'allow' as const, reason: 'ok' };

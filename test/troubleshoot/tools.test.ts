@@ -11,12 +11,6 @@ import { createTestToolContext } from '../../src/testing/tool-context.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 import { MemorySecretStore } from './helpers.ts';
 
-// INTERIM until validator/index.ts lands: replaced by the real CommandValidator.
-const INTERIM_CHECK = (command: string) =>
-  /rm -rf \/(\s|$)/.test(command)
-    ? { verdict: 'block' as const, rule: 'interim', category: 'destructive-delete', reason: 'deletes /' }
-    : { verdict: 'allow' as const, reason: 'ok' };
-
 describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () => {
   let sshd: TestSshd;
   let testStore: TestStore;
@@ -39,7 +33,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
         secrets,
         clock: { now: () => new Date() },
       },
-      { softTimeoutMs: 1500, checkCommand: INTERIM_CHECK },
+      { softTimeoutMs: 1500 },
     );
     for (const tool of parts.tools) tools.set(tool.name, tool);
     await parts.deps.hosts.add({

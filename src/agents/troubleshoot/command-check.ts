@@ -1,11 +1,11 @@
 import type { ValidatorVerdict } from '../../core/tools/index.ts';
 import type { SyncCommandCheck } from './policy.ts';
 import type { CommandCheck } from './tools/deps.ts';
-import { CommandValidator } from './validator/index.ts';
+import { createCommandValidator } from './validator/command-validator.ts';
 
 /** The `CommandValidator` (validator/) as the tools' check: Linux rules unless the host is Windows. */
 export async function createCommandCheck(): Promise<{ check: CommandCheck; checkSync: SyncCommandCheck }> {
-  const validator = await CommandValidator.create();
+  const validator = await createCommandValidator();
   const checkSync: SyncCommandCheck = (command, os) => {
     const verdict = validator.validate(command, os);
     const result: ValidatorVerdict = {

@@ -26,7 +26,7 @@ export function newNonce(): string {
  * - posix: a brace group spanning lines, so the command's own stdin reads do not swallow the end
  *   marker and `$?` is the status of the command's last pipeline.
  * - powershell: `$LASTEXITCODE` (or 0/1 from `$?` for cmdlets).
- * - cmd: `%ERRORLEVEL%` with `^` splitting the marker in the echoed line.
+ * - cmd: `call echo …%^ERRORLEVEL%…` with `^` splitting the marker in the echoed line.
  */
 export function wrapCommand(command: string, family: ShellFamily, nonce: string): WrappedCommand {
   const begin = new RegExp(`__OPSGATE_${nonce}_B__`);
@@ -48,7 +48,9 @@ export function wrapCommand(command: string, family: ShellFamily, nonce: string)
         end,
       };
     case 'cmd':
-      return { text: `echo __OPSGATE_^${nonce}_B__ & ${command} & echo. & echo __OPSGATE_^${nonce}_%ERRORLEVEL%__\r\n`, begin, end };
+      // `call` expands `%ERRORLEVEL%` after the command ran (plain `%ERRORLEVEL%` is expanded when
+      // the line is read); `%^ERRORLEVEL%` survives the first pass as text.
+      return { text: `echo __OPSGATE_^${nonce}_B__ & ${command} & echo. & call echo __OPSGATE_^${nonce}_%^ERRORLEVEL%__\r\n`, begin, end };
     case 'prompt':
       return { text: `${command}\n` };
   }
