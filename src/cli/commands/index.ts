@@ -1,4 +1,6 @@
 import type { CliCommand } from '../command.ts';
+import { serveCommand } from './serve.ts';
+import { usersCommand } from './users.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
 import { sessionsCommand } from './sessions.ts';
@@ -7,6 +9,8 @@ import { mcpServerCommand } from './mcp-server.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [
+  serveCommand,
+  usersCommand,
   chatCommand,
   sessionsCommand,
   auditCommand,

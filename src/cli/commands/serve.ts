@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { HostRepository } from '../../agents/troubleshoot/index.ts';
+import { openOpsgate } from '../../app/open-opsgate.ts';
+import { createStoreSecretStore } from '../../core/agent/index.ts';
+import { AuditLog } from '../../core/audit/index.ts';
+import { UserRepository } from '../../core/identity/users.ts';
+import type { HostDirectory } from '../../server/index.ts';
+import { createServer } from '../../server/index.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
+
+/** The people `opsgate serve` creates on first start (store without users). */
+export const DEMO_LOGINS = [
+  { username: 'john_doe', role: 'user' },
+  { username: 'jane_smith', role: 'user' },
+  { username: 'alice', role: 'approver' },
+  { username: 'admin', role: 'admin' },
+] as const;
+
+/** Creates the demo logins when there are no users yet; writes them to `<dataDir>/demo-logins.txt` (mode 0600). */
+export async function seedDemoLogins(
+  users: UserRepository,
+  dataDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Array<{ username: string; role: string; password: string }> | undefined> {
+  if ((await users.list()).length > 0) return undefined;
+  const fixed = env.OPSGATE_DEMO_PASSWORD;
+  if (fixed !== undefined && fixed.length < 8) throw new UsageError('OPSGATE_DEMO_PASSWORD must have at least 8 characters');
+  const created = [];
+  for (const login of DEMO_LOGINS) {
+    const password = fixed ?? randomBytes(12).toString('base64url');
+    await users.create({ username: login.username, password, roles: [login.role] });
+    created.push({ username: login.username, role: login.role, password });
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'demo-logins.txt');
+  writeFileSync(file, `${created.map((l) => `${l.username}\t${l.role}\t${l.password}`).join('\n')}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return created;
+}
+
+/** The cookie HMAC key: `OPSGATE_COOKIE_KEY` (base64, ≥ 32 bytes; share it between replicas) or `<dataDir>/cookie.key`. */
+export function loadCookieKey(dataDir: string, env: Readonly<Record<string, string | undefined>>): Buffer {
+  if (env.OPSGATE_COOKIE_KEY) {
+    const key = Buffer.from(env.OPSGATE_COOKIE_KEY, 'base64');
+    if (key.length < 32) throw new UsageError('OPSGATE_COOKIE_KEY must be at least 32 bytes, base64-encoded');
+    return key;
+  }
+  const file = join(dataDir, 'cookie.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const key = randomBytes(32);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  return key;
+}
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir?: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly out: NodeJS.WritableStream;
+  readonly webRoot?: string;
+}
+
+/** Starts everything `opsgate serve` runs; resolves once listening. */
+export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const opsgate = await openOpsgate({ env: options.env, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  try {
+    const users = new UserRepository(opsgate.store);
+    const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
+    const audit = new AuditLog(opsgate.store);
+    const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
+      ? new HostRepository(opsgate.store, createStoreSecretStore(opsgate.store))
+      : undefined;
+    const app = await createServer({
+      runtime: opsgate.runtime,
+      store: opsgate.store,
+      users,
+      cookieKey: loadCookieKey(opsgate.dataDir, options.env),
+      auditVerify: () => audit.verify(),
+      logger,
+      ...(hosts ? { hosts } : {}),
+      ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    });
+    await app.listen({ port: options.port, host: options.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    const lines = [
+      `opsgate is serving ${url}  (API reference: ${url}/docs)`,
+      `  store: ${opsgate.store.location}`,
+      `  model: ${opsgate.modelDescription}`,
+      `  agents: ${
+        opsgate.runtime
+          .agents()
+          .map((a) => a.name)
+          .join(', ') || '(none)'
+      }`,
+    ];
+    if (seeded) {
+      lines.push(`  demo logins (also in ${join(opsgate.dataDir, 'demo-logins.txt')}, mode 0600):`);
+      for (const login of seeded) lines.push(`    ${login.username.padEnd(11)} ${login.role.padEnd(9)} ${login.password}`);
+    } else if (existsSync(join(opsgate.dataDir, 'demo-logins.txt'))) {
+      lines.push(`  demo logins: see ${join(opsgate.dataDir, 'demo-logins.txt')}`);
+    }
+    options.out.write(`${lines.join('\n')}\n`);
+    return {
+      url,
+      async close() {
+        await app.close();
+        await opsgate.close();
+      },
+    };
+  } catch (error) {
+    await opsgate.close();
+    throw error;
+  }
+}
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: 'Run the server and the web UI (default http://127.0.0.1:8080)',
+  usage: `Usage: opsgate serve [--port 8080] [--host 127.0.0.1] [--data-dir DIR]
+
+Starts the web UI and the REST + WebSocket API on SQLite under the data dir (or PostgreSQL from
+OPSGATE_DATABASE_URL), with every agent and the offline interpreter when no model key is set.
+On first start it creates the demo logins john_doe, jane_smith (user), alice (approver) and admin
+(admin) with random passwords (or OPSGATE_DEMO_PASSWORD), prints them and stores them in
+<data-dir>/demo-logins.txt (mode 0600). Build the UI first with scripts/build-web.sh (npm start does).
+
+Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
+OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn).`,
+  async run(args: readonly string[], io: CliIo): Promise<number> {
+    const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
+    const port = parseIntegerOption('port', values.port, 8080, 0, 65535);
+    const host = values.host ?? '127.0.0.1';
+    const server = await startServe({
+      port,
+      host,
+      env: io.env,
+      out: io.stdout,
+      ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+    });
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    io.stdout.write('opsgate: shutting down\n');
+    await server.close();
+    return 0;
+  },
+};
