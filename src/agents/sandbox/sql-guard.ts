@@ -1,4 +1,5 @@
 import { constants, type DatabaseSync, type StatementSync } from 'node:sqlite';
+import { OpsgateError } from '../../core/errors/index.ts';
 import { SandboxErrors, WriteOutsideTransactionError } from './errors.ts';
 
 /**
@@ -118,6 +119,22 @@ export class SqlAuthorizer {
     }
     assertSingleStatement(sql, statement.sourceSQL);
     return statement;
+  }
+
+  /**
+   * Runs a prepared statement. SQLite authorizes some statements (VACUUM, VACUUM INTO) only while
+   * they run, so a denial during the run is a refusal too, not a plain failure.
+   */
+  run<T>(work: () => T): T {
+    this.#denial = undefined;
+    try {
+      return work();
+    } catch (error) {
+      const denial = this.#denial as Denial | undefined;
+      if (denial) throw refusal(this.path, denial);
+      if (OpsgateError.isInstance(error)) throw error;
+      throw SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
+    }
   }
 
   #decide(action: number, arg1: string | null, arg2: string | null, dbName: string | null): number {

@@ -102,11 +102,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
   /** The read path without a promise (for the in-process benchmark path). */
   querySync(sql: string, params: readonly SqlParam[] = []): QueryResult {
     const statement = this.#prepareRead(sql);
-    try {
-      return runStatement(statement, params);
-    } catch (error) {
-      throw SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
-    }
+    return this.#readGuard.run(() => runStatement(statement, params));
   }
 
   openTransaction(): string | undefined {
@@ -141,12 +137,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
     const transaction = this.#open(transactionId);
     const statement = transaction.authorizer.prepare(transaction.db, sql);
     const before = totalChanges(transaction.db);
-    let result: QueryResult;
-    try {
-      result = runStatement(statement, params);
-    } catch (error) {
-      throw SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
-    }
+    const result = transaction.authorizer.run(() => runStatement(statement, params));
     const changes = totalChanges(transaction.db) - before;
     if (changes > 0 || result.columns.length === 0) transaction.statements.push({ sql, params: [...params], changes });
     return { ...result, changes };
@@ -238,7 +229,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
   async close(): Promise<void> {
     if (this.#transaction) this.#dispose(this.#transaction);
     this.#cache.clear();
-    this.#readDb.close();
+    if (this.#readDb.isOpen) this.#readDb.close();
   }
 }
 
