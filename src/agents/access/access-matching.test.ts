@@ -13,7 +13,7 @@ describe('matchAccess', () => {
   it('finds the five database accesses ambiguous and never guesses one', () => {
     const match = matchAccess('I need database access', catalog);
     expect(match.kind).toBe('ambiguous');
-    expect(names((match as { candidates: Array<{ name: string }> }).candidates)).toEqual([
+    expect(names((match as unknown as { candidates: Array<{ name: string }> }).candidates)).toEqual([
       'DB_READ_DEV',
       'DB_READ_STAGING',
       'DB_READ_PROD',
@@ -32,20 +32,20 @@ describe('matchAccess', () => {
   it('stays ambiguous when only the environment is given', () => {
     const match = matchAccess('I need database access production', catalog);
     expect(match.kind).toBe('ambiguous');
-    expect(names((match as { candidates: Array<{ name: string }> }).candidates)).toEqual(['DB_READ_PROD', 'DB_WRITE_PROD']);
+    expect(names((match as unknown as { candidates: Array<{ name: string }> }).candidates)).toEqual(['DB_READ_PROD', 'DB_WRITE_PROD']);
   });
 
   it('takes exact names, and suggests the closest for a misspelt one', () => {
     expect(matchAccess('I need db_write_dev please', catalog)).toMatchObject({ kind: 'unique', access: { name: 'DB_WRITE_DEV' } });
     const typo = matchAccess('I need DB_READ_PRD', catalog);
     expect(typo.kind).toBe('unknown');
-    expect(names((typo as { suggestions: Array<{ name: string }> }).suggestions)[0]).toBe('DB_READ_PROD');
+    expect(names((typo as unknown as { suggestions: Array<{ name: string }> }).suggestions)[0]).toBe('DB_READ_PROD');
   });
 
   it('offers the closest names for an unknown access', () => {
     const match = matchAccess('I need access to the kubernetes cluster', catalog);
     expect(match.kind).toBe('unknown');
-    expect((match as { suggestions: unknown[] }).suggestions).toHaveLength(3);
+    expect((match as unknown as { suggestions: unknown[] }).suggestions).toHaveLength(3);
     const typo = closestAccesses('databse', catalog);
     expect(names(typo).every((n) => n.startsWith('DB_'))).toBe(true);
   });
