@@ -1,11 +1,11 @@
 import type { CliCommand } from '../command.ts';
-import { serveCommand } from './serve.ts';
-import { usersCommand } from './users.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
-import { sessionsCommand } from './sessions.ts';
 import { checkSqlCommand } from './check-sql.ts';
 import { mcpServerCommand } from './mcp-server.ts';
+import { serveCommand } from './serve.ts';
+import { sessionsCommand } from './sessions.ts';
+import { usersCommand } from './users.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [
