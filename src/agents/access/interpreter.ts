@@ -78,7 +78,7 @@ function afterGrant(step: Step): InterpreterAction {
   const name = input.access_name ?? 'that';
   if (step.isError) {
     const output = step.output as { denied?: boolean; reason?: string } | null;
-    if (output && output.denied) return { text: `Okay, I did not grant ${name} access.` };
+    if (output?.denied) return { text: `Okay, I did not grant ${name} access.` };
     return { text: `I could not grant ${name} access: ${errorText(step.output)}` };
   }
   const output = step.output as { success?: boolean; access?: { name?: string }; message?: string; detail?: string };

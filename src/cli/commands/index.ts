@@ -6,6 +6,7 @@ import { mcpServerCommand } from './mcp-server.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
 import { usersCommand } from './users.ts';
+import { accessServiceCommand } from './access-service.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [
@@ -16,4 +17,5 @@ export const commands: readonly CliCommand[] = [
   auditCommand,
   checkSqlCommand,
   mcpServerCommand,
+  accessServiceCommand,
 ];
