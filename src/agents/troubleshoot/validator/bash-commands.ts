@@ -1,0 +1,175 @@
+import type { Node } from 'web-tree-sitter';
+import { isGlobbing, resolveWord } from './bash-words.ts';
+import type { CommandInput, Redirect, SimpleCommand, Word } from './types.ts';
+
+/** Node types whose subtree starts a fresh stdin/redirect context. */
+const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
+
+interface Context {
+  readonly redirects: readonly Redirect[];
+  readonly input: CommandInput | undefined;
+  readonly functionName: string | undefined;
+}
+
+/**
+ * Every simple command in a parsed bash program: in lists, pipelines, subshells, groups, `if`/`while`/
+ * `for`/`case` bodies, function bodies, command and process substitutions, and heredoc pipelines.
+ * Declarations (`export X=…`, `unset X`) and bare assignments come out as commands too, so rules can
+ * see them. Redirects of an enclosing statement are attached to the commands inside it.
+ */
+export function collectSimpleCommands(root: Node): SimpleCommand[] {
+  const commands: SimpleCommand[] = [];
+  visit(root, { redirects: [], input: undefined, functionName: undefined }, commands);
+  return commands;
+}
+
+function visit(node: Node, context: Context, out: SimpleCommand[]): void {
+  switch (node.type) {
+    case 'command':
+      out.push(toSimpleCommand(node, context));
+      for (const child of node.namedChildren) if (child.type !== 'command_name') visitChildren(child, context, out);
+      return;
+    case 'redirected_statement': {
+      const redirects = [...context.redirects];
+      let input = context.input;
+      for (const redirect of node.childrenForFieldName('redirect')) {
+        const parsed = toRedirect(redirect);
+        if (parsed) {
+          redirects.push(parsed);
+          input = inputOf(parsed) ?? input;
+        }
+      }
+      const body = node.childForFieldName('body');
+      for (const redirect of node.childrenForFieldName('redirect'))
+        visitChildren(redirect, { ...context, redirects: [], input: undefined }, out);
+      if (body) visit(body, { ...context, redirects, input }, out);
+      return;
+    }
+    case 'function_definition': {
+      const name = node.childForFieldName('name');
+      const body = node.childForFieldName('body');
+      if (body) visit(body, { ...context, functionName: name ? resolveWord(name).text : undefined }, out);
+      return;
+    }
+    case 'declaration_command':
+    case 'unset_command': {
+      const keyword = node.child(0)?.text ?? '';
+      const args: Word[] = [];
+      const assignments: Array<{ name: string; value: Word }> = [];
+      for (const child of node.namedChildren) {
+        if (child.type === 'variable_assignment') {
+          const assignment = toAssignment(child);
+          assignments.push(assignment);
+          args.push({ text: `${assignment.name}=${assignment.value.text}`, static: assignment.value.static });
+        } else args.push(resolveWord(child));
+      }
+      out.push(base(node, keyword, keyword, true, args, context, assignments));
+      visitChildren(node, context, out);
+      return;
+    }
+    case 'variable_assignment':
+    case 'variable_assignments': {
+      const assignments = node.type === 'variable_assignment' ? [toAssignment(node)] : node.namedChildren.map(toAssignment);
+      out.push(base(node, '', '', true, [], context, assignments));
+      visitChildren(node, context, out);
+      return;
+    }
+    default:
+      if (SUBSTITUTIONS.has(node.type)) visitChildren(node, { redirects: [], input: undefined, functionName: context.functionName }, out);
+      else visitChildren(node, context, out);
+  }
+}
+
+function visitChildren(node: Node, context: Context, out: SimpleCommand[]): void {
+  for (const child of node.namedChildren) visit(child, context, out);
+}
+
+function toSimpleCommand(node: Node, context: Context): SimpleCommand {
+  const nameNode = node.childForFieldName('name');
+  const nameWordNode = nameNode?.namedChildren[0] ?? nameNode;
+  const nameWord = nameWordNode ? resolveWord(nameWordNode) : { text: '', static: true };
+  const nameIsStatic =
+    nameWord.static && !(nameWordNode && isGlobbing(nameWordNode)) && !/[{},]/.test(nameWord.text.length > 1 ? nameWord.text : '');
+  const args = node.childrenForFieldName('argument').map(resolveWord);
+  const redirects = [...context.redirects];
+  let input = pipedInto(node) ? 'pipe' : context.input;
+  for (const redirect of node.childrenForFieldName('redirect')) {
+    const parsed = toRedirect(redirect);
+    if (parsed) {
+      redirects.push(parsed);
+      input = inputOf(parsed) ?? input;
+    }
+  }
+  const assignments = node.namedChildren.filter((child) => child.type === 'variable_assignment').map(toAssignment);
+  const program = nameWord.text.slice(nameWord.text.lastIndexOf('/') + 1);
+  const recursiveSpawn = context.functionName !== undefined && program === context.functionName && spawnsConcurrently(node);
+  return { ...base(node, nameWord.text, program, nameIsStatic, args, { ...context, redirects, input }, assignments), recursiveSpawn };
+}
+
+function base(
+  node: Node,
+  name: string,
+  program: string,
+  nameIsStatic: boolean,
+  args: readonly Word[],
+  context: Context,
+  assignments: ReadonlyArray<{ name: string; value: Word }>,
+): SimpleCommand {
+  return {
+    name,
+    program,
+    nameIsStatic,
+    args,
+    redirects: context.redirects,
+    input: context.input,
+    assignments,
+    via: [],
+    segment: node.text,
+  };
+}
+
+function toAssignment(node: Node): { name: string; value: Word } {
+  const name = node.childForFieldName('name')?.text ?? '';
+  const value = node.childForFieldName('value');
+  return { name, value: value ? resolveWord(value) : { text: '', static: true } };
+}
+
+function toRedirect(node: Node): Redirect | undefined {
+  if (node.type === 'heredoc_redirect') return { operator: '<<', target: { text: '', static: true } };
+  if (node.type === 'herestring_redirect') {
+    const value = node.namedChildren[0];
+    return { operator: '<<<', target: value ? resolveWord(value) : { text: '', static: true } };
+  }
+  if (node.type !== 'file_redirect') return undefined;
+  const operator = node.children.find((child) => !child.isNamed)?.text ?? '>';
+  const destinations = node.childrenForFieldName('destination');
+  const target = destinations.length > 0 ? resolveWord(destinations[0]!) : { text: '', static: true };
+  return { operator, target };
+}
+
+function inputOf(redirect: Redirect): CommandInput | undefined {
+  if (redirect.operator === '<<' || redirect.operator === '<<-') return 'heredoc';
+  if (redirect.operator === '<<<') return 'herestring';
+  if (redirect.operator === '<' || redirect.operator === '<>') return 'file';
+  return undefined;
+}
+
+/** True when the command (or a group or subshell around it) is on the receiving side of a `|`. */
+function pipedInto(node: Node): boolean {
+  for (let current: Node | null = node; current && current.type !== 'program'; current = current.parent) {
+    if (SUBSTITUTIONS.has(current.type)) return false;
+    const previous = current.previousSibling;
+    if (previous && (previous.type === '|' || previous.type === '|&')) return true;
+  }
+  return false;
+}
+
+/** True when the command is part of a pipeline or followed by `&` (it runs beside its caller). */
+function spawnsConcurrently(node: Node): boolean {
+  for (let current: Node | null = node; current && current.type !== 'function_definition'; current = current.parent) {
+    if (current.parent?.type === 'pipeline') return true;
+    const next = current.nextSibling;
+    if (next && next.type === '&') return true;
+  }
+  return false;
+}

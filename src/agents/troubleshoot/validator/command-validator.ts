@@ -1,0 +1,144 @@
+import type { Parser } from 'web-tree-sitter';
+import { collectSimpleCommands } from './bash-commands.ts';
+import { loadBashParser } from './bash-parser.ts';
+import { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
+import { unwrap } from './linux-wrappers.ts';
+import type { CommandRule, RuleCategory, SimpleCommand, TargetOs, Verdict } from './types.ts';
+import { DEFAULT_WINDOWS_BLOCKLIST } from './windows-blocklist.ts';
+import { scanWindowsCommandLine, type WindowsScan } from './windows-commands.ts';
+
+/** Checks the validator makes itself, beside the blocklists' rules. */
+export const STRUCTURAL_RULES: Readonly<Record<string, { category: RuleCategory; description: string }>> = {
+  unparseable: { category: 'obfuscation', description: 'The shell parser found a syntax error; what would run cannot be known.' },
+  'dynamic-script': {
+    category: 'obfuscation',
+    description: 'Code for sh -c, eval, su -c, ssh or -EncodedCommand is computed at run time.',
+  },
+  'nesting-too-deep': { category: 'obfuscation', description: 'More than 8 levels of wrappers (sh -c inside eval inside sudo …).' },
+  'too-long': { category: 'obfuscation', description: 'Longer than 64 KiB or contains NUL bytes.' },
+  'undecodable-encoded-command': {
+    category: 'obfuscation',
+    description: 'A PowerShell -EncodedCommand value that is not UTF-16LE base64.',
+  },
+  'cmd-variable-obfuscation': {
+    category: 'obfuscation',
+    description: 'cmd.exe substring or replacement expansion (%VAR:~0,1%, %VAR:a=b%, !VAR:~1!) builds the command at run time.',
+  },
+};
+
+export interface CommandValidatorOptions {
+  /** Rules for Linux; default `DEFAULT_LINUX_BLOCKLIST`. */
+  readonly linuxBlocklist?: readonly CommandRule[];
+  /** Rules for Windows; default `DEFAULT_WINDOWS_BLOCKLIST`. */
+  readonly windowsBlocklist?: readonly CommandRule[];
+}
+
+/** Longest command line checked, in characters (64 KiB). Longer ones are blocked. */
+export const MAX_COMMAND_LENGTH = 65_536;
+/** Wrapper nesting beyond this many levels is blocked. */
+export const MAX_NESTING = 8;
+
+class Blocked {
+  readonly verdict: Verdict;
+  constructor(verdict: Verdict) {
+    this.verdict = verdict;
+  }
+}
+
+/**
+ * The floor no approval can override (AR-01, AR-06). Linux commands are parsed with tree-sitter-bash;
+ * every simple command — in lists, pipelines, subshells, substitutions, heredocs, functions, and
+ * inside wrappers (`sudo`, `xargs`, `find -exec`, `sh -c`, `eval`, …) — is checked against the
+ * blocklist. Windows lines are split into cmd.exe and PowerShell segments with a careful tokenizer.
+ * Create it with `createCommandValidator()`; `validate` is synchronous after that.
+ */
+export class CommandValidator {
+  readonly #parser: Parser;
+  readonly linuxBlocklist: readonly CommandRule[];
+  readonly windowsBlocklist: readonly CommandRule[];
+
+  constructor(parser: Parser, options: CommandValidatorOptions = {}) {
+    this.#parser = parser;
+    this.linuxBlocklist = options.linuxBlocklist ?? DEFAULT_LINUX_BLOCKLIST;
+    this.windowsBlocklist = options.windowsBlocklist ?? DEFAULT_WINDOWS_BLOCKLIST;
+  }
+
+  /** Returns the verdict for one command line on the given OS. Never throws for any input string. */
+  validate(command: string, os: TargetOs): Verdict {
+    if (command.length > MAX_COMMAND_LENGTH || command.includes('\0'))
+      return structural('too-long', command.slice(0, 200), 'the command is too long or contains NUL bytes');
+    try {
+      if (os === 'windows') this.#checkWindows(command, 0);
+      else this.#checkBash(command, 0, []);
+    } catch (error) {
+      if (error instanceof Blocked) return error.verdict;
+      throw error;
+    }
+    return {
+      verdict: 'allow',
+      rule: null,
+      category: null,
+      segment: command,
+      reason: 'No blocklist rule matched; the command still needs approval before it runs.',
+    };
+  }
+
+  #checkBash(source: string, depth: number, via: readonly string[]): void {
+    if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source, `more than ${MAX_NESTING} nested wrappers`));
+    const tree = this.#parser.parse(source);
+    if (!tree) throw new Blocked(structural('unparseable', source, 'the shell parser gave up'));
+    try {
+      if (tree.rootNode.hasError)
+        throw new Blocked(structural('unparseable', source, 'the command has a shell syntax error, so what would run cannot be known'));
+      for (const command of collectSimpleCommands(tree.rootNode))
+        this.#checkLinuxCommand({ ...command, via: [...via, ...command.via] }, depth);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  #checkLinuxCommand(command: SimpleCommand, depth: number): void {
+    if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', command.segment, `more than ${MAX_NESTING} nested wrappers`));
+    applyRules(this.linuxBlocklist, command);
+    const inner = unwrap(command);
+    for (const child of inner.commands) this.#checkLinuxCommand(child, depth + 1);
+    for (const script of inner.scripts) {
+      if (!script.source.static)
+        throw new Blocked(
+          structural('dynamic-script', command.segment, `${script.via} runs code that is only known at run time: ${script.source.text}`),
+        );
+      this.#checkBash(script.source.text, depth + 1, [...command.via, script.via]);
+    }
+  }
+
+  #checkWindows(line: string, depth: number): void {
+    if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', line, `more than ${MAX_NESTING} nested wrappers`));
+    const scan: WindowsScan = scanWindowsCommandLine(line);
+    if (scan.blocked) throw new Blocked(structural(scan.blocked.rule, scan.blocked.segment, scan.blocked.reason));
+    for (const command of scan.commands) applyRules(this.windowsBlocklist, command);
+    for (const nested of scan.nested) {
+      if (!nested.source.static)
+        throw new Blocked(structural('dynamic-script', nested.segment, `${nested.via} runs code that is only known at run time`));
+      this.#checkWindows(nested.source.text, depth + 1);
+    }
+  }
+}
+
+function applyRules(rules: readonly CommandRule[], command: SimpleCommand): void {
+  for (const rule of rules) {
+    const reason = rule.match(command);
+    if (reason !== undefined) {
+      const via = command.via.length > 0 ? ` (via ${command.via.join(' → ')})` : '';
+      throw new Blocked({ verdict: 'block', rule: rule.id, category: rule.category, segment: command.segment, reason: `${reason}${via}` });
+    }
+  }
+}
+
+function structural(rule: string, segment: string, reason: string): Verdict {
+  return { verdict: 'block', rule, category: STRUCTURAL_RULES[rule]?.category ?? 'obfuscation', segment, reason };
+}
+
+/** Loads the shell grammar (once per process) and returns a validator whose `validate` is synchronous. */
+export async function createCommandValidator(options: CommandValidatorOptions = {}): Promise<CommandValidator> {
+  return new CommandValidator(await loadBashParser(), options);
+}

@@ -1,0 +1,11 @@
+export {
+  CommandValidator,
+  type CommandValidatorOptions,
+  createCommandValidator,
+  MAX_COMMAND_LENGTH,
+  MAX_NESTING,
+  STRUCTURAL_RULES,
+} from './command-validator.ts';
+export { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
+export type { CommandInput, CommandRule, Redirect, RuleCategory, SimpleCommand, TargetOs, Verdict, Word } from './types.ts';
+export { DEFAULT_WINDOWS_BLOCKLIST } from './windows-blocklist.ts';

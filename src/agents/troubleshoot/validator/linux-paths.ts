@@ -1,0 +1,100 @@
+/** Top-level and system directories whose recursive removal, move or permission change breaks the host. */
+const SYSTEM_DIRECTORIES = new Set([
+  '/',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/media',
+  '/mnt',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/snap',
+  '/srv',
+  '/sys',
+  '/usr',
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/lib64',
+  '/usr/local',
+  '/usr/sbin',
+  '/usr/share',
+  '/var',
+  '/var/lib',
+  '/var/log',
+  '/etc/ssh',
+  '/etc/systemd',
+  '/boot/efi',
+]);
+
+/** Lexically normalises a path: `//etc/./x/..//` → `/etc`. Keeps a leading `~`. */
+export function normalisePath(path: string): string {
+  const absolute = path.startsWith('/');
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
+      else if (!absolute) parts.push('..');
+      continue;
+    }
+    parts.push(part);
+  }
+  const joined = parts.join('/');
+  return absolute ? `/${joined}` : joined || '.';
+}
+
+/**
+ * True for `/`, system directories, home directories, and globs that cover all of one of them
+ * (`/*`, `/etc/*`, `~/.*`, `/{,.}*`). `./build`, `/var/log/nginx/old` and `/tmp/x` are not protected.
+ */
+export function isProtectedPath(path: string): boolean {
+  if (path === '') return false;
+  let target = path;
+  // A trailing all-covering glob: `dir/*`, `dir/.*`, `dir/{,.}*`, `dir/**`.
+  const glob = /\/(?:\.?\*+|\{,?\.?,?\}\*|\*\*\/\*)$/.exec(target);
+  if (glob) target = target.slice(0, glob.index) || '/';
+  else if (target === '*' || target === '.*') return false;
+  if (target === '~' || target.startsWith('~/') || /^~[\w.-]*\/?$/.test(target)) {
+    const rest = normalisePath(`/${target.replace(/^~[\w.-]*/, '')}`);
+    return rest === '/' || glob !== null;
+  }
+  if (!target.startsWith('/')) return false;
+  const normal = normalisePath(target);
+  if (SYSTEM_DIRECTORIES.has(normal)) return true;
+  // `/home/alice` and `/root`-like direct homes.
+  return /^\/home\/[^/]+$/.test(normal);
+}
+
+/** Block devices and kernel memory: writing them destroys data. */
+const DEVICE =
+  /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|dm-\d|md\d|loop\d|sr\d|disk\/|mapper\/|root$|mem$|kmem$|port$|nbd\d|zram\d|rbd\d|bcache\d)/;
+
+export function isBlockDevice(path: string): boolean {
+  return DEVICE.test(normalisePath(path));
+}
+
+/** Files that hold accounts, passwords, privileges and login keys. */
+const CRITICAL_FILE =
+  /^(?:\/etc\/(?:passwd|shadow|group|gshadow|sudoers|sudoers\.d(?:\/.*)?|pam\.d\/.*|security\/.*|ld\.so\.preload|login\.defs)-?|(?:~|\/root|\/home\/[^/]+)\/\.ssh\/authorized_keys2?)$/;
+
+export function isCriticalFile(path: string): boolean {
+  if (path.startsWith('~')) return CRITICAL_FILE.test(path.replace(/\/+/g, '/'));
+  return CRITICAL_FILE.test(normalisePath(path));
+}
+
+/** Shell history and login records: wiping them hides what was done. */
+const HISTORY_FILE =
+  /(?:^|\/)\.(?:bash|zsh|sh|ash|python|mysql|psql|node_repl)_history$|^\/var\/log\/(?:wtmp|btmp|lastlog|utmp|auth\.log|secure|audit(?:\/.*)?)$|^\/var\/run\/utmp$/;
+
+export function isHistoryOrLoginRecord(path: string): boolean {
+  return HISTORY_FILE.test(path.startsWith('~') ? path : normalisePath(path));
+}

@@ -1,0 +1,389 @@
+import { parseFlags } from './flags.ts';
+import { SHELLS } from './linux-programs.ts';
+import type { SimpleCommand, Word } from './types.ts';
+
+/** What a wrapper runs: further simple commands, and shell source to parse and check in turn. */
+export interface Unwrapped {
+  readonly commands: SimpleCommand[];
+  readonly scripts: Array<{ readonly source: Word; readonly via: string }>;
+}
+
+const NONE: Unwrapped = { commands: [], scripts: [] };
+
+/** Builds the command a wrapper runs from the wrapper's remaining arguments. */
+export function innerCommand(
+  outer: SimpleCommand,
+  args: readonly Word[],
+  via: string,
+  extra: Partial<SimpleCommand> = {},
+): SimpleCommand | undefined {
+  const [first, ...rest] = args;
+  if (!first) return undefined;
+  const name = first.text;
+  return {
+    ...outer,
+    name,
+    program: name.slice(name.lastIndexOf('/') + 1),
+    nameIsStatic: first.static && !/[*?[]/.test(name),
+    args: rest,
+    assignments: [],
+    via: [...outer.via, via],
+    segment: outer.segment,
+    ...extra,
+  };
+}
+
+/**
+ * Skips a wrapper's own options (`withValue` options take the next word) and `positionals` fixed
+ * arguments, and returns the index of the wrapped command word.
+ */
+function commandIndex(args: readonly Word[], withValue: ReadonlySet<string>, positionals = 0, assignments = false): number {
+  let index = 0;
+  while (index < args.length) {
+    const word = args[index]!;
+    const text = word.text;
+    if (!word.static) break;
+    if (text === '--') {
+      index++;
+      break;
+    }
+    if (text.startsWith('-') && text.length > 1) {
+      const name = text.startsWith('--') ? text.split('=')[0]! : text.slice(0, 2);
+      const inlineValue = text.startsWith('--') ? text.includes('=') : text.length > 2;
+      index += withValue.has(name) && !inlineValue ? 2 : 1;
+      continue;
+    }
+    if (assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      index++;
+      continue;
+    }
+    break;
+  }
+  return index + positionals;
+}
+
+function wrap(outer: SimpleCommand, via: string, withValue: readonly string[], positionals = 0, assignments = false): Unwrapped {
+  const index = commandIndex(outer.args, new Set(withValue), positionals, assignments);
+  const inner = innerCommand(outer, outer.args.slice(index), via);
+  return inner ? { commands: [inner], scripts: [] } : NONE;
+}
+
+function joined(words: readonly Word[]): Word {
+  return { text: words.map((word) => word.text).join(' '), static: words.every((word) => word.static) };
+}
+
+/** The index of the script operand of `sh -c`, or -1 when there is no `-c`. */
+function shellCommandIndex(args: readonly Word[]): number {
+  for (let index = 0; index < args.length; index++) {
+    const text = args[index]!.text;
+    if (!args[index]!.static || !text.startsWith('-') || text === '-' || text === '--') return -1;
+    if (text.startsWith('--')) continue;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) return index + 1;
+    if (/^[-+]o$/.test(text)) index++;
+  }
+  return -1;
+}
+
+type Unwrapper = (command: SimpleCommand) => Unwrapped;
+
+const UNWRAPPERS: Record<string, Unwrapper> = {
+  sudo: (c) => {
+    const { flags } = parseFlags(c.args, {
+      withValue: [
+        'u',
+        'g',
+        'h',
+        'p',
+        'C',
+        'D',
+        'r',
+        't',
+        'T',
+        'U',
+        'user',
+        'group',
+        'host',
+        'prompt',
+        'chdir',
+        'role',
+        'type',
+        'other-user',
+        'close-from',
+        'command-timeout',
+      ],
+    });
+    const index = commandIndex(
+      c.args,
+      new Set([
+        '-u',
+        '-g',
+        '-h',
+        '-p',
+        '-C',
+        '-D',
+        '-r',
+        '-t',
+        '-T',
+        '-U',
+        '--user',
+        '--group',
+        '--host',
+        '--prompt',
+        '--chdir',
+        '--role',
+        '--type',
+        '--other-user',
+        '--close-from',
+        '--command-timeout',
+      ]),
+      0,
+      true,
+    );
+    const rest = c.args.slice(index);
+    if (flags.has('e') || flags.has('edit'))
+      return { commands: [innerCommand(c, [{ text: 'sudoedit', static: true }, ...rest], 'sudo -e')!], scripts: [] };
+    if ((flags.has('s') || flags.has('i') || flags.has('shell') || flags.has('login')) && rest.length === 0) {
+      return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'sudo -s')!], scripts: [] };
+    }
+    if (flags.has('s') || flags.has('i') || flags.has('shell') || flags.has('login'))
+      return { commands: [], scripts: [{ source: joined(rest), via: 'sudo -s' }] };
+    const inner = innerCommand(c, rest, 'sudo');
+    return inner ? { commands: [inner], scripts: [] } : NONE;
+  },
+  doas: (c) => {
+    const { flags } = parseFlags(c.args, { withValue: ['u', 'C'] });
+    const index = commandIndex(c.args, new Set(['-u', '-C']));
+    if (flags.has('s')) return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'doas -s')!], scripts: [] };
+    const inner = innerCommand(c, c.args.slice(index), 'doas');
+    return inner ? { commands: [inner], scripts: [] } : NONE;
+  },
+  env: (c) => {
+    const split = parseFlags(c.args, {
+      aliases: { S: 'split-string', 'split-string': 'split-string' },
+      withValue: ['split-string', 'u', 'unset', 'C', 'chdir'],
+    });
+    const script = split.values.get('split-string');
+    if (script) return { commands: [], scripts: [{ source: script, via: 'env -S' }] };
+    return wrap(c, 'env', ['-u', '--unset', '-C', '--chdir'], 0, true);
+  },
+  nice: (c) => wrap(c, 'nice', ['-n', '--adjustment']),
+  ionice: (c) =>
+    c.args.some((a) => a.text === '-p' || a.text === '-P' || a.text === '-u')
+      ? NONE
+      : wrap(c, 'ionice', ['-c', '-n', '--class', '--classdata']),
+  nohup: (c) => wrap(c, 'nohup', []),
+  setsid: (c) => wrap(c, 'setsid', []),
+  time: (c) => wrap(c, 'time', ['-f', '--format', '-o', '--output']),
+  timeout: (c) => wrap(c, 'timeout', ['-k', '--kill-after', '-s', '--signal'], 1),
+  stdbuf: (c) => wrap(c, 'stdbuf', ['-i', '-o', '-e', '--input', '--output', '--error']),
+  unbuffer: (c) => wrap(c, 'unbuffer', []),
+  chroot: (c) => wrap(c, 'chroot', ['--userspec', '--groups'], 1),
+  chrt: (c) => (c.args.some((a) => a.text === '-p') ? NONE : wrap(c, 'chrt', [], 1)),
+  taskset: (c) => (c.args.some((a) => /^-\w*p/.test(a.text)) ? NONE : wrap(c, 'taskset', [], 1)),
+  flock: (c) => {
+    const { values } = parseFlags(c.args, { aliases: { c: 'command', command: 'command' }, withValue: ['command', 'w', 'E'] });
+    const script = values.get('command');
+    if (script) return { commands: [], scripts: [{ source: script, via: 'flock -c' }] };
+    return wrap(c, 'flock', ['-w', '-E', '--timeout', '--conflict-exit-code'], 1);
+  },
+  strace: (c) =>
+    c.args.some((a) => a.text === '-p')
+      ? NONE
+      : wrap(c, 'strace', ['-o', '-e', '-s', '-u', '-E', '-a', '-b', '-O', '-S', '-P', '-I', '-X']),
+  ltrace: (c) => (c.args.some((a) => a.text === '-p') ? NONE : wrap(c, 'ltrace', ['-o', '-e', '-s', '-u', '-a', '-l', '-n'])),
+  setarch: (c) => wrap(c, 'setarch', [], 1),
+  unshare: (c) => wrap(c, 'unshare', ['--propagation', '--setgroups', '--map-user', '--map-group', '-S', '-G', '--wd', '-R', '--root']),
+  nsenter: (c) => wrap(c, 'nsenter', ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-w', '--wd', '-r', '--root']),
+  proxychains: (c) => wrap(c, 'proxychains', ['-f']),
+  proxychains4: (c) => wrap(c, 'proxychains4', ['-f']),
+  torsocks: (c) => wrap(c, 'torsocks', []),
+  catchsegv: (c) => wrap(c, 'catchsegv', []),
+  rlwrap: (c) => wrap(c, 'rlwrap', []),
+  command: (c) => (c.args.some((a) => a.text === '-v' || a.text === '-V') ? NONE : wrap(c, 'command', [])),
+  builtin: (c) => wrap(c, 'builtin', []),
+  exec: (c) => wrap(c, 'exec', ['-a']),
+  busybox: (c) => wrap(c, 'busybox', []),
+  xargs: (c) => {
+    const index = commandIndex(
+      c.args,
+      new Set([
+        '-a',
+        '-d',
+        '-E',
+        '-I',
+        '-L',
+        '-n',
+        '-P',
+        '-s',
+        '--arg-file',
+        '--delimiter',
+        '--eof',
+        '--replace',
+        '--max-lines',
+        '--max-args',
+        '--max-procs',
+        '--max-chars',
+        '--process-slot-var',
+      ]),
+    );
+    const inner = innerCommand(c, c.args.slice(index), 'xargs', { argsFromInput: true, input: undefined });
+    return inner ? { commands: [inner], scripts: [] } : NONE;
+  },
+  watch: (c) => {
+    const index = commandIndex(c.args, new Set(['-n', '--interval', '-d', '-q', '--equexit']));
+    const rest = c.args.slice(index);
+    if (rest.length === 0) return NONE;
+    if (c.args.slice(0, index).some((a) => a.text === '-x' || a.text === '--exec'))
+      return { commands: [innerCommand(c, rest, 'watch')!], scripts: [] };
+    return { commands: [], scripts: [{ source: joined(rest), via: 'watch' }] };
+  },
+  eval: (c) => ({ commands: [], scripts: [{ source: joined(c.args), via: 'eval' }] }),
+  su: (c) => {
+    const { values } = parseFlags(c.args, {
+      aliases: { c: 'command', command: 'command' },
+      withValue: ['command', 's', 'shell', 'g', 'group', 'G', 'supp-group', 'w', 'whitelist-environment'],
+    });
+    const script = values.get('command');
+    if (script) return { commands: [], scripts: [{ source: script, via: 'su -c' }] };
+    return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'su')!], scripts: [] };
+  },
+  runuser: (c) => {
+    const { values } = parseFlags(c.args, {
+      aliases: { c: 'command', command: 'command' },
+      withValue: ['command', 'u', 'user', 's', 'shell', 'g', 'group', 'G'],
+    });
+    const script = values.get('command');
+    if (script) return { commands: [], scripts: [{ source: script, via: 'runuser -c' }] };
+    return wrap(c, 'runuser', ['-u', '--user', '-s', '--shell', '-g', '--group', '-G']);
+  },
+  script: (c) => {
+    const { values } = parseFlags(c.args, {
+      aliases: { c: 'command', command: 'command' },
+      withValue: [
+        'command',
+        'E',
+        'echo',
+        'I',
+        'log-in',
+        'O',
+        'log-out',
+        'B',
+        'log-io',
+        'T',
+        'log-timing',
+        'm',
+        'logging-format',
+        'o',
+        'output-limit',
+      ],
+    });
+    const script = values.get('command');
+    return script ? { commands: [], scripts: [{ source: script, via: 'script -c' }] } : NONE;
+  },
+  ssh: (c) => {
+    const scripts: Array<{ source: Word; via: string }> = [];
+    const withValue = new Set([
+      '-b',
+      '-c',
+      '-D',
+      '-E',
+      '-e',
+      '-F',
+      '-I',
+      '-i',
+      '-J',
+      '-L',
+      '-l',
+      '-m',
+      '-O',
+      '-o',
+      '-p',
+      '-Q',
+      '-R',
+      '-S',
+      '-W',
+      '-w',
+      '-B',
+    ]);
+    for (let index = 0; index < c.args.length; index++) {
+      const match = /^(?:-o)?\s*(?:ProxyCommand|LocalCommand|RemoteCommand|KnownHostsCommand)\s*[= ]\s*(.*)$/i.exec(
+        c.args[index]!.text === '-o' ? (c.args[index + 1]?.text ?? '') : c.args[index]!.text,
+      );
+      if (match) scripts.push({ source: { text: match[1]!, static: c.args[index]!.static }, via: 'ssh -o ProxyCommand' });
+    }
+    const index = commandIndex(c.args, withValue, 1);
+    const remote = c.args.slice(index);
+    if (remote.length > 0) scripts.push({ source: joined(remote), via: 'ssh (remote command)' });
+    return { commands: [], scripts };
+  },
+  find: (c) => {
+    const starts: Word[] = [];
+    for (const arg of c.args) {
+      if (arg.static && (arg.text.startsWith('-') || arg.text === '(' || arg.text === '!')) break;
+      starts.push(arg);
+    }
+    const commands: SimpleCommand[] = [];
+    for (let index = 0; index < c.args.length; index++) {
+      const text = c.args[index]!.text;
+      if (!['-exec', '-execdir', '-ok', '-okdir'].includes(text)) continue;
+      let end = index + 1;
+      while (end < c.args.length && c.args[end]!.text !== ';' && c.args[end]!.text !== '+') end++;
+      const body = c.args.slice(index + 1, end);
+      // `{}` stands for every path find visits, starting with the start points themselves.
+      for (const start of starts.length > 0 ? starts : [{ text: '.', static: true }]) {
+        const substituted = body.map((word) =>
+          word.text.includes('{}') ? { text: word.text.replaceAll('{}', start.text), static: word.static && start.static } : word,
+        );
+        const inner = innerCommand(c, substituted, `find ${text}`, { input: undefined });
+        if (inner) commands.push(inner);
+      }
+      index = end;
+    }
+    return { commands, scripts: [] };
+  },
+};
+
+/** Commands that take a shell command string as an option value (GTFOBins "shell" entries). */
+const EMBEDDED_COMMAND_OPTIONS: ReadonlyArray<{ program: RegExp; option: RegExp; separate?: string[] }> = [
+  {
+    program: /^g?tar$/,
+    option: /^--(?:checkpoint-action=exec=|to-command=|use-compress-program=|info-script=|new-volume-script=|rsh-command=)(.*)$/s,
+    separate: ['-I', '-F'],
+  },
+  { program: /^rsync$/, option: /^--rsh=(.*)$/s, separate: ['-e', '--rsh'] },
+  { program: /^zip$/, option: /^--unzip-command=(.*)$/s, separate: ['-TT', '--unzip-command'] },
+  {
+    program: /^git$/,
+    option: /^(?:--upload-pack=|--receive-pack=|--exec=|core\.(?:sshCommand|pager|editor|fsmonitor|hooksPath)=|-c\s*core\.\w+=)(.*)$/is,
+    separate: ['--upload-pack', '--receive-pack', '--exec'],
+  },
+  { program: /^(?:scp|sftp)$/, option: /^(?:ProxyCommand|-oProxyCommand)=(.*)$/is, separate: ['-S'] },
+];
+
+/** Expands a wrapper into what it runs. Returns no commands and no scripts for ordinary commands. */
+export function unwrap(command: SimpleCommand): Unwrapped {
+  if (!command.nameIsStatic) return NONE;
+  if (SHELLS.has(command.program)) {
+    const index = shellCommandIndex(command.args);
+    const source = index >= 0 ? command.args[index] : undefined;
+    return source ? { commands: [], scripts: [{ source, via: `${command.program} -c` }] } : NONE;
+  }
+  const unwrapper = Object.hasOwn(UNWRAPPERS, command.program) ? UNWRAPPERS[command.program] : undefined;
+  if (unwrapper) return unwrapper(command);
+  for (const embedded of EMBEDDED_COMMAND_OPTIONS) {
+    if (!embedded.program.test(command.program)) continue;
+    const scripts: Array<{ source: Word; via: string }> = [];
+    command.args.forEach((arg, index) => {
+      const match = embedded.option.exec(arg.text);
+      if (match) scripts.push({ source: { text: match[1]!, static: arg.static }, via: `${command.program} ${arg.text.split('=')[0]}` });
+      const next = command.args[index + 1];
+      if (embedded.separate?.includes(arg.text) && next) scripts.push({ source: next, via: `${command.program} ${arg.text}` });
+      if (command.program === 'git' && arg.text === '-c' && next) {
+        const config = /^core\.(?:sshCommand|pager|editor|fsmonitor)=(.*)$/is.exec(next.text);
+        if (config) scripts.push({ source: { text: config[1]!, static: next.static }, via: 'git -c' });
+      }
+    });
+    return { commands: [], scripts };
+  }
+  return NONE;
+}
