@@ -36,9 +36,12 @@ export const accessServiceCommand: CliCommand = {
     const { accessCatalogMigration, createAccessService, formatDemoTable, seedAccessDemoData } = await import(
       '../../agents/access/service/index.ts'
     );
+    const { agents } = await import('../../agents/index.ts');
     const pino = (await import('pino')).default;
+    // Every agent's migrations, not only the catalog's: Kysely refuses a store whose applied
+    // migrations (e.g. by `opsgate serve`) are missing from the list it is given.
     const store = await openStore({
-      migrations: [accessCatalogMigration],
+      migrations: [accessCatalogMigration, ...agents.flatMap((agent) => agent.migrations ?? [])],
       databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '',
       ...(io.env.OPSGATE_DATA_DIR ? { dataDir: io.env.OPSGATE_DATA_DIR } : {}),
     });
