@@ -66,9 +66,10 @@ export class HelmMcpClient {
       body = { text };
     }
     if (result.isError) {
-      const error = (body as { error?: { code?: unknown; message?: unknown; fields?: unknown } }).error;
+      const error = (body as { error?: { code?: unknown; message?: unknown; status?: unknown; fields?: unknown } }).error;
       if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-        throw new OpsgateError(error.code, error.message, 502, typeof error.fields === 'object' && error.fields ? (error.fields as Record<string, unknown>) : {});
+        const status = typeof error.status === 'number' && error.status >= 400 && error.status < 600 ? error.status : 502;
+        throw new OpsgateError(error.code, error.message, status, typeof error.fields === 'object' && error.fields ? (error.fields as Record<string, unknown>) : {});
       }
       throw HelmErrors.HELM_MCP_ERROR({ tool: name, detail: text.slice(0, 500) || 'no detail' });
     }

@@ -71,8 +71,8 @@ export function createHelmMcpServer(service: HelmService): McpServer {
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
         } catch (error) {
           const body = OpsgateError.isInstance(error)
-            ? { code: error.code, message: error.message, fields: error.fields }
-            : { code: 'HELM_INTERNAL', message: error instanceof Error ? error.message : String(error), fields: {} };
+            ? { code: error.code, message: error.message, status: error.status, fields: error.fields }
+            : { code: 'HELM_INTERNAL', message: error instanceof Error ? error.message : String(error), status: 500, fields: {} };
           return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
         }
       },

@@ -115,14 +115,14 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
     description: "Check the chart's kubeVersion against the cluster, node readiness and the target namespace.",
     input: z.object({ chart: chartReference, version: chartVersion.optional(), namespace: namespaceName.default('default'), createNamespace: z.boolean().optional() }),
     mutability: 'read-only',
-    allowedPhases: ['query', 'planning'],
+    allowedPhases: ['query', 'values_confirmation', 'planning'],
   },
   {
     name: 'helm_get_installation_plan',
     description: 'The plan of an install/upgrade/rollback/uninstall: resources to create/change/delete, manifest diff, rollback steps, planHash.',
     input: z.object(planningInput),
     mutability: 'read-only',
-    allowedPhases: ['planning'],
+    allowedPhases: ['query', 'values_confirmation', 'planning'],
   },
   {
     name: 'helm_monitor_deployment',

@@ -1,0 +1,105 @@
+import { parseSetAssignments, type Values } from '../values/merge-values.ts';
+
+/** One sentence of the offline command language. */
+export type HelmCommand =
+  | { readonly kind: 'list'; readonly namespace?: string }
+  | { readonly kind: 'status'; readonly release: string; readonly namespace: string }
+  | { readonly kind: 'search'; readonly query: string }
+  | { readonly kind: 'install'; readonly chart: string; readonly release: string; readonly namespace: string; readonly version?: string; readonly values: Values }
+  | { readonly kind: 'upgrade'; readonly release: string; readonly namespace: string; readonly version?: string; readonly values: Values }
+  | { readonly kind: 'rollback'; readonly release: string; readonly namespace: string; readonly revision?: number }
+  | { readonly kind: 'uninstall'; readonly release: string; readonly namespace: string };
+
+export const HELM_GRAMMAR = [
+  'list releases [in NS]',
+  'status REL [in NS]',
+  'search CHART',
+  'install CHART [as NAME] [in NS] [version V] [set k=v …]',
+  'upgrade REL [in NS] [to version V] [set k=v …]',
+  'rollback REL [to REVISION] [in NS]',
+  'uninstall REL [in NS]',
+];
+
+const VERBS: Record<string, HelmCommand['kind']> = {
+  list: 'list',
+  status: 'status',
+  show: 'status',
+  get: 'status',
+  describe: 'status',
+  check: 'status',
+  search: 'search',
+  install: 'install',
+  deploy: 'install',
+  upgrade: 'upgrade',
+  update: 'upgrade',
+  rollback: 'rollback',
+  uninstall: 'uninstall',
+  delete: 'uninstall',
+};
+
+/** Reads `[as NAME] [in NS] [version V] [to version V] [to REVISION] [set k=v …]` in any order. */
+function options(tokens: string[]): { as?: string; in?: string; version?: string; revision?: number; set: string[] } | undefined {
+  const out: { as?: string; in?: string; version?: string; revision?: number; set: string[] } = { set: [] };
+  for (let i = 0; i < tokens.length; i++) {
+    const word = tokens[i]!.toLowerCase();
+    const next = tokens[i + 1];
+    if (word === 'set') {
+      out.set.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (next === undefined) return undefined;
+    if (word === 'as') out.as = next;
+    else if (word === 'in' || word === '-n' || word === 'namespace') out.in = next;
+    else if (word === 'version') out.version = next;
+    else if (word === 'to' && next.toLowerCase() === 'version' && tokens[i + 2]) {
+      out.version = tokens[i + 2]!;
+      i++;
+    } else if (word === 'to' && /^\d+$/.test(next)) out.revision = Number(next);
+    else if (word === 'revision' && /^\d+$/.test(next)) out.revision = Number(next);
+    else return undefined;
+    i++;
+  }
+  return out;
+}
+
+/** Parses one command; undefined when the text is not in the grammar. */
+export function parseHelmCommand(text: string): HelmCommand | undefined {
+  const tokens = text.trim().replace(/[.!?]$/, '').split(/\s+/).filter(Boolean);
+  const kind = VERBS[tokens[0]?.toLowerCase() ?? ''];
+  if (!kind) return undefined;
+  let rest = tokens.slice(1);
+  if (kind === 'list') {
+    if (rest[0]?.toLowerCase() === 'releases' || rest[0]?.toLowerCase() === 'release') rest = rest.slice(1);
+    const parsed = options(rest);
+    return parsed ? { kind, ...(parsed.in ? { namespace: parsed.in } : {}) } : undefined;
+  }
+  if (rest[0]?.toLowerCase() === 'release' || rest[0]?.toLowerCase() === 'chart') rest = rest.slice(1);
+  const subject = rest[0];
+  if (!subject) return undefined;
+  const parsed = options(rest.slice(1));
+  if (!parsed) return undefined;
+  let values: Values = {};
+  try {
+    values = parseSetAssignments(parsed.set);
+  } catch {
+    return undefined;
+  }
+  const namespace = parsed.in ?? 'default';
+  switch (kind) {
+    case 'status':
+      return { kind, release: subject, namespace };
+    case 'search':
+      return { kind, query: subject };
+    case 'install': {
+      const chartName = subject.replace(/^.*\//, '');
+      return { kind, chart: subject, release: parsed.as ?? chartName, namespace, ...(parsed.version ? { version: parsed.version } : {}), values };
+    }
+    case 'upgrade':
+      return { kind, release: subject, namespace, ...(parsed.version ? { version: parsed.version } : {}), values };
+    case 'rollback':
+      return { kind, release: subject, namespace, ...(parsed.revision !== undefined ? { revision: parsed.revision } : {}) };
+    case 'uninstall':
+      return { kind, release: subject, namespace };
+  }
+  return undefined;
+}
