@@ -1,6 +1,18 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from './api.ts';
 
+/** A thumb drawn as SVG, so it shows without an emoji font. */
+function Thumb({ down = false }: { down?: boolean }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" style={down ? { transform: 'rotate(180deg)' } : undefined}>
+      <path
+        fill="currentColor"
+        d="M2 21h4V9H2v12zm20-11c0-1.1-.9-2-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10c0 1.1.9 2 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"
+      />
+    </svg>
+  );
+}
+
 /** Thumbs up/down with an optional comment, for the session or one step (AR-10). */
 export function FeedbackControl({
   sessionId,
@@ -40,7 +52,7 @@ export function FeedbackControl({
           setState('commenting');
         }}
       >
-        👍
+        <Thumb />
       </button>
       <button
         type="button"
@@ -52,7 +64,7 @@ export function FeedbackControl({
           setState('commenting');
         }}
       >
-        👎
+        <Thumb down />
       </button>
       {state === 'commenting' && rating !== undefined && (
         <form

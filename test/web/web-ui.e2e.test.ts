@@ -1,0 +1,202 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+
+const SHOTS = join(ROOT, 'test-results', 'web');
+const TIMEOUT = 90_000;
+
+describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', () => {
+  let server: WebServer;
+  let browser: Browser;
+  let john: BrowserContext;
+  let page: Page;
+  let flow1SessionId = '';
+
+  const shot = (target: Page, name: string) => target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  async function signIn(target: Page, username: string): Promise<void> {
+    await target.goto(`${server.url}/`);
+    await target.getByLabel('Username').fill(username);
+    await target.getByLabel('Password').fill(PASSWORD);
+    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByTestId('who').waitFor();
+  }
+
+  async function newAccessSession(target: Page): Promise<string> {
+    await target.goto(`${server.url}/#/`);
+    await target.getByTestId('new-access').click();
+    await target.waitForURL(/#\/sessions\//);
+    return decodeURIComponent(target.url().split('#/sessions/')[1]!);
+  }
+
+  async function say(target: Page, text: string): Promise<void> {
+    await target.getByLabel('Message').fill(text);
+    await target.getByRole('button', { name: 'Send' }).click();
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    buildWeb();
+    server = await startWebServer();
+    browser = await launchChromium();
+    john = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await john.newPage();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it(
+    'logs in and shows the sessions list with a new-session button per agent',
+    async () => {
+      await page.goto(`${server.url}/`);
+      await shot(page, '01-login');
+      await signIn(page, 'john_doe');
+      await expect(page.getByTestId('new-access').isVisible()).resolves.toBe(true);
+      await shot(page, '02-sessions');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'access flow 1: the grant waits in the approval panel, survives a reload, and runs once approved',
+    async () => {
+      flow1SessionId = await newAccessSession(page);
+      await say(page, 'I need access to read documents');
+      const panel = page.getByTestId('approval-panel');
+      await panel.waitFor();
+      expect(await panel.textContent()).toContain('grant_access_to_user');
+      expect(await page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await shot(page, '03-approval-panel');
+      await page.reload();
+      await page.getByTestId('approval-panel').waitFor();
+      expect(await page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await shot(page, '04-approval-after-reload');
+      await page.getByTestId('approve').click();
+      await page.getByText("I've granted you READ_DOCUMENTS access.").waitFor();
+      expect(await page.getByTestId('approval-panel').count()).toBe(0);
+      expect(await page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
+      await shot(page, '05-granted');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'thumbs down on an answer with a comment is stored (AR-10)',
+    async () => {
+      const answer = page.getByTestId('message-assistant').last();
+      await answer.getByRole('button', { name: 'Thumbs up' }).click();
+      await answer.getByLabel('Comment (optional)').fill('quick and right');
+      await answer.getByRole('button', { name: 'Send feedback' }).click();
+      await answer.getByText('Thanks for the feedback.').waitFor();
+      const rows = await server.store.db.selectFrom('feedback').selectAll().where('session_id', '=', flow1SessionId).execute();
+      expect(rows).toEqual([
+        expect.objectContaining({ rating: 1, comment: 'quick and right', target: expect.stringMatching(/^message:\d+$/) }),
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'access flow 2: answers the clarifying question, then approves the production read grant',
+    async () => {
+      await newAccessSession(page);
+      await say(page, 'I need database access');
+      await page.getByText(/I found multiple/).waitFor();
+      await shot(page, '06-clarifying-question');
+      await say(page, 'Production, read only');
+      await page.getByTestId('approval-panel').waitFor();
+      expect(await page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
+      await page.getByTestId('approve').click();
+      await page.getByText("I've granted you DB_READ_PROD access.").waitFor();
+      await shot(page, '07-flow2-granted');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'rejecting a grant with a reason: nothing is granted and the agent says so',
+    async () => {
+      await newAccessSession(page);
+      await say(page, 'I need DB_WRITE_DEV');
+      await page.getByTestId('approval-panel').waitFor();
+      await page.getByTestId('reject').click();
+      await page.getByTestId('reject-reason').fill('not approved by my manager');
+      await shot(page, '08-reject-reason');
+      await page.getByRole('button', { name: 'Reject', exact: true }).click();
+      await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();
+      expect(await page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
+      await shot(page, '09-rejected');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'the audit view shows proposed → approved → executed for flow 1 and an intact chain',
+    async () => {
+      await page.goto(`${server.url}/#/audit?session=${encodeURIComponent(flow1SessionId)}`);
+      await page.getByTestId('audit-table').waitFor();
+      await page
+        .getByTestId('chain-status')
+        .getByText(/intact/)
+        .waitFor();
+      const types = await page
+        .locator('[data-testid="audit-table"] tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')));
+      const proposed = types.indexOf('tool_proposed');
+      const approved = types.indexOf('tool_approved');
+      const executed = types.lastIndexOf('tool_executed');
+      expect(proposed).toBeGreaterThanOrEqual(0);
+      expect(approved).toBeGreaterThan(proposed);
+      expect(executed).toBeGreaterThan(approved);
+      await shot(page, '10-audit');
+      const exported = await page.evaluate(async (id) => (await fetch(`/api/audit/export?session=${id}`)).text(), flow1SessionId);
+      expect(
+        exported
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { type: string }).type),
+      ).toEqual(expect.arrayContaining(['tool_proposed', 'tool_approved']));
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a second user cannot open the first user's session",
+    async () => {
+      const jane = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const janePage = await jane.newPage();
+      await signIn(janePage, 'jane_smith');
+      await janePage.goto(`${server.url}/#/sessions/${encodeURIComponent(flow1SessionId)}`);
+      const error = janePage.getByTestId('session-error');
+      await error.waitFor();
+      expect(await error.textContent()).toContain('belongs to another user');
+      expect(await janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
+      await shot(janePage, '11-other-user-forbidden');
+      await jane.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'reads at phone width and in dark mode',
+    async () => {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+      const phonePage = await phone.newPage();
+      await signIn(phonePage, 'john_doe');
+      await phonePage.goto(`${server.url}/#/sessions/${encodeURIComponent(flow1SessionId)}`);
+      await phonePage.getByText("I've granted you READ_DOCUMENTS access.").waitFor();
+      const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      const background = await phonePage.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).toBe('rgb(14, 17, 22)');
+      await shot(phonePage, '12-phone-dark');
+      await phone.close();
+    },
+    TIMEOUT,
+  );
+});
