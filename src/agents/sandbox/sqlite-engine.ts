@@ -50,11 +50,15 @@ function runStatement(statement: StatementSync, params: readonly SqlParam[]): Qu
     const result = statement.run(...bound);
     return { columns, rows: [], rowCount: 0, changes: Number(result.changes) };
   }
-  const rows = statement.all(...bound).map((row) => {
-    const out: Record<string, JsonValue> = {};
-    for (const [key, value] of Object.entries(row as Record<string, unknown>)) out[key] = toJsonValue(value);
-    return out;
-  });
+  const rows = statement.all(...bound) as Array<Record<string, JsonValue>>;
+  // node:sqlite returns fresh plain objects; only BLOBs and big integers need converting to JSON.
+  for (const row of rows) {
+    for (const key in row) {
+      const value = row[key] as unknown;
+      if (typeof value === 'object' && value !== null) row[key] = toJsonValue(value);
+      else if (typeof value === 'bigint') row[key] = toJsonValue(value);
+    }
+  }
   return { columns, rows, rowCount: rows.length };
 }
 
