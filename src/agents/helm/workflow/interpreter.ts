@@ -141,7 +141,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   let planArgs: Record<string, unknown> | undefined;
   for (let i = from; i < steps.length; i++) {
     const step = steps[i]!;
-    if (step.toolName in MUTATING_TOOLS && step.isError && /helm-plan-stale|HELM_PLAN_STALE/.test(JSON.stringify(step.output))) {
+    if (step.toolName in MUTATING_TOOLS && step.isError && /helm-plan-stale|HELM_PLAN_STALE|is not the current plan/.test(JSON.stringify(step.output))) {
       from = i + 1;
       const match = errorText(step).match(/Arguments to plan with: (\{.*\})\s*$/s);
       if (match) {

@@ -272,6 +272,10 @@ export class SimulatedCluster implements HelmBackend {
     );
     if (timeout) await this.clearFaults('upgrade-timeout');
     await this.#schedulePods(request.release, request.namespace, row.manifest, revision, Boolean(timeout));
+    if (stuck) {
+      await this.clearFaults('stuck-pending');
+      throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'upgrade', detail: `the upgrade was interrupted; revision ${revision} is left in pending-upgrade` });
+    }
     if (timeout) throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'upgrade', detail: `UPGRADE FAILED: timed out waiting for the condition (revision ${revision} is failed)` });
     return this.#toStatus(row);
   }
