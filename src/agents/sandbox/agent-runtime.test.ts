@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../core/runtime/index.ts';
+import { createRuntime } from '../../core/runtime/index.ts';
+import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
+import { testIdentity } from '../../testing/tool-context.ts';
+import { ensureDemoDatabase } from './demo/index.ts';
+import { sandboxAgent } from './index.ts';
+
+const INSERT = "INSERT INTO customers (id, name, email, country, created_at) VALUES (55, 'E2E', 'e2e@example.com', 'XX', '2024-08-01')";
+const count = (db: string) => {
+  const raw = new DatabaseSync(db, { readOnly: true });
+  const row = raw.prepare('SELECT count(*) AS n FROM customers WHERE id = 55').get() as { n: number };
+  raw.close();
+  return row.n;
+};
+
+describe('sandbox agent through the core runtime (offline interpreter)', () => {
+  let dir: string;
+  let db: string;
+  let testStore: TestStore;
+  let runtime: Runtime;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'opsgate-sandbox-e2e-'));
+    db = ensureDemoDatabase(join(dir, 'demo.db'));
+    testStore = await sqliteTestStore.create();
+    runtime = await createRuntime({ store: testStore.store, agents: [sandboxAgent], agentOptions: { sandbox: { db } }, dataDir: dir });
+  });
+  afterEach(async () => {
+    await runtime.close();
+    await testStore.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function proposeWrite() {
+    const session = await runtime.startSession({ agent: 'sandbox', identity: testIdentity });
+    const turn = await runtime.send(session.id, INSERT, testIdentity);
+    expect(turn.status).toBe('waiting');
+    expect(turn.interrupt).toMatchObject({ type: 'approval', tool: 'commit_transaction' });
+    const interrupt = turn.interrupt as { callId: string; preview?: { bindingDigest?: string; details?: { rows?: unknown[] } } };
+    expect(interrupt.preview?.bindingDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(interrupt.preview?.details?.rows).toHaveLength(1);
+    expect(count(db)).toBe(0);
+    return { sessionId: session.id, callId: interrupt.callId };
+  }
+
+  it('a read answers at once', async () => {
+    const session = await runtime.startSession({ agent: 'sandbox', identity: testIdentity });
+    const turn = await runtime.send(session.id, 'SELECT name FROM customers WHERE id = 1', testIdentity);
+    expect(turn.status).toBe('completed');
+    expect(turn.messages.at(-1)?.text).toContain('Ada Lovelace');
+  });
+
+  it('write → preview → approve → committed', async () => {
+    const { sessionId, callId } = await proposeWrite();
+    const turn = await runtime.decide(sessionId, { type: 'approve', callId }, testIdentity);
+    expect(turn.status).toBe('completed');
+    expect(count(db)).toBe(1);
+  });
+
+  it('write → preview → reject → rolled back', async () => {
+    const { sessionId, callId } = await proposeWrite();
+    const turn = await runtime.decide(sessionId, { type: 'reject', callId }, testIdentity);
+    expect(turn.status).toBe('completed');
+    expect(count(db)).toBe(0);
+    expect(turn.messages.at(-1)?.text).toMatch(/Rolled back/);
+  });
+});
