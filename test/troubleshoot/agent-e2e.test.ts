@@ -107,6 +107,73 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     expect(turn.interrupt?.type).toBe('approval');
   });
 
+  it('AR-01 a dangerous command proposed through the runtime is blocked before the approval panel', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, options: { agentMode: true, autoApprove: true } });
+    const turn = await runtime.send(session.id, 'run rm -rf /', alice);
+    expect(turn.status).toBe('completed');
+    const snapshot = await runtime.getSession(session.id, alice);
+    expect(snapshot.toolCalls.find((c) => c.tool === 'suggest_ssh_command')).toMatchObject({ status: 'blocked' });
+    expect(turn.messages.at(-1)!.text).toContain('not run');
+  });
+
+  it('AR-13 with two hosts the agent asks which one (Yes/No/Skip/Custom); Skip stops without running anything', async () => {
+    const hosts = new HostRepository(testStore.store, secrets);
+    await hosts.add({
+      name: 'db-1',
+      address: sshd.host,
+      port: sshd.port,
+      username: sshd.username,
+      auth: { kind: 'key', privateKey: sshd.privateKey },
+      hostKeySha256: sshd.hostKeyFingerprint,
+    });
+    try {
+      const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice });
+      const asked = await runtime.send(session.id, 'dns is broken', alice);
+      expect(asked.status).toBe('waiting');
+      expect(asked.interrupt).toMatchObject({ type: 'question', options: ['yes', 'no', 'skip', 'custom'] });
+      expect((asked.interrupt as { question: string }).question).toContain('db-1, web-1');
+      const custom = await runtime.decide(
+        session.id,
+        { type: 'answer', callId: asked.interrupt!.callId, answer: { custom: 'db-1' } },
+        alice,
+      );
+      expect(custom.interrupt).toMatchObject({ type: 'approval', args: { host: 'db-1', command: 'cat /etc/resolv.conf' } });
+
+      const other = await runtime.startSession({ agent: 'troubleshoot', identity: alice });
+      const again = await runtime.send(other.id, 'dns is broken', alice);
+      const skipped = await runtime.decide(other.id, { type: 'answer', callId: again.interrupt!.callId, answer: 'skip' }, alice);
+      expect(skipped.status).toBe('completed');
+      expect(skipped.messages.at(-1)!.text).toMatch(/Stopped/);
+    } finally {
+      await hosts.remove('db-1');
+    }
+  });
+
+  it('AR-12 a command past the soft timeout raises "Read Output & Continue"; continuing reads the rest', async () => {
+    const agent = {
+      ...troubleshootAgent,
+      setup: (context: Parameters<typeof troubleshootAgent.setup>[0]) => createTroubleshootParts(context, { softTimeoutMs: 1000 }),
+    };
+    const slow = await createRuntime({ store: testStore.store, agents: [agent], secrets });
+    try {
+      const session = await slow.startSession({ agent: 'troubleshoot', identity: alice });
+      const proposed = await slow.send(session.id, 'run echo first-part; sleep 3; echo second-part', alice);
+      const running = await slow.decide(session.id, { type: 'approve', callId: proposed.interrupt!.callId }, alice);
+      expect(running.status).toBe('waiting');
+      expect(running.interrupt).toMatchObject({ type: 'continue', tool: 'suggest_ssh_command' });
+      expect((running.interrupt as { message: string }).message).toMatch(/still running/);
+      const done = await slow.decide(session.id, { type: 'continue', callId: running.interrupt!.callId }, alice);
+      expect(done.status).toBe('completed');
+      const calls = (await slow.getSession(session.id, alice)).toolCalls.map((c) => c.tool);
+      expect(calls[0]).toBe('suggest_ssh_command');
+      expect(calls.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(calls.slice(1))).toEqual(new Set(['read_output']));
+      expect(done.messages.at(-1)!.text).toContain('second-part');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('AR-16 sessions carry user_id and pillar troubleshoot/revive', async () => {
     const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, pillar: 'revive' });
     expect(session.pillar).toBe('revive');

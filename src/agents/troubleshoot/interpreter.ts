@@ -30,6 +30,30 @@ function summarise(steps: readonly Step[]): string[] {
     });
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The host of a runbook turn: the only one, the one the person named, or the person's answer to
+ * "which host?" (AR-13). `ask` when a question is needed; `stop` when the person skipped.
+ */
+function chooseHost(userText: string, steps: readonly Step[]): { host: string } | { ask: string } | { stop: string } {
+  const listed = record(lastOf(steps, 'list_hosts')?.output).hosts;
+  const names = (Array.isArray(listed) ? listed : []).map((h) => String(record(h).name));
+  if (names.length === 0) return { stop: 'No host is registered. Add one with `opsgate hosts add`, then ask again.' };
+  if (names.length === 1) return { host: names[0]! };
+  const named = names.find((name) => new RegExp(`(^|[^\\w.-])${escapeRegExp(name)}($|[^\\w.-])`).test(userText));
+  if (named) return { host: named };
+  const answerStep = lastOf(steps, 'request_human_input');
+  if (!answerStep)
+    return { ask: `Which host should I troubleshoot? Registered: ${names.join(', ')}. Answer with its name (Custom), or Skip to stop.` };
+  const answer = record(answerStep.output);
+  const text = typeof answer.text === 'string' ? answer.text.trim() : '';
+  if (answer.answer === 'custom' && names.includes(text)) return { host: text };
+  return { stop: `Stopped: no host chosen (answer: ${String(answer.answer ?? 'none')}${text ? ` "${text}"` : ''}).` };
+}
+
 function suggestionBlock(items: readonly string[]): string {
   return ['[SUGGESTIONS]', ...items.slice(0, 4).map((s) => `- ${s}`), '[/SUGGESTIONS]'].join('\n');
 }
@@ -121,14 +145,23 @@ export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRun
       const topic = topicFor(userText) ?? (/\bdetect os\b|\bwhich os\b/i.test(userText) ? 'os' : undefined);
       if (!topic) return undefined;
       // Identify → Verify → Investigate (history) → runbook steps.
-      if (!steps.some((s) => s.toolName === 'list_hosts'))
+      if (!steps.some((s) => s.toolName === 'list_hosts')) {
         return { toolCalls: [{ toolName: 'list_hosts', input: {} }], text: 'Identify: which host?' };
-      if (!steps.some((s) => s.toolName === 'detect_os'))
-        return { toolCalls: [{ toolName: 'detect_os', input: {} }], text: 'Verify: detecting the OS.' };
+      }
+      const choice = chooseHost(userText, steps);
+      if ('ask' in choice) return { toolCalls: [{ toolName: 'request_human_input', input: { question: choice.ask } }] };
+      if ('stop' in choice) return { text: choice.stop };
+      const host = choice.host;
+      if (!steps.some((s) => s.toolName === 'detect_os')) {
+        return { toolCalls: [{ toolName: 'detect_os', input: { host } }], text: 'Verify: detecting the OS.' };
+      }
       const detected = record(lastOf(steps, 'detect_os')?.output);
       if (topic === 'os') return { text: `The host runs ${String(detected.os ?? 'an unknown OS')}: ${firstLines(detected.output, 2)}` };
       if (!steps.some((s) => s.toolName === 'get_feedback_history')) {
-        return { toolCalls: [{ toolName: 'get_feedback_history', input: {} }], text: 'Investigate: checking what failed here before.' };
+        return {
+          toolCalls: [{ toolName: 'get_feedback_history', input: { host } }],
+          text: 'Investigate: checking what failed here before.',
+        };
       }
       const os: RunbookOs = detected.os === 'windows' ? 'windows' : 'linux';
       const runbook = runbooks.get(`${os}-${topic}`);
@@ -140,7 +173,10 @@ export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRun
       if (next)
         return {
           toolCalls: [
-            { toolName: 'suggest_ssh_command', input: { command: next.command, explanation: `${runbook.title}, step: ${next.title}` } },
+            {
+              toolName: 'suggest_ssh_command',
+              input: { host, command: next.command, explanation: `${runbook.title}, step: ${next.title}` },
+            },
           ],
         };
       return {
