@@ -51,6 +51,8 @@ export class PostgresSandboxEngine implements SandboxEngine {
 
   static async connect(url: string, options: { statementTimeoutMs?: number } = {}): Promise<PostgresSandboxEngine> {
     const pool = new pg.Pool({ connectionString: url, max: 4, statement_timeout: options.statementTimeoutMs ?? 10_000 });
+    // An idle client dropped by the server (restart, DROP DATABASE) must not crash the process.
+    pool.on('error', () => {});
     try {
       const { rows } = await pool.query<{ rolsuper: boolean }>('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
       if (rows[0]?.rolsuper) {
@@ -73,10 +75,10 @@ export class PostgresSandboxEngine implements SandboxEngine {
       throw classify(error, 'prepare');
     }
     try {
-      const placeholders = params.map((_, index) => `$${index + 1}`).join(', ');
+      // EXECUTE is a utility statement: its arguments cannot be bound, so they are quoted literals.
       const result = await client.query({
-        text: `EXECUTE ${name}${params.length ? `(${placeholders})` : ''}`,
-        values: [...params],
+        text: `EXECUTE ${name}${literals(client, params)}`,
+        values: [],
         queryMode: 'extended',
       } as pg.QueryConfig);
       const columns = result.fields.map((field) => field.name);
@@ -98,7 +100,13 @@ export class PostgresSandboxEngine implements SandboxEngine {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN TRANSACTION READ ONLY');
-      return await this.#run(client, sql, params);
+      const settings = await readSettings(client);
+      const result = await this.#run(client, sql, params);
+      // A read may not change the transaction's or the session's settings (set_config, COMMIT).
+      if ((await readSettings(client)) !== settings) {
+        throw SandboxErrors.SQL_NOT_ALLOWED({ path: 'read', reason: 'the statement changed transaction or session settings' });
+      }
+      return result;
     } finally {
       await client.query('ROLLBACK').catch(() => {});
       client.release();
@@ -204,10 +212,9 @@ export class PostgresSandboxEngine implements SandboxEngine {
       } catch (error) {
         throw classify(error, 'prepare');
       }
-      const placeholders = params.map((_, index) => `$${index + 1}`).join(', ');
       const result = await client.query({
-        text: `EXPLAIN EXECUTE ${name}${params.length ? `(${placeholders})` : ''}`,
-        values: [...params],
+        text: `EXPLAIN EXECUTE ${name}${literals(client, params)}`,
+        values: [],
         queryMode: 'extended',
       } as pg.QueryConfig);
       const rows = result.rows.map((row: Record<string, unknown>) => ({ detail: String(Object.values(row)[0]) }));
@@ -222,6 +229,28 @@ export class PostgresSandboxEngine implements SandboxEngine {
     if (this.#transaction) await this.#end(this.#transaction.id, 'ROLLBACK').catch(() => {});
     await this.#pool.end();
   }
+}
+
+const SETTINGS =
+  "SELECT current_setting('transaction_read_only') || ',' || current_setting('default_transaction_read_only') || ',' || current_user || ',' || current_setting('search_path') AS s";
+
+async function readSettings(client: pg.PoolClient): Promise<string> {
+  const { rows } = await client.query<{ s: string }>(SETTINGS);
+  return rows[0]?.s ?? '';
+}
+
+function literals(client: pg.PoolClient, params: readonly SqlParam[]): string {
+  if (params.length === 0) return '';
+  const quoted = params.map((param) => {
+    if (param === null) return 'NULL';
+    if (typeof param === 'boolean') return param ? 'TRUE' : 'FALSE';
+    if (typeof param === 'number') {
+      if (!Number.isFinite(param)) throw SandboxErrors.SQL_FAILED({ detail: `parameter ${param} is not a finite number` });
+      return String(param);
+    }
+    return client.escapeLiteral(param);
+  });
+  return `(${quoted.join(', ')})`;
 }
 
 function classify(error: unknown, stage: 'prepare' | 'execute'): Error {
