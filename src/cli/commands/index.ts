@@ -7,6 +7,7 @@ import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
 import { usersCommand } from './users.ts';
 import { accessServiceCommand } from './access-service.ts';
+import { hostsCommand } from './hosts.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [
@@ -18,4 +19,5 @@ export const commands: readonly CliCommand[] = [
   checkSqlCommand,
   mcpServerCommand,
   accessServiceCommand,
+  hostsCommand,
 ];
