@@ -150,7 +150,7 @@ function toRedirect(node: Node): Redirect | undefined {
 function inputOf(redirect: Redirect): CommandInput | undefined {
   if (redirect.operator === '<<' || redirect.operator === '<<-') return 'heredoc';
   if (redirect.operator === '<<<') return 'herestring';
-  if (redirect.operator === '<' || redirect.operator === '<>') return 'file';
+  if (redirect.operator === '<' || redirect.operator === '<>' || redirect.operator === '<&') return 'file';
   return undefined;
 }
 

@@ -188,9 +188,11 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       if (!is(c, 'rm')) return undefined;
       const { flags, operands } = parseFlags(c.args, RM);
       if (flags.has('no-preserve-root')) return 'rm --no-preserve-root removes the root file system';
-      const target = operands.find((o) => o.static && isProtectedPath(o.text));
+      // Without -r, rm cannot remove a directory, so only globs covering one (`/etc/*`) are dangerous.
+      const recursive = flags.has('recursive');
+      const target = operands.find((o) => o.static && isProtectedPath(o.text) && (recursive || /[*?]/.test(o.text)));
       if (target) return `rm would delete ${target.text}`;
-      if (flags.has('recursive')) {
+      if (recursive) {
         const dynamic = operands.find((o) => !o.static);
         if (dynamic) return `recursive rm of ${dynamic.text}, which is only known at run time`;
         if (c.argsFromInput) return 'recursive rm of paths read from standard input';

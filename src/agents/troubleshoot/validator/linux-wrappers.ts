@@ -88,71 +88,42 @@ type Unwrapper = (command: SimpleCommand) => Unwrapped;
 
 const UNWRAPPERS: Record<string, Unwrapper> = {
   sudo: (c) => {
-    const { flags } = parseFlags(c.args, {
-      withValue: [
-        'u',
-        'g',
-        'h',
-        'p',
-        'C',
-        'D',
-        'r',
-        't',
-        'T',
-        'U',
-        'user',
-        'group',
-        'host',
-        'prompt',
-        'chdir',
-        'role',
-        'type',
-        'other-user',
-        'close-from',
-        'command-timeout',
-      ],
-    });
-    const index = commandIndex(
-      c.args,
-      new Set([
-        '-u',
-        '-g',
-        '-h',
-        '-p',
-        '-C',
-        '-D',
-        '-r',
-        '-t',
-        '-T',
-        '-U',
-        '--user',
-        '--group',
-        '--host',
-        '--prompt',
-        '--chdir',
-        '--role',
-        '--type',
-        '--other-user',
-        '--close-from',
-        '--command-timeout',
-      ]),
-      0,
-      true,
-    );
+    const valueOptions = [
+      '-u',
+      '-g',
+      '-h',
+      '-p',
+      '-C',
+      '-D',
+      '-r',
+      '-t',
+      '-T',
+      '-U',
+      '--user',
+      '--group',
+      '--host',
+      '--prompt',
+      '--chdir',
+      '--role',
+      '--type',
+      '--other-user',
+      '--close-from',
+      '--command-timeout',
+    ];
+    const index = commandIndex(c.args, new Set(valueOptions), 0, true);
+    const { flags } = parseFlags(c.args.slice(0, index), { withValue: valueOptions.map((o) => o.replace(/^-+/, '')) });
     const rest = c.args.slice(index);
+    const shell = flags.has('s') || flags.has('i') || flags.has('shell') || flags.has('login');
     if (flags.has('e') || flags.has('edit'))
       return { commands: [innerCommand(c, [{ text: 'sudoedit', static: true }, ...rest], 'sudo -e')!], scripts: [] };
-    if ((flags.has('s') || flags.has('i') || flags.has('shell') || flags.has('login')) && rest.length === 0) {
-      return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'sudo -s')!], scripts: [] };
-    }
-    if (flags.has('s') || flags.has('i') || flags.has('shell') || flags.has('login'))
-      return { commands: [], scripts: [{ source: joined(rest), via: 'sudo -s' }] };
+    if (shell && rest.length === 0) return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'sudo -s')!], scripts: [] };
+    if (shell) return { commands: [], scripts: [{ source: joined(rest), via: 'sudo -s' }] };
     const inner = innerCommand(c, rest, 'sudo');
     return inner ? { commands: [inner], scripts: [] } : NONE;
   },
   doas: (c) => {
-    const { flags } = parseFlags(c.args, { withValue: ['u', 'C'] });
     const index = commandIndex(c.args, new Set(['-u', '-C']));
+    const { flags } = parseFlags(c.args.slice(0, index), { withValue: ['u', 'C'] });
     if (flags.has('s')) return { commands: [innerCommand(c, [{ text: 'sh', static: true }], 'doas -s')!], scripts: [] };
     const inner = innerCommand(c, c.args.slice(index), 'doas');
     return inner ? { commands: [inner], scripts: [] } : NONE;
@@ -227,6 +198,7 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
       ]),
     );
     const inner = innerCommand(c, c.args.slice(index), 'xargs', { argsFromInput: true, input: undefined });
+    if (inner && SHELLS.has(inner.program)) return { commands: [{ ...inner, input: 'pipe' }], scripts: [] };
     return inner ? { commands: [inner], scripts: [] } : NONE;
   },
   watch: (c) => {

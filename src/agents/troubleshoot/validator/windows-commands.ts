@@ -102,13 +102,17 @@ export function scanWindowsCommandLine(input: string): WindowsScan {
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     if (segment.tokens.length === 0) continue;
-    const text = line.slice(segment.start, segment.end).trim();
-    const command = toCommand(segment, text, segment.after === '|');
-    commands.push(command);
-    nested.push(...embeddedScripts(command, segment, line, text));
-    const assignment = /^\$[\w:]+\s*[+\-*/]?=\s*(.+)$/s.exec(text);
+    const own = line.slice(segment.start, segment.end).trim();
+    // A piped command's segment is the pipeline so far, so rules see what feeds it.
+    const previous = commands[commands.length - 1];
+    const text = segment.after === '|' && previous ? `${previous.segment} | ${own}` : own;
+    const command = toCommand(segment, own, segment.after === '|');
+    if (text !== own) commands.push({ ...command, segment: text });
+    else commands.push(command);
+    nested.push(...embeddedScripts(command, segment, line, own));
+    const assignment = /^\$[\w:]+\s*[+\-*/]?=\s*(.+)$/s.exec(own);
     if (command.program === '(expression)' && assignment)
-      nested.push({ source: { text: assignment[1]!, static: true }, via: 'assignment', segment: text });
+      nested.push({ source: { text: assignment[1]!, static: true }, via: 'assignment', segment: own });
   }
   return { commands, nested };
 }
@@ -338,7 +342,7 @@ function embeddedScripts(command: SimpleCommand, segment: Segment, line: string,
             break;
           }
           if ('file'.startsWith(name) && name.length >= 1) break;
-          if (POWERSHELL_VALUE_PARAMETERS.some((p) => p.startsWith(name) && name.length >= 2)) index++;
+          if (POWERSHELL_VALUE_PARAMETERS.some((p) => p.startsWith(name))) index++;
           continue;
         }
         push(remainder(segment, index, line), 'powershell');
