@@ -1,4 +1,7 @@
 import type { AgentDefinition } from '../core/agent/index.ts';
+import { accessAgent } from './access/index.ts';
+import { sandboxAgent } from './sandbox/index.ts';
+import { troubleshootAgent } from './troubleshoot/index.ts';
 
 /** Every agent opsgate carries. Adding an agent is one line here plus its own folder. */
-export const agents: readonly AgentDefinition[] = [];
+export const agents: readonly AgentDefinition[] = [accessAgent, troubleshootAgent, sandboxAgent];

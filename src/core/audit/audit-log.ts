@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Store } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
@@ -58,28 +58,37 @@ type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 export class AuditLog {
   readonly #store: Store;
   readonly #now: () => Date;
+  #tail: { seq: number; hash: string } | undefined;
 
   constructor(store: Store, now: () => Date = () => new Date()) {
     this.#store = store;
     this.#now = now;
   }
 
-  /** Appends inside `db` (pass a transaction to make the event part of a larger write). */
+  /**
+   * Appends one event. The chain's tail is cached and the insert names its sequence number, so a
+   * writer in another process that appended first makes this insert collide on the key; the tail
+   * is then re-read and the append retried. One statement in the common case.
+   */
   async append(event: AuditEventInput, db: Db = this.#store.db): Promise<AuditEvent> {
-    if (db === this.#store.db) return this.#store.db.transaction().execute((trx) => this.append(event, trx));
-    if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(7262001)`.execute(db);
-    const last = await db.selectFrom('audit_events').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-    const seq = (last?.seq ?? 0) + 1;
-    const prevHash = last?.hash ?? GENESIS_HASH;
     const createdAt = this.#now().toISOString();
     const payload = canonicalJson(event.payload);
     const sessionId = event.sessionId ?? null;
-    const hash = hashAuditEvent(prevHash, { seq, sessionId, type: event.type, actor: event.actor, payload, createdAt });
-    await db
-      .insertInto('audit_events')
-      .values({ seq, session_id: sessionId, type: event.type, actor: event.actor, payload, prev_hash: prevHash, hash, created_at: createdAt })
-      .execute();
-    return { seq, sessionId, type: event.type, actor: event.actor, payload: event.payload, prevHash, hash, createdAt };
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      if (!this.#tail || attempt > 0) this.#tail = await readTail(db);
+      const seq = this.#tail.seq + 1;
+      const prevHash = this.#tail.hash;
+      const hash = hashAuditEvent(prevHash, { seq, sessionId, type: event.type, actor: event.actor, payload, createdAt });
+      try {
+        await db.insertInto('audit_events').values({ seq, session_id: sessionId, type: event.type, actor: event.actor, payload, prev_hash: prevHash, hash, created_at: createdAt }).execute();
+      } catch (error) {
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+      this.#tail = { seq, hash };
+      return { seq, sessionId, type: event.type, actor: event.actor, payload: event.payload, prevHash, hash, createdAt };
+    }
+    throw new Error('could not append to the audit log: it kept changing underneath (20 attempts)');
   }
 
   async list(filter: AuditFilter = {}): Promise<AuditEvent[]> {
@@ -130,6 +139,16 @@ export class AuditLog {
       afterSeq = page[page.length - 1]!.seq;
     }
   }
+}
+
+async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
+  const last = await db.selectFrom('audit_events').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const record = error as { code?: unknown; message?: unknown };
+  return record?.code === '23505' || /UNIQUE constraint failed|PRIMARY KEY/i.test(String(record?.message ?? ''));
 }
 
 function toEvent(row: Selectable<AuditEventsTable>): AuditEvent {

@@ -72,6 +72,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     fourEyesTools: new Set(options.fourEyesTools ?? []),
+    flush: () => store.flush(),
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
 
@@ -118,8 +119,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!mayRead(row, actor)) throw CoreErrors.SESSION_FORBIDDEN({ sessionId: row.id });
   };
 
-  const summary = (row: SessionRow): SessionSummary => {
-    const state = parseSessionState(row.state);
+  const summary = (row: SessionRow, state: SessionState = parseSessionState(row.state)): SessionSummary => {
     return {
       id: row.id,
       agent: row.agent,
@@ -137,13 +137,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     };
   };
 
-  const snapshot = async (sessionId: string): Promise<SessionSnapshot> => {
-    const working = await loadWorking(sessionId);
-    const calls = await sessionRepository.loadToolCalls(store.db, sessionId);
+  const snapshotOf = async (working: WorkingSession): Promise<SessionSnapshot> => {
+    const calls = await sessionRepository.loadToolCalls(store.db, working.id);
     const statuses = new Map(calls.map((c) => [c.id, c.status as never]));
     const phases = working.agent.parts.workflow?.phases.map((p) => ({ name: p.name, title: p.title }));
     return {
-      ...summary(working.row),
+      ...summary(working.row, working.state),
       messages: toChatMessages(working.messages, statuses),
       toolCalls: calls.map(toToolCallRecord),
       ...(working.interrupt ? { interrupt: working.interrupt } : {}),
@@ -153,9 +152,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       options: working.state.options,
     };
   };
+  const snapshot = async (sessionId: string): Promise<SessionSnapshot> => snapshotOf(await loadWorking(sessionId));
 
   const finish = async (working: WorkingSession, status: LoopStatus, firstNewSeq: number): Promise<TurnResult> => {
-    const session = await snapshot(working.id);
+    const session = await snapshotOf(working);
     const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
     return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
   };
@@ -252,7 +252,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await sessionRepository.insertSession(store.db, row);
       await audit.append({ sessionId: row.id, type: 'session_started', actor: `user:${input.identity.username}`, payload: { agent: row.agent, pillar, options: state.options } });
       await events.publish(row.id, 'status', { status: 'idle' });
-      return snapshot(row.id);
+      return snapshotOf(new WorkingSession(row, state, [], agent));
     },
 
     async send(sessionId, text, actor) {
@@ -307,7 +307,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       let query = store.db.selectFrom('sessions').selectAll().orderBy('updated_at', 'desc').limit(500);
       if (!(filter.all && hasRole(actor, ROLE_APPROVER))) query = query.where('user_id', '=', actor.userId);
       if (filter.agent) query = query.where('agent', '=', filter.agent);
-      return (await query.execute()).map(summary);
+      return (await query.execute()).map((row) => summary(row));
     },
 
     async addFeedback(sessionId, actor, input) {

@@ -29,6 +29,8 @@ export interface ToolCallEnvironment {
   readonly generateId: () => string;
   readonly approvalTtlMs: number;
   readonly fourEyesTools: ReadonlySet<string>;
+  /** Makes the stored state durable before a side effect. */
+  readonly flush: () => Promise<void>;
 }
 
 export function sha256(text: string): string {
@@ -263,6 +265,8 @@ export class ToolCallProcessor {
       const row = await sessionRepository.getToolCall(db, callId);
       throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
     }
+    // `executing` must be on disk before the side effect, so a crash shows the call as unknown.
+    if (tool.mutability === 'mutable') await this.#env.flush();
     if (tool.validate) {
       const verdict = await tool.validate(input, context);
       if (verdict.verdict === 'block') {

@@ -20,6 +20,16 @@ export async function runMigrations(db: Kysely<unknown>, dialect: StoreDialectNa
     }
     byName.set(migration.name, migration);
   }
+  // Migrations that another part of opsgate applied earlier (an agent this process does not load)
+  // are already done; they stand in as no-ops so Kysely does not report them missing.
+  const applied = await db
+    .selectFrom('opsgate_migrations' as never)
+    .select('name' as never)
+    .execute()
+    .catch(() => [] as Array<{ name: string }>);
+  for (const row of applied as Array<{ name: string }>) {
+    if (!byName.has(row.name)) byName.set(row.name, { name: row.name, up: async () => {} });
+  }
   const provider: MigrationProvider = {
     async getMigrations() {
       const result: Record<string, Migration> = {};

@@ -12,21 +12,59 @@ function toSqlValues(parameters: ReadonlyArray<unknown>): SqlValue[] {
   });
 }
 
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+
 /**
- * Kysely's SQLite dialect needs a two-method database; this adapts `node:sqlite`'s
- * `DatabaseSync` to it and caches prepared statements by their SQL text.
+ * Kysely's SQLite dialect needs a two-method database; this adapts `node:sqlite`'s `DatabaseSync`
+ * to it, caches prepared statements, and commits in groups: the first write of an event-loop
+ * turn opens a transaction that commits when the turn ends (or at `flush()`), so a burst of
+ * writes costs one commit instead of one each. Explicit transactions (Kysely's) close the group first.
  */
-class NodeSqliteDatabase implements SqliteDatabase {
+export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, SqliteStatement>();
+  #groupOpen = false;
+  #explicitDepth = 0;
+  #commitScheduled = false;
 
   constructor(database: DatabaseSync) {
     this.#database = database;
   }
 
+  /** Commits the open write group now (before a side effect that must follow durable state). */
+  flush(): void {
+    if (!this.#groupOpen) return;
+    this.#groupOpen = false;
+    this.#database.exec('COMMIT');
+  }
+
   close(): void {
+    this.flush();
     this.#statements.clear();
     this.#database.close();
+  }
+
+  #beforeWrite(): void {
+    if (this.#groupOpen || this.#explicitDepth > 0) return;
+    this.#database.exec('BEGIN IMMEDIATE');
+    this.#groupOpen = true;
+    if (!this.#commitScheduled) {
+      this.#commitScheduled = true;
+      setImmediate(() => {
+        this.#commitScheduled = false;
+        if (this.#database.isOpen) this.flush();
+      });
+    }
+  }
+
+  #control(sql: string): void {
+    const word = sql.trim().split(/\s+/)[0]!.toLowerCase();
+    if (word === 'begin') {
+      this.flush();
+      this.#explicitDepth += 1;
+    } else if (word === 'commit' || word === 'end' || word === 'rollback') {
+      if (!/\bto\b/i.test(sql)) this.#explicitDepth = Math.max(0, this.#explicitDepth - 1);
+    }
   }
 
   prepare(sql: string): SqliteStatement {
@@ -34,10 +72,19 @@ class NodeSqliteDatabase implements SqliteDatabase {
     if (cached) return cached;
     const statement: StatementSync = this.#database.prepare(sql);
     const reader = statement.columns().length > 0;
+    const control = TRANSACTION_CONTROL.test(sql);
+    const mutates = !control && !/^\s*(select|with|explain)\b/i.test(sql);
     const wrapped: SqliteStatement = {
       reader,
-      all: (parameters) => statement.all(...toSqlValues(parameters)),
-      run: (parameters) => statement.run(...toSqlValues(parameters)),
+      all: (parameters) => {
+        if (mutates) this.#beforeWrite();
+        return statement.all(...toSqlValues(parameters));
+      },
+      run: (parameters) => {
+        if (control) this.#control(sql);
+        else if (mutates) this.#beforeWrite();
+        return statement.run(...toSqlValues(parameters));
+      },
       iterate: (parameters) => statement.iterate(...toSqlValues(parameters)),
     };
     if (this.#statements.size > 500) this.#statements.clear();
@@ -47,8 +94,9 @@ class NodeSqliteDatabase implements SqliteDatabase {
 }
 
 /** Opens a SQLite file in WAL mode for Kysely. `:memory:` works for throwaway stores. */
-export function openSqlite(path: string): { dialect: SqliteDialect; database: DatabaseSync } {
-  const database = new DatabaseSync(path);
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
-  return { dialect: new SqliteDialect({ database: new NodeSqliteDatabase(database) }), database };
+export function openSqlite(path: string): { dialect: SqliteDialect; database: NodeSqliteDatabase } {
+  const raw = new DatabaseSync(path);
+  raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  const database = new NodeSqliteDatabase(raw);
+  return { dialect: new SqliteDialect({ database }), database };
 }

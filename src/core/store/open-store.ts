@@ -26,6 +26,11 @@ export interface Store {
   readonly dialect: StoreDialectName;
   /** Human-readable location (a file path or a redacted URL). */
   readonly location: string;
+  /**
+   * Makes every write so far durable now. SQLite groups the writes of one event-loop turn into
+   * one commit; call this before a side effect that must only happen after the state is stored.
+   */
+  flush(): Promise<void>;
   /** Applies migrations contributed later (idempotent). */
   migrate(migrations: readonly StoreMigration[]): Promise<string[]>;
   close(): Promise<void>;
@@ -50,6 +55,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let db: Kysely<CoreDatabase>;
   let dialect: StoreDialectName;
   let location: string;
+  let flush = async () => {};
   if (databaseUrl) {
     dialect = 'postgres';
     location = redactUrl(databaseUrl);
@@ -60,13 +66,25 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     location = path;
-    db = new Kysely<CoreDatabase>({ dialect: openSqlite(path).dialect });
+    const sqlite = openSqlite(path);
+    db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect });
+    // Runs on Kysely's one connection, after any query already queued on it.
+    flush = async () => {
+      await db.connection().execute(async () => sqlite.database.flush());
+    };
   }
+  // Every migration the store was ever given is kept, so that one part migrating its own tables
+  // never looks like another part's migrations went missing.
+  const known = new Map<string, StoreMigration>([[coreInitialMigration.name, coreInitialMigration]]);
   const store: Store = {
     db,
     dialect,
     location,
-    migrate: (migrations) => runMigrations(db as Kysely<unknown>, dialect, [coreInitialMigration, ...migrations]),
+    flush,
+    migrate: (migrations) => {
+      for (const migration of migrations) known.set(migration.name, migration);
+      return runMigrations(db as Kysely<unknown>, dialect, [...known.values()]);
+    },
     close: () => db.destroy(),
   };
   await store.migrate(options.migrations ?? []);
