@@ -62,6 +62,8 @@ function isUniqueViolation(error: unknown): boolean {
 export class CatalogRepository {
   readonly #db: Kysely<AccessDatabase>;
   readonly #lockRows: boolean;
+  /** Catalog users by id. Users are never renamed or deleted, so an entry cannot go stale. */
+  readonly #usersById = new Map<number, CatalogUser>();
 
   constructor(store: Store) {
     this.#db = store.db as unknown as Kysely<AccessDatabase>;
@@ -93,8 +95,14 @@ export class CatalogRepository {
   }
 
   async findUserById(id: number): Promise<CatalogUser | undefined> {
+    const cached = this.#usersById.get(id);
+    if (cached) return cached;
     const row = await this.#db.selectFrom('access_users').select(['id', 'username']).where('id', '=', id).executeTakeFirst();
-    return row ? { id: Number(row.id), username: row.username } : undefined;
+    if (!row) return undefined;
+    const user = { id: Number(row.id), username: row.username };
+    if (this.#usersById.size >= 100_000) this.#usersById.clear();
+    this.#usersById.set(id, user);
+    return user;
   }
 
   async findUserByUsername(username: string): Promise<CatalogUser | undefined> {
