@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type Browser, chromium } from 'playwright-core';
 import { accessAgent } from '../../src/agents/access/index.ts';
+import { type AgentDefinition, createStoreSecretStore, type SecretStore } from '../../src/core/agent/index.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
@@ -48,12 +49,21 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-export async function startWebServer(): Promise<WebServer> {
+export async function startWebServer(
+  options: { agents?: readonly AgentDefinition[]; prepare?: (store: Store, secrets: SecretStore) => Promise<void> } = {},
+): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
   const env = { ...process.env, ACCESS_API_URL: undefined, OPSGATE_MODEL: undefined };
-  const store = await openStore({ sqlitePath: join(dir, 'opsgate.db'), databaseUrl: '' });
+  const agents = options.agents ?? [accessAgent];
+  const store = await openStore({
+    sqlitePath: join(dir, 'opsgate.db'),
+    databaseUrl: '',
+    migrations: agents.flatMap((a) => a.migrations ?? []),
+  });
+  const secrets = createStoreSecretStore(store);
+  await options.prepare?.(store, secrets);
   const logger = pino({ level: 'warn' });
-  const runtime = await createRuntime({ store, agents: [accessAgent], dataDir: dir, env, logger });
+  const runtime = await createRuntime({ store, agents, dataDir: dir, env, logger, secrets });
   const users = new UserRepository(store);
   for (const [username, role] of [
     ['john_doe', 'user'],
