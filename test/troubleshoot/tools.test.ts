@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTroubleshootParts, type TroubleshootParts } from '../../src/agents/troubleshoot/parts.ts';
 import type { CommandResult } from '../../src/agents/troubleshoot/tools/command-result.ts';
+import type { AgentSetupContext } from '../../src/core/agent/define-agent.ts';
 import { ToolContinuation } from '../../src/core/runtime/tool-continuation.ts';
 import type { AnyToolDefinition } from '../../src/core/tools/index.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
@@ -16,6 +17,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
   let testStore: TestStore;
   let parts: TroubleshootParts;
   let secrets: MemorySecretStore;
+  let setup: AgentSetupContext;
   const tools = new Map<string, AnyToolDefinition>();
   let callSeq = 0;
 
@@ -23,18 +25,16 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
     sshd = await startTestSshd();
     testStore = await sqliteTestStore.create();
     secrets = new MemorySecretStore();
-    parts = await createTroubleshootParts(
-      {
-        store: testStore.store,
-        logger: pino({ level: 'silent' }),
-        dataDir: sshd.dir,
-        env: {},
-        options: {},
-        secrets,
-        clock: { now: () => new Date() },
-      },
-      { softTimeoutMs: 1500 },
-    );
+    setup = {
+      store: testStore.store,
+      logger: pino({ level: 'silent' }),
+      dataDir: sshd.dir,
+      env: {},
+      options: {},
+      secrets,
+      clock: { now: () => new Date() },
+    };
+    parts = await createTroubleshootParts(setup, { softTimeoutMs: 30_000 });
     for (const tool of parts.tools) tools.set(tool.name, tool);
     await parts.deps.hosts.add({
       name: 'local',
@@ -152,7 +152,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
   it('AR-07 git log in a repository with many commits does not hang (pagers avoided by GIT_PAGER=cat)', async () => {
     const repo = join(sshd.dir, 'repo');
     const { output } = await run(
-      `git init -q ${repo} && cd ${repo} && for i in $(seq 1 80); do git -c user.name=t -c user.email=t@e commit -q --allow-empty -m "commit $i"; done; git -c core.pager=less log --oneline | tail -1; git -c core.pager=less log; cd /`,
+      `git init -q ${repo} && cd ${repo} && for i in $(seq 1 40); do git -c user.name=t -c user.email=t@e commit -q --allow-empty -m "commit $i"; done; git -c core.pager=less log --oneline | tail -1; git -c core.pager=less log; cd /`,
     );
     const result = output as CommandResult;
     expect(result.status).toBe('completed');
@@ -160,7 +160,14 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
   });
 
   it('AR-12 a command that outlives the soft timeout returns still_running; read_output gets the rest', async () => {
-    const { output, ctx } = await run('echo started; sleep 3; echo finished');
+    // A second instance with a 1.5 s soft timeout (default 2 minutes); its own shell pool.
+    const slow = await createTroubleshootParts(setup, { softTimeoutMs: 1500 });
+    const slowTool = (name: string) => slow.tools.find((t) => t.name === name)!;
+    const ctx = context('session-slow');
+    const suggest = slowTool('suggest_ssh_command');
+    const input = suggest.input.parse({ host: 'local', command: 'echo started; sleep 4; echo finished' });
+    expect((await suggest.validate!(input, ctx)).verdict).toBe('allow');
+    const output = await suggest.execute(input, ctx);
     expect(output).toBeInstanceOf(ToolContinuation);
     const continuation = output as ToolContinuation;
     const partial = continuation.output as CommandResult;
@@ -170,16 +177,19 @@ describe.skipIf(!sshdAvailable())('troubleshoot tools against a real sshd', () =
     expect(partial.continue?.tool).toBe('read_output');
     expect(continuation.message).toMatch(/still running/);
     // A second command is refused while the first runs.
-    const busy = await propose('echo second', context(ctx.sessionId));
-    await expect(busy.tool.execute(busy.input, busy.ctx)).rejects.toMatchObject({ code: 'SHELL_BUSY' });
+    const busyCtx = context(ctx.sessionId);
+    const busyInput = suggest.input.parse({ host: 'local', command: 'echo second' });
+    await suggest.validate!(busyInput, busyCtx);
+    await expect(suggest.execute(busyInput, busyCtx)).rejects.toMatchObject({ code: 'SHELL_BUSY' });
     const readCtx = createTestToolContext({ sessionId: ctx.sessionId, callId: 'read-1', state: ctx.state });
-    const rest = (await tools.get('read_output')!.execute({ host: 'local', wait_seconds: 10 }, readCtx)) as CommandResult;
+    const rest = (await slowTool('read_output').execute({ host: 'local', wait_seconds: 20 }, readCtx)) as CommandResult;
     expect(rest.status).toBe('completed');
     expect(rest.exit_status).toBe(0);
     expect(rest.output).toContain('finished');
     expect(rest.output).not.toContain('started');
     expect(readCtx.audited.map((a) => a.type)).toEqual(['command_executed']);
     expect((await parts.deps.history.findByCall(ctx.callId))?.status).toBe('executed');
+    await slow.close?.();
   });
 
   it('AR-06 detect_os runs uname -a in the visible shell and records the OS', async () => {
