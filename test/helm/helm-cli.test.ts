@@ -17,7 +17,9 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'opsgate-fake-helm-'));
     log = join(dir, 'argv.log');
-    cli = new HelmCli({ env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}`, FAKE_HELM_LOG: log, FAKE_HELM_FIXTURES: fixtures } });
+    cli = new HelmCli({
+      env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}`, FAKE_HELM_LOG: log, FAKE_HELM_FIXTURES: fixtures },
+    });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -48,7 +50,14 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
     const repository = await ChartRepository.open();
     const chart = await repository.load('webapp', '1.1.0');
     const archive = repository.archivePath(repository.entry('webapp', '1.1.0'));
-    const request = { release: 'web', namespace: 'default', chart, chartArchive: archive, values: { replicaCount: 3 }, createNamespace: true };
+    const request = {
+      release: 'web',
+      namespace: 'default',
+      chart,
+      chartArchive: archive,
+      values: { replicaCount: 3 },
+      createNamespace: true,
+    };
     await cli.upgrade(request);
     const upgrade = invocations()[0]!;
     expect(upgrade.slice(0, 6)).toEqual(['upgrade', 'web', archive, '--namespace', 'default', '--reset-values']);
@@ -67,10 +76,26 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
     await cli.uninstall('web', 'default');
     expect(invocations()[1]).toEqual(['uninstall', 'web', '--namespace', 'default', '--wait']);
     const info = await service.backend.clusterInfo();
-    expect(info).toEqual({ context: 'kind-test', kubernetesVersion: 'v1.29.4', nodes: [{ name: 'node-a', ready: true }, { name: 'node-b', ready: false }] });
+    expect(info).toEqual({
+      context: 'kind-test',
+      kubernetesVersion: 'v1.29.4',
+      nodes: [
+        { name: 'node-a', ready: true },
+        { name: 'node-b', ready: false },
+      ],
+    });
     const health = await cli.health('web', 'default');
     expect(health.pods.map((p) => p.status)).toEqual(['CrashLoopBackOff', 'ImagePullBackOff', 'Running']);
-    expect(invocations().at(-2)).toEqual(['get', 'pods', '--namespace', 'default', '--selector', 'app.kubernetes.io/instance=web', '-o', 'json']);
+    expect(invocations().at(-2)).toEqual([
+      'get',
+      'pods',
+      '--namespace',
+      'default',
+      '--selector',
+      'app.kubernetes.io/instance=web',
+      '-o',
+      'json',
+    ]);
   });
 
   it('the install/upgrade scenario check aborts on unreachable instead of installing', async () => {

@@ -30,8 +30,16 @@ describe('Helm MCP server over stdio (a real child process)', () => {
     const client = await HelmMcpClient.connect(transport);
     try {
       expect(await client.call('helm_list_releases', {})).toMatchObject({ backend: 'simulated-cluster', releases: [] });
-      const plan = await client.call('helm_get_installation_plan', { operation: 'install', release: 'web', namespace: 'default', chart: 'webapp', version: '1.0.0' });
-      expect(plan).toMatchObject({ plan: { operation: 'install', resources: { create: ['Deployment/web-webapp', 'Service/web-webapp'] } } });
+      const plan = await client.call('helm_get_installation_plan', {
+        operation: 'install',
+        release: 'web',
+        namespace: 'default',
+        chart: 'webapp',
+        version: '1.0.0',
+      });
+      expect(plan).toMatchObject({
+        plan: { operation: 'install', resources: { create: ['Deployment/web-webapp', 'Service/web-webapp'] } },
+      });
     } finally {
       await client.close();
     }

@@ -2,21 +2,40 @@ import { defineErrorCodes } from '../../core/errors/index.ts';
 
 /** Error codes of the helm agent. Messages say what to do next. */
 export const HelmErrors = defineErrorCodes({
-  HELM_RELEASE_NOT_FOUND: { status: 404, message: 'release: not found ({release} in namespace {namespace}). Install it first, or check the name and namespace.' },
+  HELM_RELEASE_NOT_FOUND: {
+    status: 404,
+    message: 'release: not found ({release} in namespace {namespace}). Install it first, or check the name and namespace.',
+  },
   HELM_CLUSTER_UNREACHABLE: {
     status: 503,
     message: 'Kubernetes cluster unreachable: {detail}. Nothing was changed; check the kubeconfig context and network, then try again.',
   },
-  HELM_FORBIDDEN: { status: 403, message: 'The cluster refused the request: {detail}. Nothing was changed; ask a cluster admin for the needed RBAC rights.' },
+  HELM_FORBIDDEN: {
+    status: 403,
+    message: 'The cluster refused the request: {detail}. Nothing was changed; ask a cluster admin for the needed RBAC rights.',
+  },
   HELM_RELEASE_PENDING: {
     status: 409,
     message:
       'Release {release} is stuck in {status} (revision {revision}); another operation may be running or was interrupted. The workflow stopped; roll back to revision {rollbackTo} first.',
   },
-  HELM_NAME_IN_USE: { status: 409, message: 'cannot re-use a name that is still in use: {release} in namespace {namespace}. Upgrade it instead, or pick another name.' },
-  HELM_CHART_NOT_FOUND: { status: 404, message: 'Chart {chart}{version} is not in the repository. Search the repository (helm_search_charts) for available charts and versions.' },
-  HELM_CHART_INVALID: { status: 422, message: 'Chart {chart} is invalid: {detail}. Fix the chart archive and rebuild the repository index.' },
-  HELM_VALUES_INVALID: { status: 422, message: 'The values do not match the chart schema ({count} errors): {detail}. Change these values and plan again.' },
+  HELM_NAME_IN_USE: {
+    status: 409,
+    message: 'cannot re-use a name that is still in use: {release} in namespace {namespace}. Upgrade it instead, or pick another name.',
+  },
+  HELM_CHART_NOT_FOUND: {
+    status: 404,
+    message:
+      'Chart {chart}{version} is not in the repository. Search the repository (helm_search_charts) for available charts and versions.',
+  },
+  HELM_CHART_INVALID: {
+    status: 422,
+    message: 'Chart {chart} is invalid: {detail}. Fix the chart archive and rebuild the repository index.',
+  },
+  HELM_VALUES_INVALID: {
+    status: 422,
+    message: 'The values do not match the chart schema ({count} errors): {detail}. Change these values and plan again.',
+  },
   HELM_RENDER_FAILED: { status: 422, message: 'Rendering {template} failed: {detail}. Check the values the template uses.' },
   HELM_PLAN_STALE: {
     status: 409,
@@ -24,12 +43,22 @@ export const HelmErrors = defineErrorCodes({
       'The plan changed since it was approved (approved {expected}, now {actual}): the values or the cluster changed. Nothing was run; go back to planning and ask for approval of the new plan.',
   },
   HELM_PREREQUISITES_FAILED: { status: 422, message: 'Prerequisites not met: {detail}. Pick a chart version that supports this cluster.' },
-  HELM_OPERATION_FAILED: { status: 502, message: 'helm {operation} failed: {detail}. Check the release status and history before retrying.' },
-  HELM_REVISION_NOT_FOUND: { status: 404, message: 'Release {release} has no revision {revision}. Read its history (helm_get_release_status) and pick an existing revision.' },
-  HELM_BAD_OUTPUT: { status: 502, message: 'Could not parse the output of `helm {command}`: {detail}. Check the helm version (Helm 3 is required).' },
+  HELM_OPERATION_FAILED: {
+    status: 502,
+    message: 'helm {operation} failed: {detail}. Check the release status and history before retrying.',
+  },
+  HELM_REVISION_NOT_FOUND: {
+    status: 404,
+    message: 'Release {release} has no revision {revision}. Read its history (helm_get_release_status) and pick an existing revision.',
+  },
+  HELM_BAD_OUTPUT: {
+    status: 502,
+    message: 'Could not parse the output of `helm {command}`: {detail}. Check the helm version (Helm 3 is required).',
+  },
   HELM_MCP_ERROR: { status: 502, message: 'The Helm MCP server answered {tool} with an error: {detail}' },
   HELM_APPROVAL_REQUIRED: {
     status: 403,
-    message: '{tool} changes the cluster and arrived without an approval. It was not run; propose it so that a person can approve the plan.',
+    message:
+      '{tool} changes the cluster and arrived without an approval. It was not run; propose it so that a person can approve the plan.',
   },
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testStoreFactories, type TestStore } from '../../testing/test-stores.ts';
+import { type TestStore, testStoreFactories } from '../../testing/test-stores.ts';
 import { helmSimulatorMigration } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
@@ -19,7 +19,9 @@ describe.each(testStoreFactories())('HelmService on the simulated cluster ($dial
   it('refuses to execute a plan whose hash is not the approved one', async () => {
     const request = { operation: 'install' as const, release: 'web', namespace: 'default', chart: 'webapp', values: { replicaCount: 2 } };
     const plan = await service.plan(request);
-    await expect(service.execute({ ...request, values: { replicaCount: 9 } }, plan.planHash)).rejects.toMatchObject({ code: 'HELM_PLAN_STALE' });
+    await expect(service.execute({ ...request, values: { replicaCount: 9 } }, plan.planHash)).rejects.toMatchObject({
+      code: 'HELM_PLAN_STALE',
+    });
     expect(await cluster.listReleases({ all: true })).toEqual([]);
     await service.execute(request, plan.planHash);
     expect(await cluster.listReleases({ all: true })).toHaveLength(1);
@@ -30,7 +32,9 @@ describe.each(testStoreFactories())('HelmService on the simulated cluster ($dial
     const legacy = await service.checkPrerequisites({ chart: 'legacy-cron', namespace: 'default' });
     expect(legacy.ok).toBe(false);
     expect(legacy.checks.find((c) => c.name === 'kubeVersion')?.detail).toContain('>=1.16.0-0 <1.22.0-0');
-    await expect(service.plan({ operation: 'install', release: 'cron', namespace: 'default', chart: 'legacy-cron' })).rejects.toMatchObject({ code: 'HELM_PREREQUISITES_FAILED' });
+    await expect(service.plan({ operation: 'install', release: 'cron', namespace: 'default', chart: 'legacy-cron' })).rejects.toMatchObject(
+      { code: 'HELM_PREREQUISITES_FAILED' },
+    );
   });
 
   it('a timed-out upgrade fails, and monitoring reports ProgressDeadlineExceeded with names', async () => {

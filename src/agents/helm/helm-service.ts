@@ -1,4 +1,5 @@
 import semver from 'semver';
+import { OpsgateError } from '../../core/errors/index.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import type { ChartRepository } from './charts/chart-repository.ts';
 import type { LoadedChart } from './charts/load-chart.ts';
@@ -6,9 +7,8 @@ import { HelmErrors } from './errors.ts';
 import { buildPlan, type HelmOperation, type InstallationPlan } from './plan.ts';
 import type { HelmHistoryItem, HelmStatus, PodHealth, WorkloadHealth } from './types.ts';
 import { mergeValues, type Values } from './values/merge-values.ts';
-import { requiredFields, validateValues, type ValuesValidation } from './values/validate-values.ts';
+import { requiredFields, type ValuesValidation, validateValues } from './values/validate-values.ts';
 import { diffValues } from './values/values-diff.ts';
-import { OpsgateError } from '../../core/errors/index.ts';
 
 export interface PlanRequest {
   readonly operation: HelmOperation;
@@ -68,7 +68,11 @@ export class HelmService {
       hasSchema: chart.schema !== undefined,
       schema: chart.schema ?? null,
       requiredFields: requiredFields(chart),
-      subcharts: chart.subcharts.map((sub) => ({ name: sub.metadata.name, version: sub.metadata.version, hasSchema: sub.schema !== undefined })),
+      subcharts: chart.subcharts.map((sub) => ({
+        name: sub.metadata.name,
+        version: sub.metadata.version,
+        hasSchema: sub.schema !== undefined,
+      })),
     };
   }
 
@@ -86,8 +90,15 @@ export class HelmService {
     }
     if (current.info.status.startsWith('pending-')) {
       const history = await this.backend.history(release, namespace);
-      const stable = [...history].reverse().find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
-      throw HelmErrors.HELM_RELEASE_PENDING({ release, status: current.info.status, revision: current.version, rollbackTo: stable?.revision ?? 'an earlier revision' });
+      const stable = [...history]
+        .reverse()
+        .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
+      throw HelmErrors.HELM_RELEASE_PENDING({
+        release,
+        status: current.info.status,
+        revision: current.version,
+        rollbackTo: stable?.revision ?? 'an earlier revision',
+      });
     }
     return { scenario: 'UPGRADE', release, namespace, current };
   }
@@ -140,7 +151,11 @@ export class HelmService {
     checks.push({
       name: 'namespace',
       ok: exists || Boolean(request.createNamespace),
-      detail: exists ? `namespace ${request.namespace} exists` : request.createNamespace ? `namespace ${request.namespace} will be created` : `namespace ${request.namespace} does not exist (set createNamespace)`,
+      detail: exists
+        ? `namespace ${request.namespace} exists`
+        : request.createNamespace
+          ? `namespace ${request.namespace} will be created`
+          : `namespace ${request.namespace} does not exist (set createNamespace)`,
     });
     return { ok: checks.every((check) => check.ok), checks, cluster: info };
   }
@@ -149,18 +164,35 @@ export class HelmService {
   async plan(request: PlanRequest): Promise<InstallationPlan> {
     if (request.operation === 'rollback' || request.operation === 'uninstall') return this.#planRemoval(request);
     const scenario = await this.detectScenario(request.release, request.namespace);
-    if (request.operation === 'install' && scenario.scenario === 'UPGRADE') throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
-    if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL') throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
+    if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
+      throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
+    if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
+      throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
     const chart = await this.#chartFor(request, current);
     const userValues = this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues);
     if (!validation.valid) {
-      throw HelmErrors.HELM_VALUES_INVALID({ count: validation.errors.length, detail: validation.errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors: validation.errors });
+      throw HelmErrors.HELM_VALUES_INVALID({
+        count: validation.errors.length,
+        detail: validation.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+        errors: validation.errors,
+      });
     }
-    const prerequisites = await this.checkPrerequisites({ chart: chart.metadata.name, version: chart.metadata.version, namespace: request.namespace, createNamespace: request.operation === 'install' ? request.createNamespace : true });
+    const prerequisites = await this.checkPrerequisites({
+      chart: chart.metadata.name,
+      version: chart.metadata.version,
+      namespace: request.namespace,
+      createNamespace: request.operation === 'install' ? request.createNamespace : true,
+    });
     if (!prerequisites.ok) {
-      throw HelmErrors.HELM_PREREQUISITES_FAILED({ detail: prerequisites.checks.filter((c) => !c.ok).map((c) => c.detail).join('; '), checks: prerequisites.checks });
+      throw HelmErrors.HELM_PREREQUISITES_FAILED({
+        detail: prerequisites.checks
+          .filter((c) => !c.ok)
+          .map((c) => c.detail)
+          .join('; '),
+        checks: prerequisites.checks,
+      });
     }
     const nextRevision = current ? current.version + 1 : 1;
     const proposedManifest = await this.backend.render({
@@ -174,7 +206,8 @@ export class HelmService {
       isUpgrade: Boolean(current),
     });
     const risks: string[] = [];
-    if (current && current.chart.metadata.version !== chart.metadata.version) risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
+    if (current && current.chart.metadata.version !== chart.metadata.version)
+      risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     return buildPlan({
       operation: request.operation,
       release: request.release,
@@ -193,9 +226,22 @@ export class HelmService {
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
     const current = await this.backend.status(request.release, request.namespace);
     const history = await this.backend.history(request.release, request.namespace);
-    const chart = { name: current.chart.metadata.name, version: current.chart.metadata.version, appVersion: current.chart.metadata.appVersion ?? '' };
+    const chart = {
+      name: current.chart.metadata.name,
+      version: current.chart.metadata.version,
+      appVersion: current.chart.metadata.appVersion ?? '',
+    };
     if (request.operation === 'uninstall') {
-      return buildPlan({ operation: 'uninstall', release: request.release, namespace: request.namespace, chart, currentRevision: current.version, currentManifest: current.manifest, proposedManifest: '', values: current.config });
+      return buildPlan({
+        operation: 'uninstall',
+        release: request.release,
+        namespace: request.namespace,
+        chart,
+        currentRevision: current.version,
+        currentManifest: current.manifest,
+        proposedManifest: '',
+        values: current.config,
+      });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
     if (target === undefined || !history.some((item) => item.revision === target) || target === current.version) {
@@ -206,7 +252,11 @@ export class HelmService {
       operation: 'rollback',
       release: request.release,
       namespace: request.namespace,
-      chart: { name: targetItem.chart.replace(/-\d[^-]*$/, ''), version: targetItem.chart.match(/-(\d[^-]*)$/)?.[1] ?? '', appVersion: targetItem.app_version },
+      chart: {
+        name: targetItem.chart.replace(/-\d[^-]*$/, ''),
+        version: targetItem.chart.match(/-(\d[^-]*)$/)?.[1] ?? '',
+        appVersion: targetItem.app_version,
+      },
       currentRevision: current.version,
       nextRevision: current.version + 1,
       rollbackRevision: target,
@@ -219,11 +269,15 @@ export class HelmService {
   /** Recomputes the plan right before running and refuses when its hash is not the approved one. */
   async #recheck(request: PlanRequest, planHash: string): Promise<InstallationPlan> {
     const plan = await this.plan(request);
-    if (plan.planHash !== planHash) throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: plan.planHash, planHash: plan.planHash });
+    if (plan.planHash !== planHash)
+      throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: plan.planHash, planHash: plan.planHash });
     return plan;
   }
 
-  async execute(request: PlanRequest, planHash: string): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
+  async execute(
+    request: PlanRequest,
+    planHash: string,
+  ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
     const plan = await this.#recheck(request, planHash);
     if (plan.operation === 'install' || plan.operation === 'upgrade') {
       const chart = await this.repository.load(plan.chart!.name, plan.chart!.version);
@@ -244,10 +298,18 @@ export class HelmService {
       const history = await this.backend.history(plan.release, plan.namespace);
       const latest = history[history.length - 1];
       if (!latest || latest.revision !== plan.nextRevision) {
-        throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'rollback', detail: `expected revision ${plan.nextRevision} in the history, found ${latest?.revision ?? 'none'}` });
+        throw HelmErrors.HELM_OPERATION_FAILED({
+          operation: 'rollback',
+          detail: `expected revision ${plan.nextRevision} in the history, found ${latest?.revision ?? 'none'}`,
+        });
       }
       const status = await this.backend.status(plan.release, plan.namespace);
-      return { plan, status, history, confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})` };
+      return {
+        plan,
+        status,
+        history,
+        confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
+      };
     }
     await this.backend.uninstall(plan.release, plan.namespace);
     // `helm uninstall` prints text only: confirm the release is gone.
@@ -261,7 +323,11 @@ export class HelmService {
   }
 
   /** Polls release status and pod health until healthy, failing, or `timeoutSeconds` (bounded to 600). */
-  async monitor(release: string, namespace: string, options: { timeoutSeconds?: number; intervalMs?: number } = {}): Promise<MonitorReport> {
+  async monitor(
+    release: string,
+    namespace: string,
+    options: { timeoutSeconds?: number; intervalMs?: number } = {},
+  ): Promise<MonitorReport> {
     const timeoutMs = Math.min(options.timeoutSeconds ?? 60, 600) * 1000;
     const intervalMs = options.intervalMs ?? 1000;
     const started = Date.now();
@@ -272,14 +338,26 @@ export class HelmService {
       const { pods, workloads } = await this.backend.health(release, namespace);
       const problems = [
         ...pods.filter((pod) => FAILING_POD_STATES.has(pod.status)).map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
-        ...workloads.filter((w) => w.condition === 'ProgressDeadlineExceeded').map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: 'ProgressDeadlineExceeded' })),
+        ...workloads
+          .filter((w) => w.condition === 'ProgressDeadlineExceeded')
+          .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: 'ProgressDeadlineExceeded' })),
       ];
       if (status.info.status === 'failed') problems.push({ object: `release/${release}`, reason: status.info.description });
       const healthy = status.info.status === 'deployed' && problems.length === 0 && pods.every((pod) => pod.ready);
       const elapsedMs = Date.now() - started;
       const timedOut = !healthy && problems.length === 0 && elapsedMs + intervalMs > timeoutMs;
       if (healthy || problems.length > 0 || timedOut) {
-        return { healthy, releaseStatus: status.info.status, revision: status.version, pods, workloads, problems, timedOut, polls, elapsedMs };
+        return {
+          healthy,
+          releaseStatus: status.info.status,
+          revision: status.version,
+          pods,
+          workloads,
+          problems,
+          timedOut,
+          polls,
+          elapsedMs,
+        };
       }
       await this.#sleep(intervalMs);
     }

@@ -7,23 +7,23 @@ import { ChartRepository } from './charts/chart-repository.ts';
 import { HelmService } from './helm-service.ts';
 import { HelmMcpClient } from './mcp-client.ts';
 import { createHelmMcpServer } from './mcp-server.ts';
-import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 import { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
+import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 import { HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
 import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompts.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
 import { helmInterpreterRules } from './workflow/interpreter.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
-export { HELM_MGMT_SUPERVISOR_PROMPT, DISCOVERY_SUBAGENT_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompts.ts';
-export { HelmAgentStateMiddleware, type HelmAgentState } from './middleware/state-middleware.ts';
+export { helmSimulatorMigration } from './backends/simulator/migration.ts';
+export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
+export { ChartRepository } from './charts/chart-repository.ts';
+export { HelmService } from './helm-service.ts';
+export { createHelmMcpServer, createMcpServer } from './mcp-server.ts';
 export { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
 export { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
-export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
-export { helmSimulatorMigration } from './backends/simulator/migration.ts';
-export { createMcpServer, createHelmMcpServer } from './mcp-server.ts';
-export { HelmService } from './helm-service.ts';
-export { ChartRepository } from './charts/chart-repository.ts';
+export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
+export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompts.ts';
 export { classifyHelmRequest } from './workflow/route.ts';
 
 export const HELM_PHASE_DEFINITIONS = [
@@ -48,12 +48,18 @@ export const helmAgent = defineAgent({
   migrations: [helmSimulatorMigration],
   async setup(context) {
     const backendName = context.options.backend ?? context.env.OPSGATE_HELM_BACKEND ?? 'simulator';
-    if (backendName !== 'simulator' && backendName !== 'cli') throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
+    if (backendName !== 'simulator' && backendName !== 'cli')
+      throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
     const backend: HelmBackend =
-      backendName === 'cli' ? new HelmCli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}) : new SimulatedCluster(context.store, context.clock);
+      backendName === 'cli'
+        ? new HelmCli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {})
+        : new SimulatedCluster(context.store, context.clock);
     const repository = await ChartRepository.open(context.options.charts);
     const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));
-    context.logger.info({ backend: backend.kind }, backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl');
+    context.logger.info(
+      { backend: backend.kind },
+      backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl',
+    );
     return {
       tools: createHelmTools(client),
       workflow: { phases: HELM_PHASE_DEFINITIONS },
@@ -62,8 +68,14 @@ export const helmAgent = defineAgent({
       middleware: [new HelmApprovalHITLMiddleware(), new HelmAgentStateMiddleware(), new ErrorRecoveryMiddleware()],
       instructionsFor: (session) =>
         [
-          session.route === 'query' ? QUERY_SUBAGENT_PROMPT : session.phase === 'discovery' || session.phase === 'values_confirmation' ? DISCOVERY_SUBAGENT_PROMPT : PLANNER_SUBAGENT_PROMPT,
-          backend.kind === 'simulated-cluster' ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.' : 'Backend: helm/kubectl on a real cluster.',
+          session.route === 'query'
+            ? QUERY_SUBAGENT_PROMPT
+            : session.phase === 'discovery' || session.phase === 'values_confirmation'
+              ? DISCOVERY_SUBAGENT_PROMPT
+              : PLANNER_SUBAGENT_PROMPT,
+          backend.kind === 'simulated-cluster'
+            ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.'
+            : 'Backend: helm/kubectl on a real cluster.',
         ].join('\n\n'),
       close: () => client.close(),
     };

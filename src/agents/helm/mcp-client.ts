@@ -69,7 +69,12 @@ export class HelmMcpClient {
       const error = (body as { error?: { code?: unknown; message?: unknown; status?: unknown; fields?: unknown } }).error;
       if (error && typeof error.code === 'string' && typeof error.message === 'string') {
         const status = typeof error.status === 'number' && error.status >= 400 && error.status < 600 ? error.status : 502;
-        throw new OpsgateError(error.code, error.message, status, typeof error.fields === 'object' && error.fields ? (error.fields as Record<string, unknown>) : {});
+        throw new OpsgateError(
+          error.code,
+          error.message,
+          status,
+          typeof error.fields === 'object' && error.fields ? (error.fields as Record<string, unknown>) : {},
+        );
       }
       throw HelmErrors.HELM_MCP_ERROR({ tool: name, detail: text.slice(0, 500) || 'no detail' });
     }
@@ -78,7 +83,11 @@ export class HelmMcpClient {
 
   async readResource(uri: string): Promise<Array<{ uri: string; mimeType?: string; text?: string }>> {
     const { contents } = await this.client.readResource({ uri });
-    return contents.map((item) => ({ uri: item.uri, ...(item.mimeType ? { mimeType: item.mimeType } : {}), ...('text' in item && typeof item.text === 'string' ? { text: item.text } : {}) }));
+    return contents.map((item) => ({
+      uri: item.uri,
+      ...(item.mimeType ? { mimeType: item.mimeType } : {}),
+      ...('text' in item && typeof item.text === 'string' ? { text: item.text } : {}),
+    }));
   }
 
   close(): Promise<void> {

@@ -18,21 +18,33 @@ type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 /** Labels every answer with the backend that produced it; the simulator's answers say so plainly. */
 function label(service: HelmService, result: unknown): Record<string, unknown> {
   const body = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
-  return service.backend.kind === 'simulated-cluster' ? { backend: 'simulated-cluster', note: SIMULATION_NOTE, ...body } : { backend: service.backend.kind, ...body };
+  return service.backend.kind === 'simulated-cluster'
+    ? { backend: 'simulated-cluster', note: SIMULATION_NOTE, ...body }
+    : { backend: service.backend.kind, ...body };
 }
 
 function handlers(service: HelmService): Record<string, Handler> {
-  const planRequest = (input: Record<string, unknown>, operation?: PlanRequest['operation']): PlanRequest => ({ ...(input as unknown as PlanRequest), ...(operation ? { operation } : {}) });
+  const planRequest = (input: Record<string, unknown>, operation?: PlanRequest['operation']): PlanRequest => ({
+    ...(input as unknown as PlanRequest),
+    ...(operation ? { operation } : {}),
+  });
   return {
     helm_search_charts: async ({ query }) => ({ charts: service.repository.search(String(query ?? '')) }),
     helm_get_chart_info: async ({ chart, version }) => service.chartInfo(String(chart), version as string | undefined),
     helm_list_chart_versions: async ({ chart }) => ({
       chart: service.repository.chartName(String(chart)),
-      versions: service.repository.versions(String(chart)).map((v) => ({ version: v.version, app_version: v.appVersion ?? '', kubeVersion: v.kubeVersion ?? null, created: v.created ?? null })),
+      versions: service.repository.versions(String(chart)).map((v) => ({
+        version: v.version,
+        app_version: v.appVersion ?? '',
+        kubeVersion: v.kubeVersion ?? null,
+        created: v.created ?? null,
+      })),
     }),
     kubernetes_get_cluster_info: async () => service.backend.clusterInfo(),
     kubernetes_list_namespaces: async () => ({ namespaces: await service.backend.listNamespaces() }),
-    helm_list_releases: async ({ namespace, all }) => ({ releases: await service.backend.listReleases({ ...(namespace ? { namespace: String(namespace) } : {}), all: all !== false }) }),
+    helm_list_releases: async ({ namespace, all }) => ({
+      releases: await service.backend.listReleases({ ...(namespace ? { namespace: String(namespace) } : {}), all: all !== false }),
+    }),
     helm_get_release_status: async ({ release, namespace }) => service.releaseStatus(String(release), String(namespace)),
     helm_validate_values: async (input) => {
       const { merged: _merged, ...result } = await service.validate(planRequest(input));
@@ -40,7 +52,8 @@ function handlers(service: HelmService): Record<string, Handler> {
     },
     kubernetes_check_prerequisites: async (input) => service.checkPrerequisites(input as { chart: string; namespace: string }),
     helm_get_installation_plan: async (input) => ({ plan: await service.plan(planRequest(input)) }),
-    helm_monitor_deployment: async ({ release, namespace, timeoutSeconds }) => service.monitor(String(release), String(namespace), { timeoutSeconds: Number(timeoutSeconds ?? 60) }),
+    helm_monitor_deployment: async ({ release, namespace, timeoutSeconds }) =>
+      service.monitor(String(release), String(namespace), { timeoutSeconds: Number(timeoutSeconds ?? 60) }),
     helm_install_chart: async (input) => service.execute(planRequest(input, 'install'), String(input.planHash)),
     helm_upgrade_release: async (input) => service.execute(planRequest(input, 'upgrade'), String(input.planHash)),
     helm_rollback_release: async (input) => service.execute(planRequest(input, 'rollback'), String(input.planHash)),
@@ -63,7 +76,11 @@ export function createHelmMcpServer(service: HelmService): McpServer {
       {
         description: spec.description,
         inputSchema: spec.input,
-        annotations: { readOnlyHint: spec.mutability === 'read-only', destructiveHint: spec.mutability === 'mutable' ? (spec.destructive ?? true) : false, openWorldHint: false },
+        annotations: {
+          readOnlyHint: spec.mutability === 'read-only',
+          destructiveHint: spec.mutability === 'mutable' ? (spec.destructive ?? true) : false,
+          openWorldHint: false,
+        },
       },
       async (input: Record<string, unknown>): Promise<CallToolResult> => {
         try {
@@ -86,7 +103,13 @@ export function createHelmMcpServer(service: HelmService): McpServer {
       const info = await service.chartInfo(String(variables.chart), String(variables.version));
       const file = String(variables.file);
       const text =
-        file === 'values.yaml' ? info.valuesYaml : file === 'values.schema.json' ? JSON.stringify(info.schema, null, 2) : file === 'Chart.yaml' ? JSON.stringify(info.chart, null, 2) : undefined;
+        file === 'values.yaml'
+          ? info.valuesYaml
+          : file === 'values.schema.json'
+            ? JSON.stringify(info.schema, null, 2)
+            : file === 'Chart.yaml'
+              ? JSON.stringify(info.chart, null, 2)
+              : undefined;
       if (text === undefined) throw new Error(`unknown chart file ${file}; use Chart.yaml, values.yaml or values.schema.json`);
       return { contents: [{ uri: uri.href, mimeType: file.endsWith('.json') ? 'application/json' : 'text/yaml', text }] };
     },

@@ -22,7 +22,12 @@ export interface InstallationPlan {
   /** The user-supplied values the release will have (exactly what is applied). */
   readonly values?: Values;
   readonly valueChanges?: readonly ValueChange[];
-  readonly resources: { readonly create: readonly string[]; readonly change: readonly string[]; readonly delete: readonly string[]; readonly unchanged: readonly string[] };
+  readonly resources: {
+    readonly create: readonly string[];
+    readonly change: readonly string[];
+    readonly delete: readonly string[];
+    readonly unchanged: readonly string[];
+  };
   /** Unified diff of the current manifest against the proposed one. */
   readonly manifestDiff: string;
   readonly rollback: { readonly revision?: number; readonly steps: readonly string[] };
@@ -45,7 +50,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>): string {
-  return `sha256:${createHash('sha256').update(canonicalJson({ ...plan, planHash: undefined })).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(canonicalJson({ ...plan, planHash: undefined }))
+    .digest('hex')}`;
 }
 
 export interface PlanInput {
@@ -78,7 +85,15 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     else unchanged.push(key);
   }
   const remove = [...current.keys()].filter((key) => !proposed.has(key));
-  const manifestDiff = createTwoFilesPatch(`${input.release} (current)`, `${input.release} (proposed)`, input.currentManifest, input.proposedManifest, '', '', { context: 3 });
+  const manifestDiff = createTwoFilesPatch(
+    `${input.release} (current)`,
+    `${input.release} (proposed)`,
+    input.currentManifest,
+    input.proposedManifest,
+    '',
+    '',
+    { context: 3 },
+  );
   const steps = rollbackSteps(input);
   const risks = [...(input.risks ?? [])];
   if (remove.length > 0) risks.push(`${remove.length} resource(s) will be deleted: ${remove.join(', ')}`);
@@ -112,7 +127,12 @@ function rollbackSteps(input: PlanInput): { revision?: number; steps: string[] }
     case 'rollback':
       return input.currentRevision === undefined
         ? { steps: [] }
-        : { revision: input.currentRevision, steps: [`helm rollback ${input.release} ${input.currentRevision} ${ns}  (returns to revision ${input.currentRevision}, the one running now)`] };
+        : {
+            revision: input.currentRevision,
+            steps: [
+              `helm rollback ${input.release} ${input.currentRevision} ${ns}  (returns to revision ${input.currentRevision}, the one running now)`,
+            ],
+          };
     case 'uninstall':
       return {
         steps: [

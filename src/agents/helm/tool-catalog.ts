@@ -113,21 +113,32 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
   {
     name: 'kubernetes_check_prerequisites',
     description: "Check the chart's kubeVersion against the cluster, node readiness and the target namespace.",
-    input: z.object({ chart: chartReference, version: chartVersion.optional(), namespace: namespaceName.default('default'), createNamespace: z.boolean().optional() }),
+    input: z.object({
+      chart: chartReference,
+      version: chartVersion.optional(),
+      namespace: namespaceName.default('default'),
+      createNamespace: z.boolean().optional(),
+    }),
     mutability: 'read-only',
     allowedPhases: ['query', 'values_confirmation', 'planning'],
   },
   {
     name: 'helm_get_installation_plan',
-    description: 'The plan of an install/upgrade/rollback/uninstall: resources to create/change/delete, manifest diff, rollback steps, planHash.',
+    description:
+      'The plan of an install/upgrade/rollback/uninstall: resources to create/change/delete, manifest diff, rollback steps, planHash.',
     input: z.object(planningInput),
     mutability: 'read-only',
     allowedPhases: ['query', 'values_confirmation', 'planning'],
   },
   {
     name: 'helm_monitor_deployment',
-    description: 'Poll release status and pod health until healthy, failing (CrashLoopBackOff, ImagePullBackOff, ProgressDeadlineExceeded) or the timeout.',
-    input: z.object({ release: releaseName, namespace: namespaceName.default('default'), timeoutSeconds: z.number().int().min(1).max(600).default(60) }),
+    description:
+      'Poll release status and pod health until healthy, failing (CrashLoopBackOff, ImagePullBackOff, ProgressDeadlineExceeded) or the timeout.',
+    input: z.object({
+      release: releaseName,
+      namespace: namespaceName.default('default'),
+      timeoutSeconds: z.number().int().min(1).max(600).default(60),
+    }),
     mutability: 'read-only',
     allowedPhases: ['query', 'execution'],
   },
@@ -166,7 +177,12 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
   {
     name: 'helm_rollback_release',
     description: 'Roll a release back to a revision (default: the previous one), as the approved plan says.',
-    input: z.object({ release: releaseName, namespace: namespaceName.default('default'), revision: z.number().int().min(1).optional(), planHash }),
+    input: z.object({
+      release: releaseName,
+      namespace: namespaceName.default('default'),
+      revision: z.number().int().min(1).optional(),
+      planHash,
+    }),
     mutability: 'mutable',
     risk: 'high',
     allowedPhases: ['approval', 'execution'],

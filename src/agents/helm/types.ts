@@ -93,4 +93,4 @@ export interface ClusterInfo {
 export type BackendKind = 'helm-cli' | 'simulated-cluster';
 
 export const SIMULATION_NOTE =
-  'SIMULATION: this answer comes from opsgate\'s built-in simulated cluster (no real Kubernetes cluster was touched).';
+  "SIMULATION: this answer comes from opsgate's built-in simulated cluster (no real Kubernetes cluster was touched).";

@@ -1,6 +1,6 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
-import type { Values } from '../values/merge-values.ts';
 import type { BackendKind, ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../types.ts';
+import type { Values } from '../values/merge-values.ts';
 
 /** An install or upgrade, fully decided: exactly these user values are applied (no implicit reuse). */
 export interface ReleaseRequest {

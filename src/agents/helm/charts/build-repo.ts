@@ -18,12 +18,19 @@ export async function buildRepository(outDir: string, sourcesDir: string = SOURC
   const entries: Record<string, Array<Record<string, unknown>>> = {};
   const written: string[] = [];
   for (const folder of readdirSync(sourcesDir).sort()) {
-    const meta = parseYaml(readFileSync(join(sourcesDir, folder, 'Chart.yaml'), 'utf8')) as Record<string, unknown> & { name: string; version: string };
+    const meta = parseYaml(readFileSync(join(sourcesDir, folder, 'Chart.yaml'), 'utf8')) as Record<string, unknown> & {
+      name: string;
+      version: string;
+    };
     const file = `${meta.name}-${meta.version}.tgz`;
     const target = join(outDir, file);
-    await create({ gzip: { level: 9 }, file: target, cwd: join(sourcesDir, folder), portable: true, mtime: FIXED_TIME, prefix: meta.name }, listFiles(join(sourcesDir, folder)));
+    await create(
+      { gzip: { level: 9 }, file: target, cwd: join(sourcesDir, folder), portable: true, mtime: FIXED_TIME, prefix: meta.name },
+      listFiles(join(sourcesDir, folder)),
+    );
     const digest = createHash('sha256').update(readFileSync(target)).digest('hex');
-    (entries[meta.name] ??= []).push({ ...meta, created: FIXED_TIME.toISOString(), digest, urls: [file] });
+    entries[meta.name] ??= [];
+    entries[meta.name]!.push({ ...meta, created: FIXED_TIME.toISOString(), digest, urls: [file] });
     written.push(file);
   }
   writeFileSync(join(outDir, 'index.yaml'), stringify({ apiVersion: 'v1', entries, generated: FIXED_TIME.toISOString() }));

@@ -5,7 +5,7 @@ import semver from 'semver';
 import { parse as parseYaml } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import type { HelmSearchItem } from '../types.ts';
-import { loadChartArchive, type LoadedChart } from './load-chart.ts';
+import { type LoadedChart, loadChartArchive } from './load-chart.ts';
 
 /** One version of a chart as `index.yaml` lists it. */
 export interface ChartIndexEntry {
@@ -45,7 +45,10 @@ export class ChartRepository {
     const index = parseYaml(text) as { entries?: Record<string, ChartIndexEntry[]> };
     const entries = new Map<string, ChartIndexEntry[]>();
     for (const [chart, versions] of Object.entries(index.entries ?? {})) {
-      entries.set(chart, [...versions].sort((a, b) => semver.rcompare(a.version, b.version)));
+      entries.set(
+        chart,
+        [...versions].sort((a, b) => semver.rcompare(a.version, b.version)),
+      );
     }
     return new ChartRepository(directory, name, entries);
   }
@@ -63,7 +66,12 @@ export class ChartRepository {
       const newest = versions[0];
       if (!newest) continue;
       if (needle && !name.toLowerCase().includes(needle) && !(newest.description ?? '').toLowerCase().includes(needle)) continue;
-      results.push({ name: `${this.name}/${name}`, version: newest.version, app_version: newest.appVersion ?? '', description: newest.description ?? '' });
+      results.push({
+        name: `${this.name}/${name}`,
+        version: newest.version,
+        app_version: newest.appVersion ?? '',
+        description: newest.description ?? '',
+      });
     }
     return results.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -78,7 +86,9 @@ export class ChartRepository {
   /** The index entry for a version (default: newest). A semver range picks the newest match. */
   entry(reference: string, version?: string): ChartIndexEntry {
     const versions = this.versions(reference);
-    const found = version ? versions.find((v) => v.version === version) ?? versions.find((v) => semver.satisfies(v.version, version)) : versions[0];
+    const found = version
+      ? (versions.find((v) => v.version === version) ?? versions.find((v) => semver.satisfies(v.version, version)))
+      : versions[0];
     if (!found) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: reference, version: version ? ` version ${version}` : '' });
     return found;
   }
@@ -100,7 +110,10 @@ export class ChartRepository {
         const archive = await readFile(this.archivePath(entry));
         const digest = createHash('sha256').update(archive).digest('hex');
         if (digest !== entry.digest) {
-          throw HelmErrors.HELM_CHART_INVALID({ chart: key, detail: `archive digest ${digest} does not match index.yaml (${entry.digest})` });
+          throw HelmErrors.HELM_CHART_INVALID({
+            chart: key,
+            detail: `archive digest ${digest} does not match index.yaml (${entry.digest})`,
+          });
         }
         return loadChartArchive(archive);
       })();

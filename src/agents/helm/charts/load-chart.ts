@@ -46,7 +46,8 @@ export function chartFromFiles(files: ReadonlyMap<string, string>, root: string)
   const chartYaml = files.get(`${root}Chart.yaml`);
   if (chartYaml === undefined) throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml is missing' });
   const metadata = parseYaml(chartYaml) as LoadedChart['metadata'];
-  if (!metadata?.name || !metadata.version) throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml needs name and version' });
+  if (!metadata?.name || !metadata.version)
+    throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml needs name and version' });
   const valuesYaml = files.get(`${root}values.yaml`) ?? '';
   const defaults = asObject(parseYaml(valuesYaml));
   const schemaText = files.get(`${root}values.schema.json`);
@@ -68,7 +69,9 @@ export function chartFromFiles(files: ReadonlyMap<string, string>, root: string)
     if (match) subchartRoots.add(`${root}charts/${match[1]}/`);
   }
   const subcharts = [...subchartRoots].sort().map((subRoot) => chartFromFiles(files, subRoot));
-  return schema === undefined ? { metadata, valuesYaml, defaults, templates, subcharts } : { metadata, valuesYaml, defaults, schema, templates, subcharts };
+  return schema === undefined
+    ? { metadata, valuesYaml, defaults, templates, subcharts }
+    : { metadata, valuesYaml, defaults, schema, templates, subcharts };
 }
 
 /** Loads a packaged chart (`.tgz`), whose files sit under one top folder named after the chart. */

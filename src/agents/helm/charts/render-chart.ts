@@ -56,7 +56,9 @@ export function renderTemplate(template: string, scope: Record<string, unknown>,
     const [head = '', ...pipes] = expression.split('|').map((part) => part.trim());
     let value: unknown;
     if (head.startsWith('.')) value = lookup(scope, head.slice(1));
-    else if ((value = literal(head)) === undefined) throw HelmErrors.HELM_RENDER_FAILED({ template: source, detail: `unsupported expression "{{ ${expression} }}"` });
+    else value = literal(head);
+    if (!head.startsWith('.') && value === undefined)
+      throw HelmErrors.HELM_RENDER_FAILED({ template: source, detail: `unsupported expression "{{ ${expression} }}"` });
     for (const pipe of pipes) {
       const [fn, ...args] = pipe.split(/\s+/);
       if (fn === 'quote') value = JSON.stringify(toText(value));
@@ -104,12 +106,14 @@ export function parseManifest(manifest: string): ManifestResource[] {
   for (const chunk of chunks) {
     const source = chunk.match(/^# Source: (.+)$/m)?.[1] ?? '';
     for (const document of parseAllDocuments(chunk)) {
-      if (document.errors.length > 0) throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: document.errors[0]!.message });
+      if (document.errors.length > 0)
+        throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: document.errors[0]!.message });
       const object = document.toJS() as Record<string, unknown> | null;
       if (!object || typeof object !== 'object') continue;
       const kind = String(object.kind ?? '');
       const name = String((object.metadata as Record<string, unknown> | undefined)?.name ?? '');
-      if (!kind || !name) throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: 'an object has no kind or metadata.name' });
+      if (!kind || !name)
+        throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: 'an object has no kind or metadata.name' });
       resources.push({ key: `${kind}/${name}`, kind, name, source, text: chunk.replace(/^\n+/, ''), object });
     }
   }

@@ -12,7 +12,7 @@ export class HelmApprovalHITLMiddleware implements ToolMiddleware {
 
   async wrap(call: ToolCallInvocation, next: () => Promise<unknown>): Promise<unknown> {
     const mutable = call.tool.mutability === 'mutable' || call.tool.name in MUTATING_TOOLS;
-    if (mutable && (!call.approval || !call.approval.argsHash || !call.approval.approvedBy)) {
+    if (mutable && (!call.approval?.argsHash || !call.approval.approvedBy)) {
       await call.context.audit('helm_unapproved_call_refused', { tool: call.tool.name, phase: call.context.phase });
       throw HelmErrors.HELM_APPROVAL_REQUIRED({ tool: call.tool.name });
     }

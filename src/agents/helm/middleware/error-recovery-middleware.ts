@@ -38,11 +38,18 @@ export class ErrorRecoveryMiddleware implements ToolMiddleware {
     if (call.tool.mutability !== 'read-only') return next();
     const policy = retry(handleWhen(isTransient), {
       maxAttempts: (this.#options.attempts ?? 3) - 1,
-      backoff: new ExponentialBackoff({ initialDelay: this.#options.initialDelayMs ?? 200, maxDelay: this.#options.maxDelayMs ?? 2000, generator: noJitterGenerator }),
+      backoff: new ExponentialBackoff({
+        initialDelay: this.#options.initialDelayMs ?? 200,
+        maxDelay: this.#options.maxDelayMs ?? 2000,
+        generator: noJitterGenerator,
+      }),
     });
     const listener = policy.onRetry((event) => {
       const delayMs = 'delay' in event ? Number(event.delay) : 0;
-      call.context.logger.warn({ tool: call.tool.name, attempt: event.attempt, delayMs }, 'retrying a read-only helm tool after a transient failure');
+      call.context.logger.warn(
+        { tool: call.tool.name, attempt: event.attempt, delayMs },
+        'retrying a read-only helm tool after a transient failure',
+      );
       this.#options.onRetry?.({ tool: call.tool.name, attempt: event.attempt, delayMs });
     });
     try {

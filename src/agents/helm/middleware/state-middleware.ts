@@ -7,9 +7,25 @@ export type ScenarioType = 'INSTALL' | 'UPGRADE' | 'ROLLBACK' | 'UNINSTALL';
 /** The spec's `HelmAgentState`, kept in the session's durable agent state. */
 export interface HelmAgentState {
   scenario_type?: ScenarioType;
-  chart_metadata?: { name: string; version: string; appVersion?: string; repository: string; url: string; digest?: string; kubeVersion?: string };
+  chart_metadata?: {
+    name: string;
+    version: string;
+    appVersion?: string;
+    repository: string;
+    url: string;
+    digest?: string;
+    kubeVersion?: string;
+  };
   user_provided_values?: Record<string, unknown>;
-  current_release?: { name: string; namespace: string; revision: number; status: string; chart: string; app_version: string; values: Record<string, unknown> };
+  current_release?: {
+    name: string;
+    namespace: string;
+    revision: number;
+    status: string;
+    chart: string;
+    app_version: string;
+    values: Record<string, unknown>;
+  };
   validation_results?: Record<string, unknown>;
   execution_plan?: Record<string, unknown>;
   /** The core records phase changes too; this copy is the workflow's own trace. */
@@ -29,7 +45,16 @@ function cacheKey(call: ToolCallInvocation): string {
   return `${call.tool.name}:${String(input.chart ?? '').replace(/^.*\//, '')}@${String(input.version ?? 'latest')}`;
 }
 
-const WORKFLOW_FIELDS = ['scenario_type', 'chart_metadata', 'user_provided_values', 'current_release', 'validation_results', 'execution_plan', 'status', 'verification'] as const;
+const WORKFLOW_FIELDS = [
+  'scenario_type',
+  'chart_metadata',
+  'user_provided_values',
+  'current_release',
+  'validation_results',
+  'execution_plan',
+  'status',
+  'verification',
+] as const;
 
 /**
  * Keeps `HelmAgentState` in sync with tool results, answers repeated discovery calls from the
@@ -48,7 +73,8 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
       if (current === phase || !workflow) return;
       call.context.setPhase(phase, reason);
       current = phase;
-      (state.phase_history ??= []).push(phase);
+      state.phase_history ??= [];
+      state.phase_history.push(phase);
     };
     // A new workflow in the same session starts from a clean state.
     if (workflow && call.context.phase === 'discovery' && call.tool.name === 'helm_get_release_status') {
@@ -62,7 +88,8 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
       if (cached !== undefined) return { ...(cached as Record<string, unknown>), cached: true };
     }
     // Anti-loop: once the person answered gate 1, the first planning step moves to planning.
-    if (workflow && PLANNING_TOOLS.has(call.tool.name) && current === 'values_confirmation') move(call, state, 'planning', 'values confirmed');
+    if (workflow && PLANNING_TOOLS.has(call.tool.name) && current === 'values_confirmation')
+      move(call, state, 'planning', 'values confirmed');
     if (workflow && call.tool.name in MUTATING_TOOLS) move(call, state, 'execution', 'plan approved');
 
     let output: unknown;
@@ -81,7 +108,16 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
     const body = (output ?? {}) as Record<string, unknown>;
     switch (call.tool.name) {
       case 'helm_get_release_status': {
-        const status = body.status as { name: string; namespace: string; version: number; info: { status: string }; chart: { metadata: { name: string; version: string; appVersion?: string } }; config: Record<string, unknown> } | undefined;
+        const status = body.status as
+          | {
+              name: string;
+              namespace: string;
+              version: number;
+              info: { status: string };
+              chart: { metadata: { name: string; version: string; appVersion?: string } };
+              config: Record<string, unknown>;
+            }
+          | undefined;
         if (status && (call.context.phase === 'discovery' || !state.current_release)) {
           state.current_release = {
             name: status.name,
@@ -95,12 +131,15 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
         }
         if (workflow && call.context.phase === 'discovery') {
           state.scenario_type = input.intent === 'rollback' ? 'ROLLBACK' : input.intent === 'uninstall' ? 'UNINSTALL' : 'UPGRADE';
-          if (state.scenario_type === 'ROLLBACK' || state.scenario_type === 'UNINSTALL') move(call, state, 'values_confirmation', 'release found');
+          if (state.scenario_type === 'ROLLBACK' || state.scenario_type === 'UNINSTALL')
+            move(call, state, 'values_confirmation', 'release found');
         }
         break;
       }
       case 'helm_get_chart_info': {
-        const chart = body.chart as { name: string; version: string; appVersion?: string; url?: string; digest?: string; kubeVersion?: string } | undefined;
+        const chart = body.chart as
+          | { name: string; version: string; appVersion?: string; url?: string; digest?: string; kubeVersion?: string }
+          | undefined;
         if (chart) {
           state.chart_metadata = {
             name: chart.name,
@@ -112,12 +151,14 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
             ...(chart.kubeVersion ? { kubeVersion: chart.kubeVersion } : {}),
           };
         }
-        (state.discovery_cache ??= {})[cacheKey(call)] = body;
+        state.discovery_cache ??= {};
+        state.discovery_cache[cacheKey(call)] = body;
         if (workflow && current === 'discovery' && state.scenario_type) move(call, state, 'values_confirmation', 'chart and release known');
         break;
       }
       case 'helm_list_chart_versions':
-        (state.discovery_cache ??= {})[cacheKey(call)] = body;
+        state.discovery_cache ??= {};
+        state.discovery_cache[cacheKey(call)] = body;
         break;
       case 'helm_validate_values':
         state.validation_results = { valid: body.valid, errors: body.errors, checked: body.checked, unchecked: body.unchecked };
@@ -132,7 +173,11 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
         if (workflow) state.status = body.healthy === true ? 'COMPLETED' : 'FAILED';
         break;
       default:
-        if (workflow && call.tool.name in MUTATING_TOOLS && (MUTATING_TOOLS[call.tool.name] === 'uninstall' || MUTATING_TOOLS[call.tool.name] === 'rollback')) {
+        if (
+          workflow &&
+          call.tool.name in MUTATING_TOOLS &&
+          (MUTATING_TOOLS[call.tool.name] === 'uninstall' || MUTATING_TOOLS[call.tool.name] === 'rollback')
+        ) {
           state.status = 'COMPLETED';
         }
     }

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { OpsgateError } from '../../../core/errors/index.ts';
-import { type AnyToolDefinition, type ApprovalPreview, defineTool, type ToolContext, type ValidatorVerdict } from '../../../core/tools/index.ts';
+import {
+  type AnyToolDefinition,
+  type ApprovalPreview,
+  defineTool,
+  type ToolContext,
+  type ValidatorVerdict,
+} from '../../../core/tools/index.ts';
 import type { HelmMcpClient } from '../mcp-client.ts';
 import type { InstallationPlan } from '../plan.ts';
 import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../tool-catalog.ts';
@@ -8,26 +14,43 @@ import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../tool-ca
 /** Fields opsgate adds to a server tool's input; they are stripped before the MCP call. */
 const LOCAL_FIELDS: Readonly<Record<string, z.ZodRawShape>> = {
   helm_get_release_status: {
-    intent: z.enum(['install', 'upgrade', 'rollback', 'uninstall']).optional().describe('What the workflow intends (sets scenario_type); omit on the query path.'),
+    intent: z
+      .enum(['install', 'upgrade', 'rollback', 'uninstall'])
+      .optional()
+      .describe('What the workflow intends (sets scenario_type); omit on the query path.'),
   },
 };
 
 function summarise(plan: InstallationPlan): string {
   const { create, change, delete: remove } = plan.resources;
   const chart = plan.chart ? ` ${plan.chart.name}-${plan.chart.version}` : '';
-  const rollback = plan.rollback.revision !== undefined ? `rollback returns to revision ${plan.rollback.revision}` : (plan.rollback.steps[0] ?? 'no rollback');
+  const rollback =
+    plan.rollback.revision !== undefined
+      ? `rollback returns to revision ${plan.rollback.revision}`
+      : (plan.rollback.steps[0] ?? 'no rollback');
   return `${plan.operation} ${plan.release}${chart} in ${plan.namespace}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
 }
 
 /** The plan of a mutable call for the approval panel; its hash joins the approval binding. */
-async function planPreview(client: HelmMcpClient, toolName: string, input: Record<string, unknown>, context: ToolContext): Promise<ApprovalPreview> {
+async function planPreview(
+  client: HelmMcpClient,
+  toolName: string,
+  input: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ApprovalPreview> {
   const { planHash: _planHash, ...request } = input;
   const answer = await client.call('helm_get_installation_plan', { ...request, operation: MUTATING_TOOLS[toolName] }, context.signal);
   const plan = answer.plan as InstallationPlan;
   return {
     kind: 'helm-plan',
     summary: summarise(plan),
-    details: { backend: answer.backend, ...(answer.note ? { note: answer.note } : {}), plan, approvedPlanHash: input.planHash, matchesArguments: plan.planHash === input.planHash },
+    details: {
+      backend: answer.backend,
+      ...(answer.note ? { note: answer.note } : {}),
+      plan,
+      approvedPlanHash: input.planHash,
+      matchesArguments: plan.planHash === input.planHash,
+    },
     bindingDigest: plan.planHash,
   };
 }
@@ -39,13 +62,23 @@ const CACHEABLE = new Set(['helm_search_charts', 'helm_get_chart_info', 'helm_li
  * The floor under gate 2: the call's planHash must be the plan the cluster would get now. A
  * modified call (new values) or a changed cluster blocks it and sends the workflow back to planning.
  */
-async function planStillCurrent(client: HelmMcpClient, toolName: string, input: Record<string, unknown>, context: ToolContext): Promise<ValidatorVerdict> {
+async function planStillCurrent(
+  client: HelmMcpClient,
+  toolName: string,
+  input: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ValidatorVerdict> {
   const { planHash, ...request } = input;
   let plan: InstallationPlan;
   try {
-    plan = (await client.call('helm_get_installation_plan', { ...request, operation: MUTATING_TOOLS[toolName] }, context.signal)).plan as InstallationPlan;
+    plan = (await client.call('helm_get_installation_plan', { ...request, operation: MUTATING_TOOLS[toolName] }, context.signal))
+      .plan as InstallationPlan;
   } catch (error) {
-    return { verdict: 'block', rule: 'helm-plan-invalid', reason: `No valid plan for these arguments: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      verdict: 'block',
+      rule: 'helm-plan-invalid',
+      reason: `No valid plan for these arguments: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   if (plan.planHash === planHash) return { verdict: 'allow', reason: 'the arguments match the current plan' };
   if (context.phase !== 'planning' && context.phase !== 'query') {
@@ -96,8 +129,14 @@ function toolFor(client: HelmMcpClient, spec: HelmToolSpec): AnyToolDefinition {
 function readResourceTool(client: HelmMcpClient): AnyToolDefinition {
   return defineTool({
     name: 'read_mcp_resource',
-    description: 'Read a Helm MCP server resource: helm://charts/{chart}/{version}/{Chart.yaml|values.yaml|values.schema.json} or helm://releases/{namespace}/{release}/manifest.',
-    input: z.object({ uri: z.string().max(300).regex(/^helm:\/\/(charts|releases)\//, 'a helm:// resource URI') }),
+    description:
+      'Read a Helm MCP server resource: helm://charts/{chart}/{version}/{Chart.yaml|values.yaml|values.schema.json} or helm://releases/{namespace}/{release}/manifest.',
+    input: z.object({
+      uri: z
+        .string()
+        .max(300)
+        .regex(/^helm:\/\/(charts|releases)\//, 'a helm:// resource URI'),
+    }),
     mutability: 'read-only',
     allowedPhases: ['query', 'discovery', 'values_confirmation', 'planning'],
     cache: false,

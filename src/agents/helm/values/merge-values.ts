@@ -53,7 +53,10 @@ export function parseSetAssignments(assignments: readonly string[]): Values {
     for (const [index, key] of path.entries()) {
       if (!key) throw new Error(`"${assignment}" has an empty key`);
       if (index === path.length - 1) target[key] = value;
-      else target = (target[key] = isMap(target[key]) ? target[key] : {}) as Values;
+      else {
+        if (!isMap(target[key])) target[key] = {};
+        target = target[key] as Values;
+      }
     }
   }
   return result;

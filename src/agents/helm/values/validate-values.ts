@@ -46,11 +46,18 @@ function makeAjv(draft: SchemaDraft): Ajv {
 
 function describe(error: ErrorObject): string {
   if (error.keyword === 'required') return `missing required field "${(error.params as { missingProperty: string }).missingProperty}"`;
-  if (error.keyword === 'additionalProperties') return `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+  if (error.keyword === 'additionalProperties')
+    return `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
   return error.message ?? error.keyword;
 }
 
-function check(chart: LoadedChart, values: Values, label: string, prefix: string, out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] }): void {
+function check(
+  chart: LoadedChart,
+  values: Values,
+  label: string,
+  prefix: string,
+  out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] },
+): void {
   if (chart.schema) {
     let draft: SchemaDraft;
     try {
@@ -64,7 +71,12 @@ function check(chart: LoadedChart, values: Values, label: string, prefix: string
     if (!validate(values)) {
       for (const error of validate.errors ?? []) {
         const missing = error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : '';
-        out.errors.push({ path: `${prefix}${error.instancePath}${missing}` || '/', message: describe(error), chart: label, keyword: error.keyword });
+        out.errors.push({
+          path: `${prefix}${error.instancePath}${missing}` || '/',
+          message: describe(error),
+          chart: label,
+          keyword: error.keyword,
+        });
       }
     }
   } else {
@@ -103,7 +115,11 @@ export function requiredFields(chart: LoadedChart): Array<{ readonly path: strin
   };
   walk(chart.schema, chart.defaults, '');
   for (const subchart of chart.subcharts) {
-    for (const field of requiredFields(subchart)) out.push({ path: `${subchart.metadata.name}.${field.path}`, default: (chart.defaults[subchart.metadata.name] as Values | undefined)?.[field.path] ?? field.default });
+    for (const field of requiredFields(subchart))
+      out.push({
+        path: `${subchart.metadata.name}.${field.path}`,
+        default: (chart.defaults[subchart.metadata.name] as Values | undefined)?.[field.path] ?? field.default,
+      });
   }
   return out;
 }

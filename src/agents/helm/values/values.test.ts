@@ -9,8 +9,16 @@ import { requiredFields, schemaDraft, validateValues } from './validate-values.t
 
 describe('values: merge, schema validation by declared draft', () => {
   it('merges deeply and a null user value deletes the key (Helm coalescing)', () => {
-    expect(mergeValues({ a: 1, image: { repository: 'nginx', tag: '1' }, drop: { x: 1 } }, { image: { tag: '2' }, drop: null })).toEqual({ a: 1, image: { repository: 'nginx', tag: '2' } });
-    expect(parseSetAssignments(['image.tag=1.2', 'replicaCount=3', 'debug=true', 'x=null'])).toEqual({ image: { tag: 1.2 }, replicaCount: 3, debug: true, x: null }); // like helm --set: numbers are typed
+    expect(mergeValues({ a: 1, image: { repository: 'nginx', tag: '1' }, drop: { x: 1 } }, { image: { tag: '2' }, drop: null })).toEqual({
+      a: 1,
+      image: { repository: 'nginx', tag: '2' },
+    });
+    expect(parseSetAssignments(['image.tag=1.2', 'replicaCount=3', 'debug=true', 'x=null'])).toEqual({
+      image: { tag: 1.2 },
+      replicaCount: 3,
+      debug: true,
+      x: null,
+    }); // like helm --set: numbers are typed
   });
 
   it('validates the merged values: deleting a required default with null is an error with its path', async () => {
@@ -20,7 +28,11 @@ describe('values: merge, schema validation by declared draft', () => {
     const result = validateValues(webapp, { image: { repository: null }, replicaCount: 0, service: { type: 'Weird' } });
     expect(result.valid).toBe(false);
     expect(result.errors.map((e) => `${e.path} ${e.message}`).sort()).toEqual(
-      ['/image/repository missing required field "repository"', '/replicaCount must be >= 1', '/service/type must be equal to one of the allowed values'].sort(),
+      [
+        '/image/repository missing required field "repository"',
+        '/replicaCount must be >= 1',
+        '/service/type must be equal to one of the allowed values',
+      ].sort(),
     );
     expect(result.checked).toEqual([{ chart: 'webapp', draft: 'draft-07' }]);
   });
@@ -48,7 +60,8 @@ describe('values: merge, schema validation by declared draft', () => {
     try {
       const files = await buildRepository(out);
       expect(files).toHaveLength(5);
-      for (const file of [...files, 'index.yaml']) expect(readFileSync(join(out, file))).toEqual(readFileSync(join(DEMO_REPOSITORY_DIR, file)));
+      for (const file of [...files, 'index.yaml'])
+        expect(readFileSync(join(out, file))).toEqual(readFileSync(join(DEMO_REPOSITORY_DIR, file)));
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

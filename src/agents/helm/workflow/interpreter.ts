@@ -8,7 +8,10 @@ import { HELM_GRAMMAR, type HelmCommand, parseHelmCommand } from './parse-comman
 type Step = InterpreterTurn['steps'][number];
 type Call = { toolName: string; input: Record<string, unknown> };
 
-const call = (toolName: string, input: Record<string, unknown>, text?: string): InterpreterAction => ({ toolCalls: [{ toolName, input }], ...(text ? { text } : {}) });
+const call = (toolName: string, input: Record<string, unknown>, text?: string): InterpreterAction => ({
+  toolCalls: [{ toolName, input }],
+  ...(text ? { text } : {}),
+});
 const say = (text: string): InterpreterAction => ({ text });
 
 function errorText(step: Step): string {
@@ -39,7 +42,10 @@ function readAnswer(step: Step): { proceed: boolean; values: Values } {
   if (out.answer === 'custom') {
     const text = (out.text ?? '').trim();
     if (/^(no|stop|cancel|abort)\b/i.test(text)) return { proceed: false, values: {} };
-    const assignments = text.replace(/^(yes[, ]*)?(set\s+)?/i, '').split(/\s+/).filter((token) => token.includes('='));
+    const assignments = text
+      .replace(/^(yes[, ]*)?(set\s+)?/i, '')
+      .split(/\s+/)
+      .filter((token) => token.includes('='));
     try {
       return { proceed: true, values: parseSetAssignments(assignments) };
     } catch {
@@ -51,7 +57,17 @@ function readAnswer(step: Step): { proceed: boolean; values: Values } {
 
 function statusText(step: Step): string {
   if (step.isError) return `Could not read the release: ${errorText(step)}`;
-  const out = step.output as { status: { name: string; namespace: string; version: number; info: { status: string; description: string }; chart: { metadata: { name: string; version: string; appVersion?: string } } }; history: Array<{ revision: number; status: string; chart: string; description: string }>; note?: string };
+  const out = step.output as {
+    status: {
+      name: string;
+      namespace: string;
+      version: number;
+      info: { status: string; description: string };
+      chart: { metadata: { name: string; version: string; appVersion?: string } };
+    };
+    history: Array<{ revision: number; status: string; chart: string; description: string }>;
+    note?: string;
+  };
   const s = out.status;
   const lines = [
     `${s.name} (namespace ${s.namespace}): ${s.info.status}, revision ${s.version}, chart ${s.chart.metadata.name}-${s.chart.metadata.version} (app ${s.chart.metadata.appVersion ?? '?'}) — ${s.info.description}`,
@@ -69,8 +85,12 @@ function queryAnswer(command: HelmCommand, steps: readonly Step[]): InterpreterA
     case 'list': {
       if (!last) return call('helm_list_releases', command.namespace ? { namespace: command.namespace } : {});
       if (last.isError) return say(`Could not list releases: ${errorText(last)}`);
-      const out = last.output as { releases: Array<{ name: string; namespace: string; revision: string; status: string; chart: string; app_version: string }>; note?: string };
-      if (out.releases.length === 0) return say(`No releases${command.namespace ? ` in ${command.namespace}` : ''}.${out.note ? `\n${out.note}` : ''}`);
+      const out = last.output as {
+        releases: Array<{ name: string; namespace: string; revision: string; status: string; chart: string; app_version: string }>;
+        note?: string;
+      };
+      if (out.releases.length === 0)
+        return say(`No releases${command.namespace ? ` in ${command.namespace}` : ''}.${out.note ? `\n${out.note}` : ''}`);
       return say(
         [
           'NAME  NAMESPACE  REVISION  STATUS  CHART  APP VERSION',
@@ -85,7 +105,11 @@ function queryAnswer(command: HelmCommand, steps: readonly Step[]): InterpreterA
       if (!last) return call('helm_search_charts', { query: command.query });
       if (last.isError) return say(`Search failed: ${errorText(last)}`);
       const out = last.output as { charts: Array<{ name: string; version: string; app_version: string; description: string }> };
-      return say(out.charts.length ? out.charts.map((c) => `${c.name} ${c.version} (app ${c.app_version}) — ${c.description}`).join('\n') : `No chart matches "${command.query}".`);
+      return say(
+        out.charts.length
+          ? out.charts.map((c) => `${c.name} ${c.version} (app ${c.app_version}) — ${c.description}`).join('\n')
+          : `No chart matches "${command.query}".`,
+      );
     }
     default:
       return say('That changes the cluster; start a new request so it goes through the workflow.');
@@ -99,16 +123,21 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   const base = { release: command.release, namespace: command.namespace };
   // Phase 1: discovery — install or upgrade? Anything but "release: not found" aborts.
   const statusAt = steps.findIndex((s) => s.toolName === 'helm_get_release_status');
-  if (statusAt < 0) return call('helm_get_release_status', { ...base, intent: command.kind }, `Discovery: checking release ${command.release}.`);
+  if (statusAt < 0)
+    return call('helm_get_release_status', { ...base, intent: command.kind }, `Discovery: checking release ${command.release}.`);
   const status = steps[statusAt]!;
-  let current: { version: number; info: { status: string }; chart: { metadata: { name: string; version: string } }; config: Values } | undefined;
+  let current:
+    | { version: number; info: { status: string }; chart: { metadata: { name: string; version: string } }; config: Values }
+    | undefined;
   if (status.isError) {
     if (!(isNotFound(status) && command.kind === 'install')) return say(`Stopped: ${errorText(status)} Nothing was changed.`);
   } else {
     const out = status.output as { status: NonNullable<typeof current>; history: Array<{ revision: number; status: string }> };
     current = out.status;
     if (current.info.status.startsWith('pending-') && command.kind !== 'rollback') {
-      const stable = [...out.history].reverse().find((h) => h.revision < current!.version && (h.status === 'deployed' || h.status === 'superseded'));
+      const stable = [...out.history]
+        .reverse()
+        .find((h) => h.revision < current!.version && (h.status === 'deployed' || h.status === 'superseded'));
       return say(
         `Stopped: ${command.release} is stuck in ${current.info.status} (revision ${current.version}). Nothing was changed. Roll it back first: "rollback ${command.release}${stable ? ` to ${stable.revision}` : ''}".`,
       );
@@ -116,7 +145,12 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   }
   const operation = command.kind === 'install' && current ? 'upgrade' : command.kind;
   const chart = command.kind === 'install' ? command.chart.replace(/^.*\//, '') : current?.chart.metadata.name;
-  const version = 'version' in command && command.version ? command.version : operation === 'upgrade' && command.kind === 'upgrade' ? current?.chart.metadata.version : undefined;
+  const version =
+    'version' in command && command.version
+      ? command.version
+      : operation === 'upgrade' && command.kind === 'upgrade'
+        ? current?.chart.metadata.version
+        : undefined;
   const values = 'values' in command ? command.values : {};
   const usesValues = operation === 'install' || operation === 'upgrade';
 
@@ -141,7 +175,11 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   let planArgs: Record<string, unknown> | undefined;
   for (let i = from; i < steps.length; i++) {
     const step = steps[i]!;
-    if (step.toolName in MUTATING_TOOLS && step.isError && /helm-plan-stale|HELM_PLAN_STALE|is not the current plan/.test(JSON.stringify(step.output))) {
+    if (
+      step.toolName in MUTATING_TOOLS &&
+      step.isError &&
+      /helm-plan-stale|HELM_PLAN_STALE|is not the current plan/.test(JSON.stringify(step.output))
+    ) {
       from = i + 1;
       const match = errorText(step).match(/Arguments to plan with: (\{.*\})\s*$/s);
       if (match) {
@@ -169,15 +207,30 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
     const result = validation.output as { valid: boolean; errors: Array<{ path: string; message: string; chart: string }> };
     if (!result.valid) {
       return say(
-        [`Stopped in planning: the values do not match the chart schema (${result.errors.length} errors). Nothing was changed.`, ...result.errors.map((e) => `  ${e.path}: ${e.message} (${e.chart})`)].join('\n'),
+        [
+          `Stopped in planning: the values do not match the chart schema (${result.errors.length} errors). Nothing was changed.`,
+          ...result.errors.map((e) => `  ${e.path}: ${e.message} (${e.chart})`),
+        ].join('\n'),
       );
     }
     const prereqAt = lastIndex(steps, 'kubernetes_check_prerequisites', from);
-    if (prereqAt < 0) return call('kubernetes_check_prerequisites', { chart, version: request.version, namespace: command.namespace, createNamespace: operation === 'install' });
+    if (prereqAt < 0)
+      return call('kubernetes_check_prerequisites', {
+        chart,
+        version: request.version,
+        namespace: command.namespace,
+        createNamespace: operation === 'install',
+      });
     const prereq = steps[prereqAt]!;
     if (prereq.isError) return say(`Stopped in planning: ${errorText(prereq)}`);
     const checks = prereq.output as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
-    if (!checks.ok) return say(['Stopped in planning: prerequisites not met. Nothing was changed.', ...checks.checks.filter((c) => !c.ok).map((c) => `  ${c.name}: ${c.detail}`)].join('\n'));
+    if (!checks.ok)
+      return say(
+        [
+          'Stopped in planning: prerequisites not met. Nothing was changed.',
+          ...checks.checks.filter((c) => !c.ok).map((c) => `  ${c.name}: ${c.detail}`),
+        ].join('\n'),
+      );
   }
   const planAt = lastIndex(steps, 'helm_get_installation_plan', from);
   if (planAt < 0) return call('helm_get_installation_plan', request);
@@ -206,7 +259,11 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   }
 
   // Phase 5: execution & verification.
-  const confirmed = String(((executed.output as Record<string, unknown>)?.result as Record<string, unknown> | undefined)?.confirmed ?? (executed.output as Record<string, unknown>)?.confirmed ?? '');
+  const confirmed = String(
+    ((executed.output as Record<string, unknown>)?.result as Record<string, unknown> | undefined)?.confirmed ??
+      (executed.output as Record<string, unknown>)?.confirmed ??
+      '',
+  );
   if (operation === 'uninstall') return say(`Done: ${confirmed}`);
   const verifyAt = lastIndex(steps, 'helm_get_release_status', executeAt + 1);
   if (verifyAt < 0) return call('helm_get_release_status', base, 'Verifying: reading the release status.');
@@ -214,8 +271,16 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   if (monitorAt < 0) return call('helm_monitor_deployment', { ...base, timeoutSeconds: 60 });
   const monitor = steps[monitorAt]!;
   if (monitor.isError) return say(`${confirmed}\nVerification failed: ${errorText(monitor)}`);
-  const report = monitor.output as { healthy: boolean; releaseStatus: string; revision: number; pods: Array<{ name: string; status: string }>; problems: Array<{ object: string; reason: string }>; timedOut: boolean };
-  if (report.healthy) return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready. Workflow COMPLETED.`);
+  const report = monitor.output as {
+    healthy: boolean;
+    releaseStatus: string;
+    revision: number;
+    pods: Array<{ name: string; status: string }>;
+    problems: Array<{ object: string; reason: string }>;
+    timedOut: boolean;
+  };
+  if (report.healthy)
+    return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready. Workflow COMPLETED.`);
   return say(
     [
       `${confirmed}. Verification found problems (release ${report.releaseStatus}, revision ${report.revision}${report.timedOut ? ', timed out' : ''}):`,
@@ -270,7 +335,9 @@ function gateOne(
       question: [
         `Upgrade ${command.release} (revision ${current.version}, chart ${current.chart.metadata.name}-${current.chart.metadata.version} → ${chart}-${version}).`,
         'Current values vs proposed changes:',
-        ...(changes.length ? changes.map((c) => `  ${c.path}: ${formatValue(c.current)} → ${formatValue(c.proposed)}`) : ['  (no value changes)']),
+        ...(changes.length
+          ? changes.map((c) => `  ${c.path}: ${formatValue(c.current)} → ${formatValue(c.proposed)}`)
+          : ['  (no value changes)']),
         answerHint,
       ].join('\n'),
       context: { scenario: 'UPGRADE', currentValues: current.config, proposedValues: proposed, changes },
@@ -278,7 +345,10 @@ function gateOne(
   }
   if (operation === 'rollback' && current) {
     const target = command.kind === 'rollback' && command.revision !== undefined ? command.revision : current.version - 1;
-    return { question: `Roll back ${command.release} from revision ${current.version} to revision ${target}? ${answerHint}`, context: { scenario: 'ROLLBACK', currentRevision: current.version, targetRevision: target } };
+    return {
+      question: `Roll back ${command.release} from revision ${current.version} to revision ${target}? ${answerHint}`,
+      context: { scenario: 'ROLLBACK', currentRevision: current.version, targetRevision: target },
+    };
   }
   return {
     question: `Uninstall ${command.release} from ${command.namespace} (revision ${current?.version}, chart ${current?.chart.metadata.name}-${current?.chart.metadata.version})? All its resources will be deleted. ${answerHint}`,

@@ -5,7 +5,14 @@ export type HelmCommand =
   | { readonly kind: 'list'; readonly namespace?: string }
   | { readonly kind: 'status'; readonly release: string; readonly namespace: string }
   | { readonly kind: 'search'; readonly query: string }
-  | { readonly kind: 'install'; readonly chart: string; readonly release: string; readonly namespace: string; readonly version?: string; readonly values: Values }
+  | {
+      readonly kind: 'install';
+      readonly chart: string;
+      readonly release: string;
+      readonly namespace: string;
+      readonly version?: string;
+      readonly values: Values;
+    }
   | { readonly kind: 'upgrade'; readonly release: string; readonly namespace: string; readonly version?: string; readonly values: Values }
   | { readonly kind: 'rollback'; readonly release: string; readonly namespace: string; readonly revision?: number }
   | { readonly kind: 'uninstall'; readonly release: string; readonly namespace: string };
@@ -64,7 +71,11 @@ function options(tokens: string[]): { as?: string; in?: string; version?: string
 
 /** Parses one command; undefined when the text is not in the grammar. */
 export function parseHelmCommand(text: string): HelmCommand | undefined {
-  const tokens = text.trim().replace(/[.!?]$/, '').split(/\s+/).filter(Boolean);
+  const tokens = text
+    .trim()
+    .replace(/[.!?]$/, '')
+    .split(/\s+/)
+    .filter(Boolean);
   const kind = VERBS[tokens[0]?.toLowerCase() ?? ''];
   if (!kind) return undefined;
   let rest = tokens.slice(1);
@@ -92,7 +103,14 @@ export function parseHelmCommand(text: string): HelmCommand | undefined {
       return { kind, query: subject };
     case 'install': {
       const chartName = subject.replace(/^.*\//, '');
-      return { kind, chart: subject, release: parsed.as ?? chartName, namespace, ...(parsed.version ? { version: parsed.version } : {}), values };
+      return {
+        kind,
+        chart: subject,
+        release: parsed.as ?? chartName,
+        namespace,
+        ...(parsed.version ? { version: parsed.version } : {}),
+        values,
+      };
     }
     case 'upgrade':
       return { kind, release: subject, namespace, ...(parsed.version ? { version: parsed.version } : {}), values };

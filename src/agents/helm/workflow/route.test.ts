@@ -24,9 +24,20 @@ describe('supervisor classification (spec keyword table) and the offline grammar
   it('parses the grammar', () => {
     expect(parseHelmCommand('list releases in prod')).toEqual({ kind: 'list', namespace: 'prod' });
     expect(parseHelmCommand('install demo/webapp as web in staging version 1.0.0 set replicaCount=3 image.tag=1.2')).toEqual({
-      kind: 'install', chart: 'demo/webapp', release: 'web', namespace: 'staging', version: '1.0.0', values: { replicaCount: 3, image: { tag: 1.2 } },
+      kind: 'install',
+      chart: 'demo/webapp',
+      release: 'web',
+      namespace: 'staging',
+      version: '1.0.0',
+      values: { replicaCount: 3, image: { tag: 1.2 } },
     });
-    expect(parseHelmCommand('upgrade web to version 1.1.0 set service.port=8080')).toEqual({ kind: 'upgrade', release: 'web', namespace: 'default', version: '1.1.0', values: { service: { port: 8080 } } });
+    expect(parseHelmCommand('upgrade web to version 1.1.0 set service.port=8080')).toEqual({
+      kind: 'upgrade',
+      release: 'web',
+      namespace: 'default',
+      version: '1.1.0',
+      values: { service: { port: 8080 } },
+    });
     expect(parseHelmCommand('rollback web to 2')).toEqual({ kind: 'rollback', release: 'web', namespace: 'default', revision: 2 });
     expect(parseHelmCommand('uninstall web')).toEqual({ kind: 'uninstall', release: 'web', namespace: 'default' });
     expect(parseHelmCommand('install')).toBeUndefined();

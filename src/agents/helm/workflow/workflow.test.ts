@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Identity } from '../../../core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../../core/runtime/index.ts';
-import { testStoreFactories, type TestStore } from '../../../testing/test-stores.ts';
+import { type TestStore, testStoreFactories } from '../../../testing/test-stores.ts';
 import { SimulatedCluster } from '../backends/simulator/simulated-cluster.ts';
 import { helmAgent } from '../index.ts';
 
@@ -46,7 +46,10 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
     expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
     expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
     expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
-    const approval = gate2.interrupt as { args: { planHash: string }; preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } } };
+    const approval = gate2.interrupt as unknown as {
+      args: { planHash: string };
+      preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+    };
     expect(approval.preview.kind).toBe('helm-plan');
     expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
     expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
@@ -56,7 +59,12 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
     expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
     const session = await runtime.getSession(id, alice);
     expect(session.phaseHistory.map((p) => p.phase)).toEqual(['discovery', 'values_confirmation', 'planning', 'approval', 'execution']);
-    expect(session.agentState).toMatchObject({ scenario_type: 'INSTALL', status: 'COMPLETED', chart_metadata: { name: 'webapp', version: '1.0.0' }, user_provided_values: { replicaCount: 3 } });
+    expect(session.agentState).toMatchObject({
+      scenario_type: 'INSTALL',
+      status: 'COMPLETED',
+      chart_metadata: { name: 'webapp', version: '1.0.0' },
+      user_provided_values: { replicaCount: 3 },
+    });
     expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
   });
 
@@ -67,7 +75,13 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
     expect(question).toContain('Current values vs proposed changes');
     expect(question).toContain('service: (unset) → {"port":8080}');
     const gate2 = await answer(id, turn);
-    const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { create: string[]; change: string[] }; rollback: { revision: number }; values: unknown } } } }).preview.details.plan;
+    const plan = (
+      gate2.interrupt as {
+        preview: {
+          details: { plan: { resources: { create: string[]; change: string[] }; rollback: { revision: number }; values: unknown } };
+        };
+      }
+    ).preview.details.plan;
     expect(plan.resources.create).toEqual(['ConfigMap/web-webapp-config']);
     expect(plan.resources.change).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
     expect(plan.rollback.revision).toBe(1);
@@ -103,9 +117,13 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
     const { id, turn } = await send('install webapp as web set replicaCount=2');
     const gate2 = await answer(id, turn);
     const args = (gate2.interrupt as { args: Record<string, unknown> }).args;
-    const again = await runtime.decide(id, { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } }, alice);
+    const again = await runtime.decide(
+      id,
+      { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } },
+      alice,
+    );
     expect(again.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart' });
-    const fresh = again.interrupt as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };
+    const fresh = again.interrupt as unknown as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };
     expect(fresh.args.values).toEqual({ replicaCount: 5 });
     expect(fresh.args.planHash).not.toBe(args.planHash);
     expect(fresh.preview.bindingDigest).toBe(fresh.args.planHash);

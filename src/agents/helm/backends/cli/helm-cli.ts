@@ -45,12 +45,21 @@ export class HelmCli implements HelmBackend {
 
   #run(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, release = '', namespace = ''): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
-    const context = this.#options.kubeContext ? (tool === 'helm' ? ['--kube-context', this.#options.kubeContext] : ['--context', this.#options.kubeContext]) : [];
+    const context = this.#options.kubeContext
+      ? tool === 'helm'
+        ? ['--kube-context', this.#options.kubeContext]
+        : ['--context', this.#options.kubeContext]
+      : [];
     return new Promise((resolve, reject) => {
       execFile(
         file,
         [...args, ...context],
-        { timeout: this.#options.commandTimeoutMs ?? 120_000, maxBuffer: 32 * 1024 * 1024, env: this.#options.env ?? process.env, shell: false },
+        {
+          timeout: this.#options.commandTimeoutMs ?? 120_000,
+          maxBuffer: 32 * 1024 * 1024,
+          env: this.#options.env ?? process.env,
+          shell: false,
+        },
         (error, stdout, stderr) => {
           if (error) reject(classifyHelmError(operation, `${stderr}\n${error.message}`, release, namespace));
           else resolve(stdout);
@@ -83,7 +92,13 @@ export class HelmCli implements HelmBackend {
   }
 
   listReleasesArgs(query: { namespace?: string; all: boolean }): string[] {
-    return ['list', ...(query.all ? ['--all'] : []), ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']), '--output', 'json'];
+    return [
+      'list',
+      ...(query.all ? ['--all'] : []),
+      ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']),
+      '--output',
+      'json',
+    ];
   }
 
   async listReleases(query: { namespace?: string; all: boolean }): Promise<HelmListItem[]> {
@@ -91,15 +106,31 @@ export class HelmCli implements HelmBackend {
   }
 
   async status(release: string, namespace: string): Promise<HelmStatus> {
-    return parseHelmStatus(await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace));
+    return parseHelmStatus(
+      await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace),
+    );
   }
 
   async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {
-    return parseHelmHistory(await this.#run('helm', ['history', release, '--namespace', namespace, '--max', '256', '--output', 'json'], 'history', release, namespace));
+    return parseHelmHistory(
+      await this.#run(
+        'helm',
+        ['history', release, '--namespace', namespace, '--max', '256', '--output', 'json'],
+        'history',
+        release,
+        namespace,
+      ),
+    );
   }
 
   async revisionManifest(release: string, namespace: string, revision: number): Promise<string> {
-    return this.#run('helm', ['get', 'manifest', release, '--namespace', namespace, '--revision', String(revision)], 'get manifest', release, namespace);
+    return this.#run(
+      'helm',
+      ['get', 'manifest', release, '--namespace', namespace, '--revision', String(revision)],
+      'get manifest',
+      release,
+      namespace,
+    );
   }
 
   /** `helm template` (client-side render; unlike `--dry-run` it does not pretend the name is free). */
@@ -107,7 +138,16 @@ export class HelmCli implements HelmBackend {
     return this.#withValues(request.values, (file) =>
       this.#run(
         'helm',
-        ['template', request.release, request.chartArchive, '--namespace', request.namespace, '--values', file, ...(request.isUpgrade ? ['--is-upgrade'] : [])],
+        [
+          'template',
+          request.release,
+          request.chartArchive,
+          '--namespace',
+          request.namespace,
+          '--values',
+          file,
+          ...(request.isUpgrade ? ['--is-upgrade'] : []),
+        ],
         'template',
         request.release,
         request.namespace,
@@ -134,19 +174,42 @@ export class HelmCli implements HelmBackend {
 
   upgradeArgs(request: ReleaseRequest, valuesFile: string): string[] {
     // --reset-values: the values file already holds the complete, deliberately merged user values.
-    return ['upgrade', request.release, request.chartArchive, '--namespace', request.namespace, '--reset-values', '--values', valuesFile, '--timeout', `${request.timeoutSeconds ?? 300}s`, '--output', 'json'];
+    return [
+      'upgrade',
+      request.release,
+      request.chartArchive,
+      '--namespace',
+      request.namespace,
+      '--reset-values',
+      '--values',
+      valuesFile,
+      '--timeout',
+      `${request.timeoutSeconds ?? 300}s`,
+      '--output',
+      'json',
+    ];
   }
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#withValues(request.values, async (file) => parseHelmStatus(await this.#run('helm', this.installArgs(request, file), 'install', request.release, request.namespace), 'install'));
+    return this.#withValues(request.values, async (file) =>
+      parseHelmStatus(await this.#run('helm', this.installArgs(request, file), 'install', request.release, request.namespace), 'install'),
+    );
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#withValues(request.values, async (file) => parseHelmStatus(await this.#run('helm', this.upgradeArgs(request, file), 'upgrade', request.release, request.namespace), 'upgrade'));
+    return this.#withValues(request.values, async (file) =>
+      parseHelmStatus(await this.#run('helm', this.upgradeArgs(request, file), 'upgrade', request.release, request.namespace), 'upgrade'),
+    );
   }
 
   async rollback(release: string, namespace: string, revision: number): Promise<void> {
-    await this.#run('helm', ['rollback', release, String(revision), '--namespace', namespace, '--wait', '--timeout', '300s'], 'rollback', release, namespace);
+    await this.#run(
+      'helm',
+      ['rollback', release, String(revision), '--namespace', namespace, '--wait', '--timeout', '300s'],
+      'rollback',
+      release,
+      namespace,
+    );
   }
 
   async uninstall(release: string, namespace: string): Promise<void> {
@@ -155,8 +218,24 @@ export class HelmCli implements HelmBackend {
 
   async health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
     const selector = `app.kubernetes.io/instance=${release}`;
-    const pods = parseKubectlPods(await this.#run('kubectl', ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'], 'get pods', release, namespace));
-    const workloads = parseKubectlDeployments(await this.#run('kubectl', ['get', 'deployments', '--namespace', namespace, '--selector', selector, '-o', 'json'], 'get deployments', release, namespace));
+    const pods = parseKubectlPods(
+      await this.#run(
+        'kubectl',
+        ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'],
+        'get pods',
+        release,
+        namespace,
+      ),
+    );
+    const workloads = parseKubectlDeployments(
+      await this.#run(
+        'kubectl',
+        ['get', 'deployments', '--namespace', namespace, '--selector', selector, '-o', 'json'],
+        'get deployments',
+        release,
+        namespace,
+      ),
+    );
     return { pods, workloads };
   }
 }

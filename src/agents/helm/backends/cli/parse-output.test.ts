@@ -19,8 +19,24 @@ const fixture = (name: string) => readFileSync(new URL(`../../../../../test/helm
 describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
   it('helm list -o json: string revisions, pending-* kept, null means none', () => {
     expect(parseHelmList(fixture('helm-list.json'))).toEqual([
-      { name: 'web', namespace: 'default', revision: '3', updated: '2024-05-14 09:12:44.123456789 +0000 UTC', status: 'deployed', chart: 'webapp-1.1.0', app_version: '1.27.0' },
-      { name: 'shop', namespace: 'store', revision: '2', updated: '2024-05-14 10:01:02.5 +0200 CEST', status: 'pending-upgrade', chart: 'shop-0.3.0', app_version: '3.4.1' },
+      {
+        name: 'web',
+        namespace: 'default',
+        revision: '3',
+        updated: '2024-05-14 09:12:44.123456789 +0000 UTC',
+        status: 'deployed',
+        chart: 'webapp-1.1.0',
+        app_version: '1.27.0',
+      },
+      {
+        name: 'shop',
+        namespace: 'store',
+        revision: '2',
+        updated: '2024-05-14 10:01:02.5 +0200 CEST',
+        status: 'pending-upgrade',
+        chart: 'shop-0.3.0',
+        app_version: '3.4.1',
+      },
     ]);
     expect(parseHelmList('null')).toEqual([]);
     expect(parseHelmList('')).toEqual([]);
@@ -48,7 +64,9 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
   });
 
   it('helm search repo -o json and helm get values -o json', () => {
-    expect(parseHelmSearch(fixture('helm-search.json'))).toEqual([{ name: 'demo/webapp', version: '1.1.0', app_version: '1.27.0', description: 'A stateless web application' }]);
+    expect(parseHelmSearch(fixture('helm-search.json'))).toEqual([
+      { name: 'demo/webapp', version: '1.1.0', app_version: '1.27.0', description: 'A stateless web application' },
+    ]);
     expect(parseHelmValues('null')).toEqual({});
     expect(parseHelmValues('{"a":1}')).toEqual({ a: 1 });
   });
@@ -65,7 +83,9 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
       { name: 'web-webapp-5d8c7b9f6-fghij', status: 'ImagePullBackOff', ready: false, restarts: 0 },
       { name: 'web-webapp-5d8c7b9f6-klmno', status: 'Running', ready: true, restarts: 0 },
     ]);
-    expect(parseKubectlDeployments(fixture('kubectl-deployments.json'))).toEqual([{ kind: 'Deployment', name: 'web-webapp', condition: 'ProgressDeadlineExceeded' }]);
+    expect(parseKubectlDeployments(fixture('kubectl-deployments.json'))).toEqual([
+      { kind: 'Deployment', name: 'web-webapp', condition: 'ProgressDeadlineExceeded' },
+    ]);
   });
 
   it('bad output fails with a typed error naming the command', () => {
@@ -75,8 +95,17 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
 
   it('only "release: not found" is not-found; unreachable and forbidden are their own errors', () => {
     expect(classifyHelmError('status', 'Error: release: not found').code).toBe('HELM_RELEASE_NOT_FOUND');
-    expect(classifyHelmError('status', 'Error: Kubernetes cluster unreachable: dial tcp 10.0.0.1:6443: connect: connection refused').code).toBe('HELM_CLUSTER_UNREACHABLE');
-    expect(classifyHelmError('status', 'Error: query: failed to query with labels: secrets is forbidden: User "x" cannot list resource "secrets"').code).toBe('HELM_FORBIDDEN');
-    expect(classifyHelmError('install', 'Error: INSTALLATION FAILED: cannot re-use a name that is still in use').code).toBe('HELM_NAME_IN_USE');
+    expect(
+      classifyHelmError('status', 'Error: Kubernetes cluster unreachable: dial tcp 10.0.0.1:6443: connect: connection refused').code,
+    ).toBe('HELM_CLUSTER_UNREACHABLE');
+    expect(
+      classifyHelmError(
+        'status',
+        'Error: query: failed to query with labels: secrets is forbidden: User "x" cannot list resource "secrets"',
+      ).code,
+    ).toBe('HELM_FORBIDDEN');
+    expect(classifyHelmError('install', 'Error: INSTALLATION FAILED: cannot re-use a name that is still in use').code).toBe(
+      'HELM_NAME_IN_USE',
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { HelmErrors } from '../../errors.ts';
-import type { HelmHistoryItem, HelmListItem, HelmReleaseStatusName, HelmSearchItem, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
+import type {
+  HelmHistoryItem,
+  HelmListItem,
+  HelmReleaseStatusName,
+  HelmSearchItem,
+  HelmStatus,
+  PodHealth,
+  WorkloadHealth,
+} from '../../types.ts';
 
 /** Helm and kubectl output is untrusted text: parse it strictly and fail with the command named. */
 function parseJson(command: string, text: string): unknown {
@@ -11,7 +19,8 @@ function parseJson(command: string, text: string): unknown {
 }
 
 function record(command: string, value: unknown, what: string): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: `${what} is not an object` });
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: `${what} is not an object` });
   return value as Record<string, unknown>;
 }
 
@@ -157,7 +166,9 @@ export function parseKubectlDeployments(output: string): WorkloadHealth[] {
   return kubeList('kubectl get deployments', output).items.map((item) => {
     const conditions = ((item.status as Record<string, unknown> | undefined)?.conditions ?? []) as Array<Record<string, unknown>>;
     const stalled = conditions.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
-    return stalled ? { kind: 'Deployment', name: name(item), condition: 'ProgressDeadlineExceeded' } : { kind: 'Deployment', name: name(item) };
+    return stalled
+      ? { kind: 'Deployment', name: name(item), condition: 'ProgressDeadlineExceeded' }
+      : { kind: 'Deployment', name: name(item) };
   });
 }
 
@@ -165,7 +176,11 @@ export function parseKubectlDeployments(output: string): WorkloadHealth[] {
 export function classifyHelmError(operation: string, stderr: string, release = '', namespace = '') {
   const message = stderr.trim().split('\n').filter(Boolean).pop() ?? 'no output';
   if (/release: not found/i.test(stderr)) return HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
-  if (/cluster unreachable|connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(stderr)) {
+  if (
+    /cluster unreachable|connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(
+      stderr,
+    )
+  ) {
     return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail: message });
   }
   if (/forbidden|unauthorized/i.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail: message });

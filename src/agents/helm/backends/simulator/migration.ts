@@ -29,7 +29,11 @@ export interface SimulatorDatabase {
 export const helmSimulatorMigration: StoreMigration = {
   name: 'helm-001-simulated-cluster',
   async up(db: Kysely<unknown>) {
-    await db.schema.createTable('helm_sim_namespaces').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('created_at', 'text', (c) => c.notNull()).execute();
+    await db.schema
+      .createTable('helm_sim_namespaces')
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .execute();
     await db.schema
       .createTable('helm_sim_releases')
       .addColumn('namespace', 'text', (c) => c.notNull())

@@ -4,7 +4,15 @@ import type { Clock } from '../../../../core/agent/define-agent.ts';
 import type { Store } from '../../../../core/store/index.ts';
 import { parseManifest, renderChart } from '../../charts/render-chart.ts';
 import { HelmErrors } from '../../errors.ts';
-import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmReleaseStatusName, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmListItem,
+  HelmReleaseStatusName,
+  HelmStatus,
+  PodHealth,
+  WorkloadHealth,
+} from '../../types.ts';
 import { mergeValues } from '../../values/merge-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import type { SimulatorDatabase } from './migration.ts';
@@ -61,7 +69,11 @@ export class SimulatedCluster implements HelmBackend {
   async #init(): Promise<void> {
     this.#ready ??= (async () => {
       for (const name of ['default', 'kube-system', 'kube-public']) {
-        await this.#db.insertInto('helm_sim_namespaces').values({ name, created_at: this.#now() }).onConflict((oc) => oc.column('name').doNothing()).execute();
+        await this.#db
+          .insertInto('helm_sim_namespaces')
+          .values({ name, created_at: this.#now() })
+          .onConflict((oc) => oc.column('name').doNothing())
+          .execute();
       }
     })();
     await this.#ready;
@@ -83,7 +95,12 @@ export class SimulatedCluster implements HelmBackend {
   }
 
   async #fault(kind: SimulatedFault, release: string): Promise<{ detail: string } | undefined> {
-    return this.#db.selectFrom('helm_sim_faults').select('detail').where('kind', '=', kind).where('release', 'in', [release, '*']).executeTakeFirst();
+    return this.#db
+      .selectFrom('helm_sim_faults')
+      .select('detail')
+      .where('kind', '=', kind)
+      .where('release', 'in', [release, '*'])
+      .executeTakeFirst();
   }
 
   async #guard(release = '*'): Promise<void> {
@@ -96,7 +113,11 @@ export class SimulatedCluster implements HelmBackend {
     }
     const forbidden = await this.#fault('forbidden', release);
     if (forbidden) {
-      throw HelmErrors.HELM_FORBIDDEN({ detail: forbidden.detail || 'secrets is forbidden: User "system:serviceaccount:opsgate:agent" cannot list resource "secrets" in API group ""' });
+      throw HelmErrors.HELM_FORBIDDEN({
+        detail:
+          forbidden.detail ||
+          'secrets is forbidden: User "system:serviceaccount:opsgate:agent" cannot list resource "secrets" in API group ""',
+      });
     }
   }
 
@@ -112,7 +133,14 @@ export class SimulatedCluster implements HelmBackend {
   }
 
   async #latest(release: string, namespace: string): Promise<Row | undefined> {
-    return this.#db.selectFrom('helm_sim_releases').selectAll().where('namespace', '=', namespace).where('name', '=', release).orderBy('revision', 'desc').limit(1).executeTakeFirst();
+    return this.#db
+      .selectFrom('helm_sim_releases')
+      .selectAll()
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .orderBy('revision', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   async listReleases(query: { namespace?: string; all: boolean }): Promise<HelmListItem[]> {
@@ -140,7 +168,14 @@ export class SimulatedCluster implements HelmBackend {
       name: row.name,
       namespace: row.namespace,
       version: row.revision,
-      info: { first_deployed: row.first_deployed, last_deployed: row.updated, deleted: '', description: row.description, status: row.status as HelmReleaseStatusName, notes: '' },
+      info: {
+        first_deployed: row.first_deployed,
+        last_deployed: row.updated,
+        deleted: '',
+        description: row.description,
+        status: row.status as HelmReleaseStatusName,
+        notes: '',
+      },
       chart: { metadata: JSON.parse(row.chart_metadata) },
       config: JSON.parse(row.config),
       manifest: row.manifest,
@@ -156,7 +191,13 @@ export class SimulatedCluster implements HelmBackend {
 
   async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {
     await this.#guard(release);
-    const rows = await this.#db.selectFrom('helm_sim_releases').selectAll().where('namespace', '=', namespace).where('name', '=', release).orderBy('revision').execute();
+    const rows = await this.#db
+      .selectFrom('helm_sim_releases')
+      .selectAll()
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .orderBy('revision')
+      .execute();
     if (rows.length === 0) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
     return rows.map((row) => ({
       revision: row.revision,
@@ -170,23 +211,43 @@ export class SimulatedCluster implements HelmBackend {
 
   async revisionManifest(release: string, namespace: string, revision: number): Promise<string> {
     await this.#guard(release);
-    const row = await this.#db.selectFrom('helm_sim_releases').select('manifest').where('namespace', '=', namespace).where('name', '=', release).where('revision', '=', revision).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('helm_sim_releases')
+      .select('manifest')
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
     if (!row) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
     return row.manifest;
   }
 
   async render(request: RenderRequest): Promise<string> {
-    return renderChart(request.chart, mergeValues(request.chart.defaults, request.values), { releaseName: request.release, namespace: request.namespace, revision: request.revision });
+    return renderChart(request.chart, mergeValues(request.chart.defaults, request.values), {
+      releaseName: request.release,
+      namespace: request.namespace,
+      revision: request.revision,
+    });
   }
 
   async #ensureNamespace(namespace: string, create: boolean): Promise<void> {
     const exists = await this.#db.selectFrom('helm_sim_namespaces').select('name').where('name', '=', namespace).executeTakeFirst();
     if (exists) return;
-    if (!create) throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'install', detail: `create: failed to create: namespaces "${namespace}" not found (pass createNamespace)` });
+    if (!create)
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'install',
+        detail: `create: failed to create: namespaces "${namespace}" not found (pass createNamespace)`,
+      });
     await this.#db.insertInto('helm_sim_namespaces').values({ name: namespace, created_at: this.#now() }).execute();
   }
 
-  async #write(request: ReleaseRequest, revision: number, firstDeployed: string, status: HelmReleaseStatusName, description: string): Promise<Row> {
+  async #write(
+    request: ReleaseRequest,
+    revision: number,
+    firstDeployed: string,
+    status: HelmReleaseStatusName,
+    description: string,
+  ): Promise<Row> {
     const manifest = await this.render({ ...request, revision, isUpgrade: revision > 1 });
     const now = this.#now();
     const row: Row = {
@@ -216,7 +277,13 @@ export class SimulatedCluster implements HelmBackend {
   }
 
   async #supersede(release: string, namespace: string): Promise<void> {
-    await this.#db.updateTable('helm_sim_releases').set({ status: 'superseded' }).where('namespace', '=', namespace).where('name', '=', release).where('status', 'in', ['deployed', 'failed']).execute();
+    await this.#db
+      .updateTable('helm_sim_releases')
+      .set({ status: 'superseded' })
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .where('status', 'in', ['deployed', 'failed'])
+      .execute();
   }
 
   async #schedulePods(release: string, namespace: string, manifest: string, revision: number, timedOut: boolean): Promise<void> {
@@ -233,7 +300,8 @@ export class SimulatedCluster implements HelmBackend {
       await this.#db.insertInto('helm_sim_workloads').values({ namespace, release, kind, name: resource.name, condition }).execute();
       const template = shortHash(`${release}/${revision}/${resource.key}`, 10);
       for (let index = 0; index < replicas; index++) {
-        const name = kind === 'StatefulSet' ? `${resource.name}-${index}` : `${resource.name}-${template}-${shortHash(`${template}/${index}`, 5)}`;
+        const name =
+          kind === 'StatefulSet' ? `${resource.name}-${index}` : `${resource.name}-${template}-${shortHash(`${template}/${index}`, 5)}`;
         const status = crash ? 'CrashLoopBackOff' : pull ? 'ImagePullBackOff' : timedOut ? 'ContainerCreating' : 'Running';
         await this.#db
           .insertInto('helm_sim_pods')
@@ -245,7 +313,8 @@ export class SimulatedCluster implements HelmBackend {
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
     await this.#guard(request.release);
-    if (await this.#latest(request.release, request.namespace)) throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
+    if (await this.#latest(request.release, request.namespace))
+      throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
     await this.#ensureNamespace(request.namespace, request.createNamespace);
     const row = await this.#write(request, 1, this.#now(), 'deployed', 'Install complete');
     await this.#schedulePods(request.release, request.namespace, row.manifest, 1, false);
@@ -257,7 +326,10 @@ export class SimulatedCluster implements HelmBackend {
     const current = await this.#latest(request.release, request.namespace);
     if (!current) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     if (current.status.startsWith('pending-')) {
-      throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'upgrade', detail: 'another operation (install/upgrade/rollback) is in progress' });
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'upgrade',
+        detail: 'another operation (install/upgrade/rollback) is in progress',
+      });
     }
     const revision = current.revision + 1;
     const timeout = await this.#fault('upgrade-timeout', request.release);
@@ -268,15 +340,26 @@ export class SimulatedCluster implements HelmBackend {
       revision,
       current.first_deployed,
       stuck ? 'pending-upgrade' : timeout ? 'failed' : 'deployed',
-      stuck ? 'Preparing upgrade' : timeout ? `Upgrade "${request.release}" failed: timed out waiting for the condition` : 'Upgrade complete',
+      stuck
+        ? 'Preparing upgrade'
+        : timeout
+          ? `Upgrade "${request.release}" failed: timed out waiting for the condition`
+          : 'Upgrade complete',
     );
     if (timeout) await this.clearFaults('upgrade-timeout');
     await this.#schedulePods(request.release, request.namespace, row.manifest, revision, Boolean(timeout));
     if (stuck) {
       await this.clearFaults('stuck-pending');
-      throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'upgrade', detail: `the upgrade was interrupted; revision ${revision} is left in pending-upgrade` });
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'upgrade',
+        detail: `the upgrade was interrupted; revision ${revision} is left in pending-upgrade`,
+      });
     }
-    if (timeout) throw HelmErrors.HELM_OPERATION_FAILED({ operation: 'upgrade', detail: `UPGRADE FAILED: timed out waiting for the condition (revision ${revision} is failed)` });
+    if (timeout)
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'upgrade',
+        detail: `UPGRADE FAILED: timed out waiting for the condition (revision ${revision} is failed)`,
+      });
     return this.#toStatus(row);
   }
 
@@ -284,9 +367,21 @@ export class SimulatedCluster implements HelmBackend {
     await this.#guard(release);
     const current = await this.#latest(release, namespace);
     if (!current) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
-    const target = await this.#db.selectFrom('helm_sim_releases').selectAll().where('namespace', '=', namespace).where('name', '=', release).where('revision', '=', revision).executeTakeFirst();
+    const target = await this.#db
+      .selectFrom('helm_sim_releases')
+      .selectAll()
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
     if (!target) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
-    await this.#db.updateTable('helm_sim_releases').set({ status: 'superseded' }).where('namespace', '=', namespace).where('name', '=', release).where('status', '!=', 'superseded').execute();
+    await this.#db
+      .updateTable('helm_sim_releases')
+      .set({ status: 'superseded' })
+      .where('namespace', '=', namespace)
+      .where('name', '=', release)
+      .where('status', '!=', 'superseded')
+      .execute();
     const next = current.revision + 1;
     await this.#db
       .insertInto('helm_sim_releases')
@@ -305,11 +400,25 @@ export class SimulatedCluster implements HelmBackend {
 
   async health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
     await this.#guard(release);
-    const pods = await this.#db.selectFrom('helm_sim_pods').selectAll().where('namespace', '=', namespace).where('release', '=', release).orderBy('name').execute();
-    const workloads = await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).where('release', '=', release).orderBy('name').execute();
+    const pods = await this.#db
+      .selectFrom('helm_sim_pods')
+      .selectAll()
+      .where('namespace', '=', namespace)
+      .where('release', '=', release)
+      .orderBy('name')
+      .execute();
+    const workloads = await this.#db
+      .selectFrom('helm_sim_workloads')
+      .selectAll()
+      .where('namespace', '=', namespace)
+      .where('release', '=', release)
+      .orderBy('name')
+      .execute();
     return {
       pods: pods.map((pod) => ({ name: pod.name, status: pod.status, ready: pod.ready === 1, restarts: pod.restarts })),
-      workloads: workloads.map((w) => (w.condition ? { kind: w.kind, name: w.name, condition: w.condition } : { kind: w.kind, name: w.name })),
+      workloads: workloads.map((w) =>
+        w.condition ? { kind: w.kind, name: w.name, condition: w.condition } : { kind: w.kind, name: w.name },
+      ),
     };
   }
 }
