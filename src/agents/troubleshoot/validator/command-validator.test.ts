@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CommandValidator, createCommandValidator, MAX_COMMAND_LENGTH, STRUCTURAL_RULES } from './command-validator.ts';
-import { DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from './corpus/index.ts';
+import { type CorpusCase, DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from './corpus/index.ts';
 import { DEFAULT_LINUX_BLOCKLIST, DEFAULT_WINDOWS_BLOCKLIST } from './index.ts';
 
 let validator: CommandValidator;
@@ -8,7 +8,7 @@ beforeAll(async () => {
   validator = await createCommandValidator();
 });
 
-const label = (c: { os: string; command: string; source: string }) => ({
+const label = (c: CorpusCase) => ({
   ...c,
   name: `${c.os}: ${JSON.stringify(c.command)} (${c.source})`,
 });

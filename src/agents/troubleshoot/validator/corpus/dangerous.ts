@@ -146,7 +146,9 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     "$'\\x72\\x6d' -rf /",
     '/usr/bin/r? -rf /',
     '/usr/bin/su*o rm -rf /',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '${RM:-rm} -rf /',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     'rm${IFS}-rf${IFS}/',
     '$(echo rm) -rf /',
     '`echo rm` -rf /',
