@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
+import { checkCommand } from './check-command.ts';
 import { checkSqlCommand } from './check-sql.ts';
 import { mcpServerCommand } from './mcp-server.ts';
 import { serveCommand } from './serve.ts';
@@ -16,6 +17,7 @@ export const commands: readonly CliCommand[] = [
   chatCommand,
   sessionsCommand,
   auditCommand,
+  checkCommand,
   checkSqlCommand,
   mcpServerCommand,
   accessServiceCommand,
