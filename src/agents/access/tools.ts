@@ -198,7 +198,12 @@ export function createAccessTools(options: AccessToolsOptions): AnyToolDefinitio
       "Grant an access (by its catalog name, e.g. READ_DOCUMENTS) to the signed-in user. Needs the person's confirmation: propose it only after they asked for that exact access.",
     input: z.object({
       ...userFields,
-      access_name: z.string().trim().min(1, 'Invalid access name').max(100).describe('Name of the access to grant, e.g. "READ_DOCUMENTS".'),
+      access_name: z
+        .string()
+        .trim()
+        .min(1, toolMessage('ACCESS_TOOL_INVALID_ACCESS_NAME'))
+        .max(100)
+        .describe('Name of the access to grant, e.g. "READ_DOCUMENTS".'),
     }),
     mutability: 'mutable',
     identity: { username: 'username' },
