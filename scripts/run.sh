@@ -16,6 +16,7 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   touch "$stamp"
 fi
 verb="${1:-}"; shift || true
+case "$verb" in serve|test) bash scripts/build-web.sh ;; esac
 case "$verb" in
   serve) exec node --disable-warning=ExperimentalWarning src/cli/main.ts serve "$@" ;;
   test) exec bash scripts/test.sh "$@" ;;

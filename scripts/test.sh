@@ -17,4 +17,18 @@ biome check --diagnostic-level=error src test bench scripts
 echo "== requirements coverage"
 node scripts/check-requirements-coverage.ts
 echo "== tests (vitest)"
-vitest run "$@"
+mkdir -p test-results
+set +e
+vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
+status=$?
+set -e
+summary() {
+  node -e 'const r=require("./test-results/vitest.json");console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' 2>/dev/null || echo "0 passed, 1 failed"
+}
+if [ "$status" -ne 0 ]; then summary; exit "$status"; fi
+echo "== branch coverage floors (registry, policy, sandbox bridge: >= 90 %)"
+vitest run --coverage --coverage.reporter=text-summary --coverage.thresholds.branches=90 \
+  --coverage.include=src/core/tools/tool-registry.ts --coverage.include=src/core/policy/policy.ts \
+  --coverage.include=src/core/policy/approval-binding.ts --coverage.include=src/agents/sandbox/db-bridge.ts \
+  src/core/tools src/core/policy src/agents/sandbox/state-pollution.test.ts src/agents/sandbox/tool-registry-scoping.test.ts
+summary

@@ -66,6 +66,8 @@ export const helmAgent = defineAgent({
       interpreter: helmInterpreterRules,
       route: (input) => classifyHelmRequest(input),
       middleware: [new HelmApprovalHITLMiddleware(), new HelmAgentStateMiddleware(), new ErrorRecoveryMiddleware()],
+      // ErrorRecoveryMiddleware is the spec's retry for read-only tools; the core's would retry again.
+      retryReadOnlyTools: false,
       instructionsFor: (session) =>
         [
           session.route === 'query'

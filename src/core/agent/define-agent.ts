@@ -84,6 +84,11 @@ export interface AgentParts {
   /** Picks the route of a session from its first message. Default: `standard`. */
   readonly route?: (input: string, session: SessionView) => Route;
   readonly middleware?: readonly ToolMiddleware[];
+  /**
+   * The core retries failing read-only tools (3 attempts, exponential backoff). Set false for an
+   * agent that brings its own retry middleware, so calls are not retried twice over. Default true.
+   */
+  readonly retryReadOnlyTools?: boolean;
   readonly autoApproveRules?: readonly AutoApproveRule[];
   /** Extra text appended to the instructions for a session (e.g. the route's sub-agent prompt). */
   readonly instructionsFor?: (session: SessionView) => string;

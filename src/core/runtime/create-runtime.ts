@@ -98,7 +98,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (parts.workflow) registry.register(humanInputTool);
     else if (!registry.has(humanInputTool.name)) registry.register({ ...humanInputTool, allowedPhases: [STANDARD_PHASE] });
     const model = options.model?.(definition) ?? createOfflineModel(definition.name, parts.interpreter);
-    loaded.set(definition.name, { definition, parts, registry, model, middleware: [...(parts.middleware ?? []), readOnlyRetryMiddleware()] });
+    loaded.set(definition.name, { definition, parts, registry, model, middleware: [...(parts.middleware ?? []), ...(parts.retryReadOnlyTools === false ? [] : [readOnlyRetryMiddleware()])] });
   }
 
   const agentOf = (name: string): LoadedAgent => {

@@ -219,7 +219,9 @@ export class ToolCallProcessor {
       callId,
       agent: session.agent.definition.name,
       identity: session.identity,
-      phase: session.phase,
+      get phase() {
+        return session.phase;
+      },
       signal: new AbortController().signal,
       logger: logger.child({ sessionId: session.id, tool: tool.name, callId }),
       state: session.state.agentState,

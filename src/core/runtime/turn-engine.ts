@@ -143,7 +143,7 @@ export class TurnEngine {
       if (policy.action === 'block') {
         await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'blocked', decision: JSON.stringify({ type: 'modify', args: modifiedInput, by: actor.username }), verdict: verdict ? JSON.stringify(verdict) : null, decided_at: decidedAt });
         await audit.append({ sessionId: session.id, type: 'tool_blocked', actor: approver, payload: { callId: row.id, tool: row.tool, args: modifiedInput, reason: policy.reason, stage: 'modify' } }, db);
-        return { kind: 'result', output: { blocked: true, reason: policy.reason }, isError: true };
+        return { kind: 'result', output: { blocked: true, reason: policy.reason, modifiedArguments: modifiedInput }, isError: true };
       }
       const preview = await tool.preview?.(modifiedInput, context);
       callId = `${row.id}.m${Date.now().toString(36)}`;
