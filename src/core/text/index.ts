@@ -12,7 +12,9 @@ export { detectShellPrompt, type ShellKind } from './shell-prompt.ts';
 export { type AnsiStripper, createAnsiStripper, stripAnsi } from './strip-ansi.ts';
 export { MAX_SUGGESTION_LENGTH, MAX_SUGGESTIONS, type ParsedSuggestions, parseSuggestions } from './suggestions.ts';
 export {
+  createOutputCollector,
   MODEL_OUTPUT_LIMIT,
+  type OutputCollector,
   type TruncationResult,
   truncateForModel,
   truncateForModelWithInfo,

@@ -19,10 +19,10 @@ describe('stripAnsi', () => {
     expect(stripAnsi(`see ${ESC}]8;;https://example.com/a${ESC}\\the docs${ESC}]8;;${ESC}\\ now`)).toBe('see the docs now');
   });
 
-  it('AR-09 strips single-character escapes, charset selection, DCS and C1 controls', () => {
+  it('AR-09 strips single-character escapes, charset selection, DCS and C1 sequences, keeping other C1 controls as text', () => {
     expect(stripAnsi(`${ESC}7a${ESC}8b${ESC}(Bc${ESC}=d${ESC}>e`)).toBe('abcde');
     expect(stripAnsi(`x${ESC}Ptmux;payload${ESC}\\y`)).toBe('xy');
-    expect(stripAnsi('a\u009b31mred\u009b0m b\u009d0;t\u009cc\u0085d')).toBe('ared bcd');
+    expect(stripAnsi('a\u009b31mred\u009b0m b\u009d0;t\u009cc\u0085d')).toBe('ared bc\u0085d');
   });
 
   it('AR-09 keeps text bytes faithfully: newlines, carriage returns, tabs, unicode', () => {

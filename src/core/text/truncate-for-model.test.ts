@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { truncateForModel, truncateForModelWithInfo } from './truncate-for-model.ts';
+import { createOutputCollector, truncateForModel, truncateForModelWithInfo } from './truncate-for-model.ts';
 
 describe('truncateForModel', () => {
   it('AR-14 leaves output of at most 5000 characters unchanged', () => {
@@ -33,5 +33,28 @@ describe('truncateForModel', () => {
     const result = truncateForModel(text, 500);
     expect(result.length).toBeLessThanOrEqual(500);
     expect(result).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+});
+
+describe('createOutputCollector', () => {
+  it('AR-14 gives the same result as truncating the whole stream, in bounded memory', () => {
+    let seed = 3;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (const size of [0, 10, 4999, 5000, 5001, 7000, 9999, 10_001, 60_000]) {
+      let text = '';
+      while (text.length < size) text += random(5) === 0 ? '\n' : String.fromCharCode(97 + random(26));
+      text = text.slice(0, size);
+      const collector = createOutputCollector();
+      for (let at = 0; at < text.length; ) {
+        const step = 1 + random(3000);
+        collector.push(text.slice(at, at + step));
+        at += step;
+      }
+      expect(collector.length).toBe(size);
+      expect(collector.finish(), `size ${size}`).toEqual(truncateForModelWithInfo(text));
+    }
   });
 });

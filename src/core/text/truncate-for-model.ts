@@ -28,21 +28,67 @@ export function truncationMarker(removed: number, total: number): string {
  * prefer line breaks near the cut points and never split a surrogate pair.
  */
 export function truncateForModelWithInfo(text: string, limit = MODEL_OUTPUT_LIMIT): TruncationResult {
-  const total = text.length;
-  if (total <= limit) return { text, truncated: false, removedCharacters: 0, originalCharacters: total };
+  return truncateParts(text, text, text.length, limit);
+}
+
+/**
+ * The cut of `truncateForModelWithInfo` from the two ends of a text: `head` is its first characters
+ * and `tail` its last ones (each at least `limit` long, or the whole text), `total` its length.
+ */
+function truncateParts(head: string, tail: string, total: number, limit: number): TruncationResult {
+  if (total <= limit)
+    return {
+      text: head.length === total ? head : head + tail.slice(head.length - total),
+      truncated: false,
+      removedCharacters: 0,
+      originalCharacters: total,
+    };
   // The marker's length depends on the numbers in it; size it for the worst case (removing everything).
   const markerBudget = truncationMarker(total, total).length;
   const keep = Math.max(0, limit - markerBudget);
   let headEnd = Math.floor(keep * HEAD_SHARE);
+  const tailOffset = total - tail.length;
   let tailStart = total - (keep - headEnd);
-  headEnd = snapBack(text, headEnd, Math.floor(headEnd * 0.8));
-  tailStart = snapForward(text, tailStart, tailStart + Math.floor((total - tailStart) * 0.2));
+  headEnd = snapBack(head, headEnd, Math.floor(headEnd * 0.8));
+  tailStart = tailOffset + snapForward(tail, tailStart - tailOffset, tailStart - tailOffset + Math.floor((total - tailStart) * 0.2));
   const removed = tailStart - headEnd;
   return {
-    text: text.slice(0, headEnd) + truncationMarker(removed, total) + text.slice(tailStart),
+    text: head.slice(0, headEnd) + truncationMarker(removed, total) + tail.slice(tailStart - tailOffset),
     truncated: true,
     removedCharacters: removed,
     originalCharacters: total,
+  };
+}
+
+/** Collects streamed output in bounded memory and truncates it like `truncateForModelWithInfo` at the end. */
+export interface OutputCollector {
+  push(text: string): void;
+  /** Characters pushed so far. */
+  readonly length: number;
+  finish(): TruncationResult;
+}
+
+/**
+ * Keeps only the first and last `limit` characters of a stream (so 100 MB of output costs 2 × 5,000
+ * characters), and gives exactly the result `truncateForModelWithInfo` would give on the whole text.
+ */
+export function createOutputCollector(limit = MODEL_OUTPUT_LIMIT): OutputCollector {
+  let head = '';
+  let tail = '';
+  let total = 0;
+  return {
+    push(text: string): void {
+      if (text.length === 0) return;
+      total += text.length;
+      if (head.length < limit) head += text.slice(0, limit - head.length);
+      tail = text.length >= limit ? text.slice(-limit) : (tail + text).slice(-limit);
+    },
+    get length(): number {
+      return total;
+    },
+    finish(): TruncationResult {
+      return truncateParts(head, tail, total, limit);
+    },
   };
 }
 
