@@ -78,10 +78,10 @@ export class CatalogRepository {
       rows = rows.where('teams', 'like', pattern);
       count = count.where('teams', 'like', pattern);
     }
-    const [list, totalRow] = await Promise.all([
-      rows.orderBy('id').limit(page.limit).offset(page.offset).execute(),
-      count.executeTakeFirstOrThrow(),
-    ]);
+    const list = await rows.orderBy('id').limit(page.limit).offset(page.offset).execute();
+    // A short page that is not past the end already tells the total; count only otherwise.
+    if (list.length > 0 && list.length < page.limit) return { accesses: list.map(toAccessRow), total: page.offset + list.length };
+    const totalRow = await count.executeTakeFirstOrThrow();
     return { accesses: list.map(toAccessRow), total: Number(totalRow.total) };
   }
 

@@ -66,6 +66,10 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
     const page = (await app.inject({ method: 'GET', url: '/admin/accesses?limit=2&offset=2', headers: admin })).json();
     expect(page.accesses.map((a: { name: string }) => a.name)).toEqual(['DB_READ_DEV', 'DB_READ_STAGING']);
     expect(page.total).toBe(12);
+    const tail = (await app.inject({ method: 'GET', url: '/admin/accesses?limit=5&offset=10', headers: admin })).json();
+    expect([tail.accesses.length, tail.total]).toEqual([2, 12]);
+    const past = (await app.inject({ method: 'GET', url: '/admin/accesses?limit=5&offset=50', headers: admin })).json();
+    expect([past.accesses.length, past.total]).toEqual([0, 12]);
   });
 
   it('filters the catalog by team tag', async () => {
