@@ -27,7 +27,10 @@ export function writeResults(name: string, rows: readonly BenchRow[], extra: Rec
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ results: rows, node: process.version, quick: process.env.BENCH_QUICK === '1', measuredAt: new Date().toISOString(), ...extra }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ results: rows, node: process.version, quick: process.env.BENCH_QUICK === '1', measuredAt: new Date().toISOString(), ...extra }, null, 2)}\n`,
+  );
   console.log(`\nwrote ${path}`);
   return path;
 }

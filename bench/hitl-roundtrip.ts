@@ -2,15 +2,15 @@
 // persisted → fresh resume with approval → execution → final answer. Mock model, tools without
 // I/O, a SQLite file store in WAL mode. opsgate against the AI SDK's own approval round trip.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateText, tool, type ModelMessage } from 'ai';
+import { DatabaseSync } from 'node:sqlite';
+import { generateText, type ModelMessage, tool } from 'ai';
 import { z } from 'zod';
 import { createRuntime } from '../src/core/runtime/index.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel } from '../src/testing/index.ts';
-import { printTable, summarise, writeResults, type BenchRow } from './bench-report.ts';
+import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const warmup = quick ? 50 : 200;
@@ -30,7 +30,14 @@ async function measure(system: string, scenario: () => Promise<void>): Promise<B
   }
   const elapsed = (performance.now() - started) / 1000;
   const stats = summarise(samples);
-  return { system, turns_per_s: Math.round(iterations / elapsed), p50_ms: stats.p50, p99_ms: stats.p99, peak_rss_mb: Math.round(peakRss / 1048576), iterations };
+  return {
+    system,
+    turns_per_s: Math.round(iterations / elapsed),
+    p50_ms: stats.p50,
+    p99_ms: stats.p99,
+    peak_rss_mb: Math.round(peakRss / 1048576),
+    iterations,
+  };
 }
 
 async function opsgateScenario(dir: string): Promise<BenchRow> {

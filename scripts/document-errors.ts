@@ -34,7 +34,8 @@ export async function renderErrorsDoc(): Promise<string> {
   await import('../src/agents/index.ts');
   const rows = new Map<string, { status: string; message: string }>();
   for (const [code, spec] of listErrorCodes()) rows.set(code, { status: String(spec.status), message: spec.message });
-  for (const entry of classCodes()) if (!rows.has(entry.code)) rows.set(entry.code, { status: entry.status, message: `(error class in ${entry.file})` });
+  for (const entry of classCodes())
+    if (!rows.has(entry.code)) rows.set(entry.code, { status: entry.status, message: `(error class in ${entry.file})` });
   const lines = [
     '# Error codes',
     '',
@@ -44,7 +45,9 @@ export async function renderErrorsDoc(): Promise<string> {
     '',
     '| code | status | message |',
     '| --- | --- | --- |',
-    ...[...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([code, r]) => `| \`${code}\` | ${r.status} | ${r.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`),
+    ...[...rows.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([code, r]) => `| \`${code}\` | ${r.status} | ${r.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`),
     '',
   ];
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { OpsgateError } from '../core/errors/index.ts';
-import { UsageError, type CliIo } from './command.ts';
+import { type CliIo, UsageError } from './command.ts';
 import { commands } from './commands/index.ts';
 
 function helpText(): string {
@@ -57,6 +57,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 if (import.meta.main) {
-  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  const code = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+  });
   process.exitCode = code;
 }

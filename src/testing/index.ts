@@ -1,4 +1,11 @@
-export { createTestToolContext, testIdentity, type RecordedToolContext } from './tool-context.ts';
-export { testStoreFactories, sqliteTestStore, postgresTestStore, testDatabaseUrl, type TestStore, type TestStoreFactory } from './test-stores.ts';
-export { createLedgerAgent, createLedgerModel, type LedgerRecorder } from './ledger-agent.ts';
 export { fixedClock } from './fixed-clock.ts';
+export { createLedgerAgent, createLedgerModel, type LedgerRecorder } from './ledger-agent.ts';
+export {
+  postgresTestStore,
+  sqliteTestStore,
+  type TestStore,
+  type TestStoreFactory,
+  testDatabaseUrl,
+  testStoreFactories,
+} from './test-stores.ts';
+export { createTestToolContext, type RecordedToolContext, testIdentity } from './tool-context.ts';

@@ -1,7 +1,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { defineAgent, type AgentDefinition } from '../core/agent/index.ts';
+import { type AgentDefinition, defineAgent } from '../core/agent/index.ts';
 import { readInterpreterTurn } from '../core/model/index.ts';
 import { defineTool } from '../core/tools/index.ts';
 
@@ -68,7 +68,12 @@ function result(content: LanguageModelV4Content[]): LanguageModelV4GenerateResul
 }
 
 let callCounter = 0;
-const call = (toolName: string, input: unknown): LanguageModelV4Content => ({ type: 'tool-call', toolCallId: `mock-${++callCounter}`, toolName, input: JSON.stringify(input) });
+const call = (toolName: string, input: unknown): LanguageModelV4Content => ({
+  type: 'tool-call',
+  toolCallId: `mock-${++callCounter}`,
+  toolName,
+  input: JSON.stringify(input),
+});
 
 /**
  * A scripted mock model for the ledger: user message → `read_balance` → `transfer` (amount and
@@ -83,7 +88,10 @@ export function createLedgerModel(options: { userId?: number } = {}): MockLangua
       const match = /pay (\w+) (\d+)/.exec(turn.userText);
       if (!last) return result([call('read_balance', {})]);
       if (last.toolName === 'read_balance' && match) {
-        return result([{ type: 'text', text: `Transferring ${match[2]} to ${match[1]}.` }, call('transfer', { to: match[1], amount: Number(match[2]), ...(options.userId ? { user_id: options.userId } : {}) })]);
+        return result([
+          { type: 'text', text: `Transferring ${match[2]} to ${match[1]}.` },
+          call('transfer', { to: match[1], amount: Number(match[2]), ...(options.userId ? { user_id: options.userId } : {}) }),
+        ]);
       }
       return result([{ type: 'text', text: `Done: ${JSON.stringify(last.output)}` }]);
     },

@@ -17,7 +17,9 @@ function sourceFiles(dir: string): string[] {
 function relativeImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
+  )) {
     const spec = match[1] ?? match[2]!;
     found.push(resolve(dirname(file), spec));
   }
@@ -31,7 +33,11 @@ describe('architecture', () => {
   it('src/core imports nothing from agents, server, web, mcp, cli or app', () => {
     const offenders = files
       .filter((f) => layerOf(f) === 'core')
-      .flatMap((f) => relativeImports(f).filter((target) => ['agents', 'server', 'web', 'mcp', 'cli', 'app'].includes(layerOf(target))).map((t) => `${relative(root, f)} → ${relative(root, t)}`));
+      .flatMap((f) =>
+        relativeImports(f)
+          .filter((target) => ['agents', 'server', 'web', 'mcp', 'cli', 'app'].includes(layerOf(target)))
+          .map((t) => `${relative(root, f)} → ${relative(root, t)}`),
+      );
     expect(offenders).toEqual([]);
   });
 

@@ -27,7 +27,9 @@ describe('crash recovery', () => {
     dirs.push(dir);
     const dbPath = join(dir, 'opsgate.db');
     const marker = join(dir, 'marker');
-    const child = spawn(process.execPath, [join(import.meta.dirname, 'crash-child.ts'), dbPath, marker], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'crash-child.ts'), dbPath, marker], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     try {
@@ -36,7 +38,8 @@ describe('crash recovery', () => {
       child.kill('SIGKILL');
       throw new Error(`child did not reach the tool: ${stderr}`, { cause: error });
     }
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+    const exited =
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
     expect(child.exitCode).toBeNull();
     child.kill('SIGKILL');
     await exited;

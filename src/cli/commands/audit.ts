@@ -1,8 +1,8 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { AuditLog } from '../../core/audit/index.ts';
 import { openStore, resolveDataDir } from '../../core/store/index.ts';
-import { UsageError, type CliCommand } from '../command.ts';
+import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
 const usage = `Usage: opsgate audit verify
@@ -19,11 +19,19 @@ export const auditCommand: CliCommand = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
       args,
-      { out: { type: 'string' }, session: { type: 'string' }, type: { type: 'string' }, actor: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' } },
+      {
+        out: { type: 'string' },
+        session: { type: 'string' },
+        type: { type: 'string' },
+        actor: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+      },
       true,
     );
     const verb = positionals[0];
-    if ((verb !== 'verify' && verb !== 'export') || positionals.length > 1) throw new UsageError('expected "opsgate audit verify" or "opsgate audit export"');
+    if ((verb !== 'verify' && verb !== 'export') || positionals.length > 1)
+      throw new UsageError('expected "opsgate audit verify" or "opsgate audit export"');
     if (verb === 'verify' && Object.keys(values).length > 0) throw new UsageError('"audit verify" takes no options');
     const store = await openStore({ dataDir: resolveDataDir(io.env.OPSGATE_DATA_DIR), databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '' });
     try {
@@ -34,7 +42,9 @@ export const auditCommand: CliCommand = {
           io.stdout.write(`audit chain OK: ${result.checked} events verified (${store.location})\n`);
           return 0;
         }
-        io.stdout.write(`audit chain BROKEN at event ${result.firstBrokenSeq}: ${result.reason} (${result.checked} events before it verified)\n`);
+        io.stdout.write(
+          `audit chain BROKEN at event ${result.firstBrokenSeq}: ${result.reason} (${result.checked} events before it verified)\n`,
+        );
         return 1;
       }
       const out = values.out ? createWriteStream(values.out) : io.stdout;

@@ -24,7 +24,10 @@ export function formatMessages(messages: readonly ChatMessage[]): string {
 /** The approval panel, question or continue prompt, as text. */
 export function formatInterrupt(interrupt: Interrupt): string {
   if (interrupt.type === 'question') {
-    const context = interrupt.context === undefined ? '' : `\n${typeof interrupt.context === 'string' ? interrupt.context : JSON.stringify(interrupt.context, null, 2)}`;
+    const context =
+      interrupt.context === undefined
+        ? ''
+        : `\n${typeof interrupt.context === 'string' ? interrupt.context : JSON.stringify(interrupt.context, null, 2)}`;
     return `\n? ${interrupt.question}${context}\n  answer: yes | no | skip | your own words\n`;
   }
   if (interrupt.type === 'continue') return `\n⏳ ${interrupt.message}\n  type "continue" to read the output so far and go on\n`;
@@ -36,7 +39,8 @@ export function formatInterrupt(interrupt: Interrupt): string {
   if (interrupt.preview) {
     lines.push(`│ ${interrupt.preview.summary}`);
     if (interrupt.preview.details !== undefined) {
-      const details = typeof interrupt.preview.details === 'string' ? interrupt.preview.details : JSON.stringify(interrupt.preview.details, null, 2);
+      const details =
+        typeof interrupt.preview.details === 'string' ? interrupt.preview.details : JSON.stringify(interrupt.preview.details, null, 2);
       for (const line of details.split('\n').slice(0, 40)) lines.push(`│   ${line}`);
     }
   }

@@ -4,7 +4,7 @@ import { OpsgateError } from '../../core/errors/index.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import type { Decision, Interrupt, Runtime, SessionSnapshot, TurnResult } from '../../core/runtime/index.ts';
-import { UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { formatInterrupt, formatMessages } from './chat-format.ts';
 
@@ -121,15 +121,21 @@ export const chatCommand: CliCommand = {
     if (values['agent-mode']) sessionOptions.agentMode = true;
     if (values['auto-approve']) sessionOptions.autoApprove = true;
 
-    const opsgate = await openOpsgate({ env: io.env, ...(values.agent && values.db ? { agentOptions: { [values.agent]: agentOptions } } : {}) });
+    const opsgate = await openOpsgate({
+      env: io.env,
+      ...(values.agent && values.db ? { agentOptions: { [values.agent]: agentOptions } } : {}),
+    });
     try {
       const known = opsgate.runtime.agents().map((a) => a.name);
-      if (values.agent && !known.includes(values.agent)) throw new UsageError(`unknown agent "${values.agent}"; agents: ${known.join(', ') || '(none)'}`);
+      if (values.agent && !known.includes(values.agent))
+        throw new UsageError(`unknown agent "${values.agent}"; agents: ${known.join(', ') || '(none)'}`);
       const identity = await resolveIdentity(username, new UserRepository(opsgate.store), io);
       const session = values.session
         ? await opsgate.runtime.getSession(values.session, identity)
         : await opsgate.runtime.startSession({ agent: values.agent!, identity, options: sessionOptions });
-      io.stdout.write(`opsgate chat — agent ${session.agent}, user ${identity.username}, model: ${opsgate.modelDescription}\nsession ${session.id} · /help for commands, /quit to leave\n`);
+      io.stdout.write(
+        `opsgate chat — agent ${session.agent}, user ${identity.username}, model: ${opsgate.modelDescription}\nsession ${session.id} · /help for commands, /quit to leave\n`,
+      );
       await chatLoop(opsgate.runtime, session, identity, io);
       return 0;
     } finally {

@@ -1,14 +1,14 @@
 import type { CliCommand } from '../command.ts';
+import { accessServiceCommand } from './access-service.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
 import { checkSqlCommand } from './check-sql.ts';
+import { hostsCommand } from './hosts.ts';
 import { mcpServerCommand } from './mcp-server.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
 import { usersCommand } from './users.ts';
-import { accessServiceCommand } from './access-service.ts';
-import { hostsCommand } from './hosts.ts';
 
 /** Every verb of the CLI, in the order `opsgate --help` lists them. One line per command. */
 export const commands: readonly CliCommand[] = [

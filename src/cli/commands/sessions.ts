@@ -1,6 +1,6 @@
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { UserRepository } from '../../core/identity/users.ts';
-import { UsageError, type CliCommand } from '../command.ts';
+import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
 const usage = `Usage: opsgate sessions list [--user NAME] [--all] [--agent NAME] [--json]
@@ -16,14 +16,21 @@ export const sessionsCommand: CliCommand = {
   summary: 'list sessions and what they wait for',
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { user: { type: 'string' }, all: { type: 'boolean' }, agent: { type: 'string' }, json: { type: 'boolean' } }, true);
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { user: { type: 'string' }, all: { type: 'boolean' }, agent: { type: 'string' }, json: { type: 'boolean' } },
+      true,
+    );
     if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError('expected "opsgate sessions list"');
     const opsgate = await openOpsgate({ env: io.env });
     try {
       const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
       const user = await new UserRepository(opsgate.store).findByName(username);
       if (!user) throw new UsageError(`no user named "${username}"; create one with "opsgate users add ${username}"`);
-      const sessions = await opsgate.runtime.listSessions({ userId: user.id, username: user.username, roles: user.roles }, { all: values.all ?? false, ...(values.agent ? { agent: values.agent } : {}) });
+      const sessions = await opsgate.runtime.listSessions(
+        { userId: user.id, username: user.username, roles: user.roles },
+        { all: values.all ?? false, ...(values.agent ? { agent: values.agent } : {}) },
+      );
       if (values.json) {
         io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
         return 0;
@@ -32,9 +39,13 @@ export const sessionsCommand: CliCommand = {
         io.stdout.write('no sessions\n');
         return 0;
       }
-      io.stdout.write(`${'ID'.padEnd(36)}  ${'AGENT'.padEnd(12)} ${'USER'.padEnd(12)} ${'STATUS'.padEnd(8)} ${'PHASE'.padEnd(18)} STEPS  TITLE\n`);
+      io.stdout.write(
+        `${'ID'.padEnd(36)}  ${'AGENT'.padEnd(12)} ${'USER'.padEnd(12)} ${'STATUS'.padEnd(8)} ${'PHASE'.padEnd(18)} STEPS  TITLE\n`,
+      );
       for (const s of sessions) {
-        io.stdout.write(`${s.id.padEnd(36)}  ${s.agent.padEnd(12)} ${s.username.padEnd(12)} ${s.status.padEnd(8)} ${s.phase.padEnd(18)} ${String(s.steps).padStart(5)}  ${s.title}\n`);
+        io.stdout.write(
+          `${s.id.padEnd(36)}  ${s.agent.padEnd(12)} ${s.username.padEnd(12)} ${s.status.padEnd(8)} ${s.phase.padEnd(18)} ${String(s.steps).padStart(5)}  ${s.title}\n`,
+        );
       }
       return 0;
     } finally {

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Identity } from '../identity/index.ts';
-import type { StoreMigration, Store } from '../store/index.ts';
-import type { AnyToolDefinition, ToolContext } from '../tools/index.ts';
 import type { InterpreterRules } from '../model/interpreter-rules.ts';
+import type { Store, StoreMigration } from '../store/index.ts';
+import type { AnyToolDefinition, ToolContext } from '../tools/index.ts';
 
 /** Time and ids come from here so that tests are deterministic. */
 export interface Clock {

@@ -44,8 +44,20 @@ export interface AuditVerification {
   readonly reason?: string;
 }
 
-export function hashAuditEvent(prevHash: string, event: { seq: number; sessionId: string | null; type: string; actor: string; payload: string; createdAt: string }): string {
-  const input = canonicalJson([AUDIT_HASH_VERSION, event.seq, event.sessionId, event.type, event.actor, event.payload, event.createdAt, prevHash]);
+export function hashAuditEvent(
+  prevHash: string,
+  event: { seq: number; sessionId: string | null; type: string; actor: string; payload: string; createdAt: string },
+): string {
+  const input = canonicalJson([
+    AUDIT_HASH_VERSION,
+    event.seq,
+    event.sessionId,
+    event.type,
+    event.actor,
+    event.payload,
+    event.createdAt,
+    prevHash,
+  ]);
   return createHash('sha256').update(input).digest('hex');
 }
 
@@ -80,7 +92,19 @@ export class AuditLog {
       const prevHash = this.#tail.hash;
       const hash = hashAuditEvent(prevHash, { seq, sessionId, type: event.type, actor: event.actor, payload, createdAt });
       try {
-        await db.insertInto('audit_events').values({ seq, session_id: sessionId, type: event.type, actor: event.actor, payload, prev_hash: prevHash, hash, created_at: createdAt }).execute();
+        await db
+          .insertInto('audit_events')
+          .values({
+            seq,
+            session_id: sessionId,
+            type: event.type,
+            actor: event.actor,
+            payload,
+            prev_hash: prevHash,
+            hash,
+            created_at: createdAt,
+          })
+          .execute();
       } catch (error) {
         if (isUniqueViolation(error)) continue;
         throw error;
@@ -99,7 +123,10 @@ export class AuditLog {
     if (filter.since) query = query.where('created_at', '>=', filter.since);
     if (filter.until) query = query.where('created_at', '<=', filter.until);
     if (filter.afterSeq !== undefined) query = query.where('seq', '>', filter.afterSeq);
-    const rows = await query.orderBy('seq', 'asc').limit(Math.min(filter.limit ?? 500, 5000)).execute();
+    const rows = await query
+      .orderBy('seq', 'asc')
+      .limit(Math.min(filter.limit ?? 500, 5000))
+      .execute();
     return rows.map(toEvent);
   }
 
@@ -110,13 +137,29 @@ export class AuditLog {
     let checked = 0;
     let afterSeq = 0;
     for (;;) {
-      const rows = await this.#store.db.selectFrom('audit_events').selectAll().where('seq', '>', afterSeq).orderBy('seq', 'asc').limit(2000).execute();
+      const rows = await this.#store.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('seq', '>', afterSeq)
+        .orderBy('seq', 'asc')
+        .limit(2000)
+        .execute();
       if (rows.length === 0) break;
       for (const row of rows) {
-        if (row.seq !== expectedSeq) return { ok: false, checked, firstBrokenSeq: expectedSeq, reason: `event ${expectedSeq} is missing (next stored is ${row.seq})` };
-        if (row.prev_hash !== prevHash) return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} does not link to the previous event's hash` };
-        const recomputed = hashAuditEvent(prevHash, { seq: row.seq, sessionId: row.session_id, type: row.type, actor: row.actor, payload: row.payload, createdAt: row.created_at });
-        if (recomputed !== row.hash) return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} was changed after it was written` };
+        if (row.seq !== expectedSeq)
+          return { ok: false, checked, firstBrokenSeq: expectedSeq, reason: `event ${expectedSeq} is missing (next stored is ${row.seq})` };
+        if (row.prev_hash !== prevHash)
+          return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} does not link to the previous event's hash` };
+        const recomputed = hashAuditEvent(prevHash, {
+          seq: row.seq,
+          sessionId: row.session_id,
+          type: row.type,
+          actor: row.actor,
+          payload: row.payload,
+          createdAt: row.created_at,
+        });
+        if (recomputed !== row.hash)
+          return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} was changed after it was written` };
         if (!AUDIT_EVENT_TYPES.has(row.type) && !/^[a-z][a-z0-9_.]*$/.test(row.type)) {
           return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} has an invalid type` };
         }

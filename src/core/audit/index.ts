@@ -1,3 +1,11 @@
-export { AuditLog, hashAuditEvent, AUDIT_HASH_VERSION, type AuditEvent, type AuditEventInput, type AuditFilter, type AuditVerification } from './audit-log.ts';
-export { CORE_AUDIT_EVENT_TYPES, AUDIT_EVENT_TYPES, type AuditEventType } from './event-types.ts';
+export {
+  AUDIT_HASH_VERSION,
+  type AuditEvent,
+  type AuditEventInput,
+  type AuditFilter,
+  AuditLog,
+  type AuditVerification,
+  hashAuditEvent,
+} from './audit-log.ts';
 export { canonicalJson } from './canonical-json.ts';
+export { AUDIT_EVENT_TYPES, type AuditEventType, CORE_AUDIT_EVENT_TYPES } from './event-types.ts';

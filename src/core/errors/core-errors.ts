@@ -6,25 +6,47 @@ export const CoreErrors = defineErrorCodes({
   INVALID_TOOL_INPUT: { status: 400, message: 'The arguments for {tool} are invalid: {detail}. Fix them and propose the call again.' },
   IDENTITY_MISMATCH: {
     status: 403,
-    message: 'The call names {field}={given}, but this session belongs to {expected}. Tools act only for the signed-in user; drop the field or use your own identity.',
+    message:
+      'The call names {field}={given}, but this session belongs to {expected}. Tools act only for the signed-in user; drop the field or use your own identity.',
   },
   SESSION_NOT_FOUND: { status: 404, message: 'Session {sessionId} does not exist. List your sessions and pick one that does.' },
   SESSION_FORBIDDEN: { status: 403, message: 'Session {sessionId} belongs to another user. Ask its owner, or an approver, to act on it.' },
-  SESSION_BUSY: { status: 409, message: 'Session {sessionId} is waiting for a decision on {interrupt}. Answer it before sending a new message.' },
+  SESSION_BUSY: {
+    status: 409,
+    message: 'Session {sessionId} is waiting for a decision on {interrupt}. Answer it before sending a new message.',
+  },
   NO_PENDING_INTERRUPT: { status: 409, message: 'Session {sessionId} is not waiting for a decision. Send a message instead.' },
-  DECISION_MISMATCH: { status: 409, message: 'The decision names {given}, but the session waits on {expected}. Reload the session and decide on what it shows.' },
+  DECISION_MISMATCH: {
+    status: 409,
+    message: 'The decision names {given}, but the session waits on {expected}. Reload the session and decide on what it shows.',
+  },
   DECISION_INVALID: { status: 400, message: '{detail}' },
-  APPROVAL_EXPIRED: { status: 410, message: 'The approval request for {tool} expired at {expiresAt}. Ask the agent to propose the call again.' },
+  APPROVAL_EXPIRED: {
+    status: 410,
+    message: 'The approval request for {tool} expired at {expiresAt}. Ask the agent to propose the call again.',
+  },
   APPROVAL_BINDING_MISMATCH: {
     status: 409,
     message: 'The arguments of {tool} changed after they were approved. The call was not run; approve the new arguments explicitly.',
   },
-  FOUR_EYES_REQUIRED: { status: 403, message: '{tool} needs a second person: the requester cannot approve their own call. Ask an approver.' },
+  FOUR_EYES_REQUIRED: {
+    status: 403,
+    message: '{tool} needs a second person: the requester cannot approve their own call. Ask an approver.',
+  },
   ROLE_REQUIRED: { status: 403, message: 'This needs the {role} role. Ask an admin to grant it.' },
-  CALL_ALREADY_DECIDED: { status: 409, message: 'Tool call {callId} is already {status}; it cannot be executed again. Propose a new call if the work is still needed.' },
+  CALL_ALREADY_DECIDED: {
+    status: 409,
+    message: 'Tool call {callId} is already {status}; it cannot be executed again. Propose a new call if the work is still needed.',
+  },
   UNKNOWN_AGENT: { status: 404, message: 'There is no agent named {agent}. Available agents: {available}.' },
-  UNSUPPORTED_VERSION: { status: 500, message: 'Stored {what} has version {found}; this opsgate reads version {expected}. Upgrade opsgate or migrate the data.' },
-  STEP_LIMIT_REACHED: { status: 200, message: 'Stopped after {limit} steps without a final answer. Rephrase the request or split it into smaller ones.' },
+  UNSUPPORTED_VERSION: {
+    status: 500,
+    message: 'Stored {what} has version {found}; this opsgate reads version {expected}. Upgrade opsgate or migrate the data.',
+  },
+  STEP_LIMIT_REACHED: {
+    status: 200,
+    message: 'Stopped after {limit} steps without a final answer. Rephrase the request or split it into smaller ones.',
+  },
   AUTH_REQUIRED: { status: 401, message: 'Sign in first (POST /api/login) or send an API token as "Authorization: Bearer …".' },
   CONFIG_INVALID: { status: 500, message: 'Configuration is invalid: {detail}' },
   MODEL_ERROR: { status: 502, message: 'The language model failed: {detail}. Try again, or check the model configuration.' },

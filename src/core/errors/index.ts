@@ -1,2 +1,2 @@
-export { OpsgateError, defineErrorCodes, listErrorCodes, type ErrorSpec } from './opsgate-error.ts';
-export { CoreErrors, ToolNotFoundError, ToolAccessDeniedError, ToolMutabilityWarning } from './core-errors.ts';
+export { CoreErrors, ToolAccessDeniedError, ToolMutabilityWarning, ToolNotFoundError } from './core-errors.ts';
+export { defineErrorCodes, type ErrorSpec, listErrorCodes, OpsgateError } from './opsgate-error.ts';

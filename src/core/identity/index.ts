@@ -1,1 +1,1 @@
-export { type Identity, ROLE_USER, ROLE_APPROVER, ROLE_ADMIN, hasRole } from './identity.ts';
+export { hasRole, type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER } from './identity.ts';

@@ -1,1 +1,1 @@
-export { readOnlyRetryMiddleware, type ReadOnlyRetryOptions } from './read-only-retry.ts';
+export { type ReadOnlyRetryOptions, readOnlyRetryMiddleware } from './read-only-retry.ts';

@@ -3,7 +3,12 @@ export interface InterpreterTurn {
   /** The latest message of the person, as typed. */
   readonly userText: string;
   /** Tool calls made since that message, in order, with what they returned. */
-  readonly steps: ReadonlyArray<{ readonly toolName: string; readonly input: unknown; readonly output: unknown; readonly isError: boolean }>;
+  readonly steps: ReadonlyArray<{
+    readonly toolName: string;
+    readonly input: unknown;
+    readonly output: unknown;
+    readonly isError: boolean;
+  }>;
   /** Earlier text exchanges of the session, oldest first. */
   readonly history: ReadonlyArray<{ readonly role: 'user' | 'assistant'; readonly text: string }>;
   /** The tools offered to the model in this step. */

@@ -30,7 +30,9 @@ export function chooseModel(env: Readonly<Record<string, string | undefined>>): 
     if (explicit === 'offline') return undefined;
     const [provider, ...rest] = explicit.split(':');
     if (!provider || !(provider in DEFAULT_MODELS)) {
-      throw CoreErrors.CONFIG_INVALID({ detail: `OPSGATE_MODEL="${explicit}" names no known provider; use openai:…, anthropic:…, bedrock:…, compatible:… or offline` });
+      throw CoreErrors.CONFIG_INVALID({
+        detail: `OPSGATE_MODEL="${explicit}" names no known provider; use openai:…, anthropic:…, bedrock:…, compatible:… or offline`,
+      });
     }
     const name = provider as ModelProviderName;
     return { provider: name, modelId: rest.join(':') || DEFAULT_MODELS[name] };
@@ -52,8 +54,13 @@ export function createConfiguredModel(choice: ModelChoice, env: Readonly<Record<
       return createAmazonBedrock({ region: env.AWS_REGION }).languageModel(choice.modelId) as LanguageModelV4;
     case 'compatible': {
       const baseURL = env.OPSGATE_MODEL_BASE_URL;
-      if (!baseURL) throw CoreErrors.CONFIG_INVALID({ detail: 'compatible models need OPSGATE_MODEL_BASE_URL, e.g. http://127.0.0.1:11434/v1 for Ollama' });
-      return createOpenAICompatible({ name: 'compatible', baseURL, apiKey: env.OPSGATE_MODEL_API_KEY }).languageModel(choice.modelId) as LanguageModelV4;
+      if (!baseURL)
+        throw CoreErrors.CONFIG_INVALID({
+          detail: 'compatible models need OPSGATE_MODEL_BASE_URL, e.g. http://127.0.0.1:11434/v1 for Ollama',
+        });
+      return createOpenAICompatible({ name: 'compatible', baseURL, apiKey: env.OPSGATE_MODEL_API_KEY }).languageModel(
+        choice.modelId,
+      ) as LanguageModelV4;
     }
   }
 }

@@ -1,4 +1,10 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
 import type { InterpreterAction, InterpreterRules, InterpreterTurn } from './interpreter-rules.ts';
 import { readInterpreterTurn } from './prompt-reader.ts';
 
@@ -25,7 +31,9 @@ export function coreCommand(turn: InterpreterTurn, rules: InterpreterRules | und
     case '/help':
       return { text: ['Commands I understand without a language model:', ...CORE_HELP, ...(rules?.help ?? [])].join('\n') };
     case '/tools':
-      return { text: turn.tools.length ? turn.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : 'No tools are offered in this phase.' };
+      return {
+        text: turn.tools.length ? turn.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : 'No tools are offered in this phase.',
+      };
     case '/call': {
       const toolName = rest[0];
       if (!toolName) return { text: 'Usage: /call TOOL {json}' };
@@ -41,7 +49,9 @@ export function coreCommand(turn: InterpreterTurn, rules: InterpreterRules | und
       return { toolCalls: [{ toolName, input }] };
     }
     case '/ask':
-      return argument ? { toolCalls: [{ toolName: 'request_human_input', input: { question: argument } }] } : { text: 'Usage: /ask QUESTION' };
+      return argument
+        ? { toolCalls: [{ toolName: 'request_human_input', input: { question: argument } }] }
+        : { text: 'Usage: /ask QUESTION' };
     default:
       return { text: `Unknown command ${command}. Try /help.` };
   }
@@ -60,9 +70,8 @@ export function createOfflineModel(agentName: string, rules?: InterpreterRules):
   let counter = 0;
   const decide = (options: LanguageModelV4CallOptions): LanguageModelV4Content[] => {
     const turn = readInterpreterTurn(options);
-    const action =
-      coreCommand(turn, rules) ??
-      rules?.next(turn) ?? { text: "I could not map that to anything I can do offline. Type /help to see the commands I understand." };
+    const action = coreCommand(turn, rules) ??
+      rules?.next(turn) ?? { text: 'I could not map that to anything I can do offline. Type /help to see the commands I understand.' };
     if ('toolCalls' in action) {
       const content: LanguageModelV4Content[] = action.text ? [{ type: 'text', text: action.text }] : [];
       for (const call of action.toolCalls) {

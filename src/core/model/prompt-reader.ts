@@ -31,7 +31,10 @@ export function readInterpreterTurn(options: LanguageModelV4CallOptions): Interp
     if (message.role === 'system') return message.content;
     return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   };
-  const system = prompt.filter((m) => m.role === 'system').map((m) => (m.role === 'system' ? m.content : '')).join('\n\n');
+  const system = prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => (m.role === 'system' ? m.content : ''))
+    .join('\n\n');
   const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
   for (let i = 0; i < Math.max(lastUser, 0); i += 1) {
     const role = prompt[i]!.role;
@@ -44,7 +47,8 @@ export function readInterpreterTurn(options: LanguageModelV4CallOptions): Interp
   for (let i = lastUser + 1; i < prompt.length; i += 1) {
     const message = prompt[i]!;
     if (message.role === 'assistant') {
-      for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+      for (const part of message.content)
+        if (part.type === 'tool-call') calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
     } else if (message.role === 'tool') {
       for (const part of message.content) {
         if (part.type !== 'tool-result') continue;
@@ -54,6 +58,8 @@ export function readInterpreterTurn(options: LanguageModelV4CallOptions): Interp
       }
     }
   }
-  const tools = (options.tools ?? []).filter((t) => t.type === 'function').map((t) => ({ name: t.name, description: t.type === 'function' ? (t.description ?? '') : '' }));
+  const tools = (options.tools ?? [])
+    .filter((t) => t.type === 'function')
+    .map((t) => ({ name: t.name, description: t.type === 'function' ? (t.description ?? '') : '' }));
   return { userText: lastUser >= 0 ? textOf(lastUser) : '', steps, history, tools, system };
 }

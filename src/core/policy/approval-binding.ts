@@ -10,5 +10,7 @@ export const APPROVAL_BINDING_VERSION = 'opsgate-approval-v1';
  */
 export function approvalHash(callId: string, tool: string, args: unknown, bindingDigest = ''): string {
   const argsDigest = createHash('sha256').update(canonicalJson(args)).digest('hex');
-  return createHash('sha256').update(canonicalJson([APPROVAL_BINDING_VERSION, callId, tool, argsDigest, bindingDigest])).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson([APPROVAL_BINDING_VERSION, callId, tool, argsDigest, bindingDigest]))
+    .digest('hex');
 }

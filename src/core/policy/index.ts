@@ -1,2 +1,2 @@
-export { approvalHash, APPROVAL_BINDING_VERSION } from './approval-binding.ts';
+export { APPROVAL_BINDING_VERSION, approvalHash } from './approval-binding.ts';
 export { decidePolicy, type PolicyDecision, type PolicyInput } from './policy.ts';

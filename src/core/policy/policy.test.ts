@@ -6,20 +6,32 @@ import { decidePolicy } from './policy.ts';
 
 const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
 const write = defineTool({ name: 'w', description: 'w', input: z.object({}), mutability: 'mutable', execute: async () => 0 });
-const rule = { name: 'agent-mode-auto-approve', applies: (call: { sessionOptions: Readonly<Record<string, unknown>> }) => call.sessionOptions.autoApprove === true };
+const rule = {
+  name: 'agent-mode-auto-approve',
+  applies: (call: { sessionOptions: Readonly<Record<string, unknown>> }) => call.sessionOptions.autoApprove === true,
+};
 
 describe('decidePolicy', () => {
   it('blocks whatever the validator blocks, even read-only tools and auto-approve sessions', () => {
     const verdict = { verdict: 'block' as const, reason: 'rm -rf /', rule: 'linux.rm-root' };
-    expect(decidePolicy({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toMatchObject({ action: 'block', reason: 'rm -rf /' });
-    expect(decidePolicy({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } }).action).toBe('block');
+    expect(decidePolicy({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toMatchObject(
+      { action: 'block', reason: 'rm -rf /' },
+    );
+    expect(decidePolicy({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } }).action).toBe(
+      'block',
+    );
   });
   it('runs read-only tools', () => {
     expect(decidePolicy({ tool: read, input: {}, autoApproveRules: [], sessionOptions: {} })).toEqual({ action: 'run' });
   });
   it('asks for mutable tools unless a named rule applies, and names the rule', () => {
-    expect(decidePolicy({ tool: write, input: {}, verdict: { verdict: 'allow', reason: 'ok' }, autoApproveRules: [rule], sessionOptions: {} })).toEqual({ action: 'ask' });
-    expect(decidePolicy({ tool: write, input: {}, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toEqual({ action: 'auto', rule: 'agent-mode-auto-approve' });
+    expect(
+      decidePolicy({ tool: write, input: {}, verdict: { verdict: 'allow', reason: 'ok' }, autoApproveRules: [rule], sessionOptions: {} }),
+    ).toEqual({ action: 'ask' });
+    expect(decidePolicy({ tool: write, input: {}, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toEqual({
+      action: 'auto',
+      rule: 'agent-mode-auto-approve',
+    });
   });
 });
 

@@ -24,7 +24,8 @@ export function decidePolicy(input: PolicyInput): PolicyDecision {
   if (input.verdict?.verdict === 'block') return { action: 'block', reason: input.verdict.reason, verdict: input.verdict };
   if (input.tool.mutability === 'read-only') return { action: 'run' };
   for (const rule of input.autoApproveRules) {
-    if (rule.applies({ tool: input.tool, input: input.input, sessionOptions: input.sessionOptions })) return { action: 'auto', rule: rule.name };
+    if (rule.applies({ tool: input.tool, input: input.input, sessionOptions: input.sessionOptions }))
+      return { action: 'auto', rule: rule.name };
   }
   return { action: 'ask' };
 }

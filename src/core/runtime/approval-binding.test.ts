@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { sqliteTestStore, type TestStore } from '../../testing/index.ts';
 import { defineAgent } from '../agent/index.ts';
 import { AuditLog } from '../audit/index.ts';
 import { defineTool } from '../tools/index.ts';
-import { sqliteTestStore, type TestStore } from '../../testing/index.ts';
 import { createRuntime } from './create-runtime.ts';
 
 const alice = { userId: 1, username: 'alice', roles: ['user'] };
@@ -64,7 +64,13 @@ describe('approvals are bound to what was shown', () => {
       async setup() {
         return {
           tools: [
-            defineTool({ name: 'inspect_state', description: 'read', input: z.object({}), mutability: 'read-only', execute: async () => 1 }),
+            defineTool({
+              name: 'inspect_state',
+              description: 'read',
+              input: z.object({}),
+              mutability: 'read-only',
+              execute: async () => 1,
+            }),
             defineTool({ name: 'inspect_state', description: 'write', input: z.object({}), mutability: 'mutable', execute: async () => 2 }),
           ],
         };

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { QUERY_PHASE, STANDARD_PHASE, type AgentDefinition, type Route } from '../agent/define-agent.ts';
+import { type AgentDefinition, QUERY_PHASE, type Route, STANDARD_PHASE } from '../agent/define-agent.ts';
 import { createStoreSecretStore } from '../agent/secret-store.ts';
 import { AuditLog } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
-import { hasRole, ROLE_APPROVER, type Identity } from '../identity/index.ts';
+import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
 import { resolveDataDir } from '../store/index.ts';
@@ -13,12 +13,12 @@ import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
-import { sessionRepository, toToolCallRecord, type SessionRow } from './session-repository.ts';
+import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
-import { TurnEngine, type LoopStatus } from './turn-engine.ts';
+import { type LoopStatus, TurnEngine } from './turn-engine.ts';
 import type { Decision, QuestionAnswer, SessionSnapshot, SessionSummary, TurnResult } from './types.ts';
-import { WorkingSession, type LoadedAgent } from './working-session.ts';
+import { type LoadedAgent, WorkingSession } from './working-session.ts';
 
 const DEFAULT_STEP_LIMIT = 20;
 const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -33,12 +33,14 @@ export function decisionFromText(session: { interrupt?: SessionSnapshot['interru
   const trimmed = text.trim();
   if (interrupt.type === 'approval') {
     if (YES.test(trimmed)) return { type: 'approve', callId: interrupt.callId };
-    if (NO.test(trimmed)) return { type: 'reject', callId: interrupt.callId, reason: trimmed.replace(NO, '').replace(/^[\s,.:;-]+/, '') || 'declined in chat' };
+    if (NO.test(trimmed))
+      return { type: 'reject', callId: interrupt.callId, reason: trimmed.replace(NO, '').replace(/^[\s,.:;-]+/, '') || 'declined in chat' };
     return undefined;
   }
   if (interrupt.type === 'question') {
     const lower = trimmed.toLowerCase().replace(/[.!]+$/, '');
-    const answer: QuestionAnswer = lower === 'yes' || lower === 'y' ? 'yes' : lower === 'no' || lower === 'n' ? 'no' : lower === 'skip' ? 'skip' : { custom: trimmed };
+    const answer: QuestionAnswer =
+      lower === 'yes' || lower === 'y' ? 'yes' : lower === 'no' || lower === 'n' ? 'no' : lower === 'skip' ? 'skip' : { custom: trimmed };
     return { type: 'answer', callId: interrupt.callId, answer };
   }
   if (/^(continue|read output( & continue)?)$/i.test(trimmed)) return { type: 'continue', callId: interrupt.callId };
@@ -91,14 +93,24 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const registry = new ToolRegistry({
       logger,
       onWarning: (warning) => {
-        void audit.append({ type: 'warning', actor: `agent:${definition.name}`, payload: { code: warning.code, tool: warning.toolName, message: warning.message } });
+        void audit.append({
+          type: 'warning',
+          actor: `agent:${definition.name}`,
+          payload: { code: warning.code, tool: warning.toolName, message: warning.message },
+        });
       },
     });
     for (const tool of parts.tools) registry.register(tool);
     if (parts.workflow) registry.register(humanInputTool);
     else if (!registry.has(humanInputTool.name)) registry.register({ ...humanInputTool, allowedPhases: [STANDARD_PHASE] });
     const model = options.model?.(definition) ?? createOfflineModel(definition.name, parts.interpreter);
-    loaded.set(definition.name, { definition, parts, registry, model, middleware: [...(parts.middleware ?? []), ...(parts.retryReadOnlyTools === false ? [] : [readOnlyRetryMiddleware()])] });
+    loaded.set(definition.name, {
+      definition,
+      parts,
+      registry,
+      model,
+      middleware: [...(parts.middleware ?? []), ...(parts.retryReadOnlyTools === false ? [] : [readOnlyRetryMiddleware()])],
+    });
   }
 
   const agentOf = (name: string): LoadedAgent => {
@@ -178,8 +190,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const recoverInterruptedCalls = async (): Promise<void> => {
     const stuck = await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute();
     for (const call of stuck) {
-      await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], { status: 'unknown', error: 'opsgate stopped while this call was running; it was not re-run', finished_at: now().toISOString() });
-      await audit.append({ sessionId: call.session_id, type: 'tool_unknown', actor: 'system', payload: { callId: call.id, tool: call.tool, startedAt: call.started_at } });
+      await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], {
+        status: 'unknown',
+        error: 'opsgate stopped while this call was running; it was not re-run',
+        finished_at: now().toISOString(),
+      });
+      await audit.append({
+        sessionId: call.session_id,
+        type: 'tool_unknown',
+        actor: 'system',
+        payload: { callId: call.id, tool: call.tool, startedAt: call.started_at },
+      });
       await events.publish(call.session_id, 'tool.result', { callId: call.id, tool: call.tool, status: 'unknown' });
     }
     const running = await store.db.selectFrom('sessions').select('id').where('status', '=', 'running').execute();
@@ -192,8 +213,29 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         const reason = known
           ? 'Status unknown: opsgate stopped while this call was running. It was NOT re-run. Check the target system before trying again.'
           : 'Not run: opsgate stopped before this call was processed.';
-        await working.addMessages(store.db, [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: pending.callId, toolName: pending.toolName, output: { type: 'error-text', value: reason } }] }], at);
-        if (!known) await sessionRepository.transitionToolCall(store.db, pending.callId, ['proposed', 'approved'], { status: 'failed', error: 'not run: opsgate stopped first', finished_at: at });
+        await working.addMessages(
+          store.db,
+          [
+            {
+              role: 'tool',
+              content: [
+                {
+                  type: 'tool-result',
+                  toolCallId: pending.callId,
+                  toolName: pending.toolName,
+                  output: { type: 'error-text', value: reason },
+                },
+              ],
+            },
+          ],
+          at,
+        );
+        if (!known)
+          await sessionRepository.transitionToolCall(store.db, pending.callId, ['proposed', 'approved'], {
+            status: 'failed',
+            error: 'not run: opsgate stopped first',
+            finished_at: at,
+          });
       }
       working.state.pendingCalls = [];
       await working.save(store.db, 'idle', at);
@@ -220,7 +262,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const agent = agentOf(input.agent);
       const pillars = agent.definition.pillars ?? [agent.definition.name];
       const pillar = input.pillar ?? pillars[0]!;
-      if (!pillars.includes(pillar)) throw CoreErrors.BAD_REQUEST({ detail: `Agent ${agent.definition.name} has no pillar "${pillar}"; use one of ${pillars.join(', ')}.` });
+      if (!pillars.includes(pillar))
+        throw CoreErrors.BAD_REQUEST({
+          detail: `Agent ${agent.definition.name} has no pillar "${pillar}"; use one of ${pillars.join(', ')}.`,
+        });
       const at = now().toISOString();
       const state: SessionState = {
         v: SESSION_STATE_VERSION,
@@ -250,7 +295,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         updated_at: at,
       };
       await sessionRepository.insertSession(store.db, row);
-      await audit.append({ sessionId: row.id, type: 'session_started', actor: `user:${input.identity.username}`, payload: { agent: row.agent, pillar, options: state.options } });
+      await audit.append({
+        sessionId: row.id,
+        type: 'session_started',
+        actor: `user:${input.identity.username}`,
+        payload: { agent: row.agent, pillar, options: state.options },
+      });
       await events.publish(row.id, 'status', { status: 'idle' });
       return snapshotOf(new WorkingSession(row, state, [], agent));
     },
@@ -260,7 +310,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       assertRead(working.row, actor);
       if (working.row.status === 'waiting') {
         const decision = decisionFromText(working, text);
-        if (!decision) throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: working.interrupt?.type === 'approval' ? `the approval of ${working.interrupt.tool} (answer yes or no)` : 'a question' });
+        if (!decision)
+          throw CoreErrors.SESSION_BUSY({
+            sessionId,
+            interrupt:
+              working.interrupt?.type === 'approval' ? `the approval of ${working.interrupt.tool} (answer yes or no)` : 'a question',
+          });
         return runtime.decide(sessionId, decision, actor);
       }
       if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
@@ -277,10 +332,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         await audit.append({ sessionId, type: 'phase_changed', actor: `agent:${working.row.agent}`, payload: { to: phase, route } });
         await events.publish(sessionId, 'phase', { to: phase, route });
       }
-      if (working.messages.length === 0 && working.row.title.endsWith(' session')) working.row = { ...working.row, title: trimmed.slice(0, 80) };
+      if (working.messages.length === 0 && working.row.title.endsWith(' session'))
+        working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
       const firstNewSeq = working.nextMessageSeq();
-      if (!(await working.save(store.db, 'running', at))) throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
+      if (!(await working.save(store.db, 'running', at)))
+        throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
       await working.addMessages(store.db, [{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
       await events.publish(sessionId, 'message', { role: 'user', text: trimmed, by: actor.username });
       const status = await guarded(working, () => engine.run(working));
@@ -314,13 +371,26 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const row = await sessionRepository.loadSession(store.db, sessionId);
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
       assertRead(row, actor);
-      if (input.rating !== 1 && input.rating !== -1) throw CoreErrors.BAD_REQUEST({ detail: 'rating must be 1 (thumbs up) or -1 (thumbs down)' });
+      if (input.rating !== 1 && input.rating !== -1)
+        throw CoreErrors.BAD_REQUEST({ detail: 'rating must be 1 (thumbs up) or -1 (thumbs down)' });
       const at = now().toISOString();
       await store.db
         .insertInto('feedback')
-        .values({ session_id: sessionId, user_id: actor.userId, target: input.target ?? null, rating: input.rating, comment: input.comment ?? null, created_at: at })
+        .values({
+          session_id: sessionId,
+          user_id: actor.userId,
+          target: input.target ?? null,
+          rating: input.rating,
+          comment: input.comment ?? null,
+          created_at: at,
+        })
         .execute();
-      await audit.append({ sessionId, type: 'feedback', actor: `user:${actor.username}`, payload: { rating: input.rating, target: input.target ?? null, comment: input.comment ?? null } });
+      await audit.append({
+        sessionId,
+        type: 'feedback',
+        actor: `user:${actor.username}`,
+        payload: { rating: input.rating, target: input.target ?? null, comment: input.comment ?? null },
+      });
       await events.publish(sessionId, 'feedback', { rating: input.rating, target: input.target ?? null });
     },
 

@@ -42,7 +42,13 @@ export class SessionEvents implements SessionEventFeed {
       .orderBy('seq', 'asc')
       .limit(5000)
       .execute();
-    return rows.map((r) => ({ sessionId: r.session_id, seq: r.seq, type: r.type, data: JSON.parse(r.data) as unknown, createdAt: r.created_at }));
+    return rows.map((r) => ({
+      sessionId: r.session_id,
+      seq: r.seq,
+      type: r.type,
+      data: JSON.parse(r.data) as unknown,
+      createdAt: r.created_at,
+    }));
   }
 
   subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void {

@@ -36,7 +36,12 @@ export interface AgentInfo {
   readonly phases?: ReadonlyArray<{ readonly name: string; readonly title: string }>;
   /** Lines of the offline command language. */
   readonly help: readonly string[];
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string; readonly mutability: string; readonly risk: string }>;
+  readonly tools: ReadonlyArray<{
+    readonly name: string;
+    readonly description: string;
+    readonly mutability: string;
+    readonly risk: string;
+  }>;
 }
 
 export interface SessionEventFeed {

@@ -1,8 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockLanguageModelV4 } from 'ai/test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLedgerAgent,
+  createLedgerModel,
+  fixedClock,
+  type LedgerRecorder,
+  type TestStore,
+  testStoreFactories,
+} from '../../testing/index.ts';
 import { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../identity/index.ts';
-import { createLedgerAgent, createLedgerModel, fixedClock, testStoreFactories, type LedgerRecorder, type TestStore } from '../../testing/index.ts';
 import { createRuntime } from './create-runtime.ts';
 import type { RuntimeOptions } from './runtime-api.ts';
 
@@ -43,7 +50,9 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(recorder.transfers).toEqual([{ to: 'bob', amount: 30, user_id: 1 }]);
     expect(done.messages.at(-1)?.text).toContain('"transferred":30');
 
-    await expect(second.decide(session.id, { type: 'approve', callId: resumed.interrupt!.callId }, alice)).rejects.toMatchObject({ code: 'NO_PENDING_INTERRUPT' });
+    await expect(second.decide(session.id, { type: 'approve', callId: resumed.interrupt!.callId }, alice)).rejects.toMatchObject({
+      code: 'NO_PENDING_INTERRUPT',
+    });
     expect(recorder.transfers).toHaveLength(1);
     const types = (await new AuditLog(testStore.store).list({ sessionId: session.id })).map((e) => e.type);
     expect(types).toEqual(['session_started', 'tool_executed', 'tool_proposed', 'tool_approved', 'tool_executed']);
@@ -66,8 +75,14 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     const runtime = await start();
     const session = await runtime.startSession({ agent: 'ledger', identity: alice });
     const turn = await runtime.send(session.id, 'pay bob 30', alice);
-    await expect(runtime.decide(session.id, { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: -5 } }, alice)).rejects.toMatchObject({ code: 'INVALID_TOOL_INPUT' });
-    const done = await runtime.decide(session.id, { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: 20 } }, alice);
+    await expect(
+      runtime.decide(session.id, { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: -5 } }, alice),
+    ).rejects.toMatchObject({ code: 'INVALID_TOOL_INPUT' });
+    const done = await runtime.decide(
+      session.id,
+      { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: 20 } },
+      alice,
+    );
     expect(recorder.transfers).toEqual([{ to: 'bob', amount: 20, user_id: 1 }]);
     expect(done.status).toBe('completed');
     const modified = (await new AuditLog(testStore.store).list({ sessionId: session.id, type: 'tool_modified' }))[0];
@@ -90,7 +105,9 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     const session = await runtime.startSession({ agent: 'ledger', identity: alice });
     const turn = await runtime.send(session.id, 'pay bob 30', alice);
     await expect(runtime.getSession(session.id, bob)).rejects.toMatchObject({ code: 'SESSION_FORBIDDEN' });
-    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, bob)).rejects.toMatchObject({ code: 'SESSION_FORBIDDEN' });
+    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, bob)).rejects.toMatchObject({
+      code: 'SESSION_FORBIDDEN',
+    });
     await expect(runtime.send(session.id, 'yes', bob)).rejects.toMatchObject({ code: 'SESSION_FORBIDDEN' });
     expect(recorder.transfers).toHaveLength(0);
     expect(await runtime.listSessions(bob)).toHaveLength(0);
@@ -113,7 +130,9 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     const runtime = await start({ fourEyesTools: ['transfer'] });
     const session = await runtime.startSession({ agent: 'ledger', identity: { ...alice, roles: ['approver'] } });
     const turn = await runtime.send(session.id, 'pay bob 30', { ...alice, roles: ['approver'] });
-    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, { ...alice, roles: ['approver'] })).rejects.toMatchObject({ code: 'FOUR_EYES_REQUIRED' });
+    await expect(
+      runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, { ...alice, roles: ['approver'] }),
+    ).rejects.toMatchObject({ code: 'FOUR_EYES_REQUIRED' });
     await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
     expect(recorder.transfers).toHaveLength(1);
   });
@@ -124,7 +143,9 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     const session = await runtime.startSession({ agent: 'ledger', identity: alice });
     const turn = await runtime.send(session.id, 'pay bob 30', alice);
     clock.advance(61_000);
-    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, alice)).rejects.toMatchObject({ code: 'APPROVAL_EXPIRED' });
+    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, alice)).rejects.toMatchObject({
+      code: 'APPROVAL_EXPIRED',
+    });
     expect(recorder.transfers).toHaveLength(0);
     const after = await runtime.getSession(session.id, alice);
     expect(after.toolCalls.find((c) => c.tool === 'transfer')?.status).toBe('expired');
@@ -157,7 +178,11 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect((await audit.verify()).ok).toBe(true);
     const events = await audit.list();
     const target = events.find((e) => e.type === 'tool_approved')!;
-    await testStore.store.db.updateTable('audit_events').set({ payload: JSON.stringify({ ...target.payload, approver: 'mallory' }) }).where('seq', '=', target.seq).execute();
+    await testStore.store.db
+      .updateTable('audit_events')
+      .set({ payload: JSON.stringify({ ...target.payload, approver: 'mallory' }) })
+      .where('seq', '=', target.seq)
+      .execute();
     const verdict = await audit.verify();
     expect(verdict).toMatchObject({ ok: false, firstBrokenSeq: target.seq });
   });

@@ -57,16 +57,35 @@ export const sessionRepository = {
   },
 
   async loadMessages(db: Db, sessionId: string): Promise<StoredMessage[]> {
-    const rows = await db.selectFrom('messages').select(['seq', 'content', 'created_at']).where('session_id', '=', sessionId).orderBy('seq', 'asc').execute();
+    const rows = await db
+      .selectFrom('messages')
+      .select(['seq', 'content', 'created_at'])
+      .where('session_id', '=', sessionId)
+      .orderBy('seq', 'asc')
+      .execute();
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.content) as LanguageModelV4Message, createdAt: r.created_at }));
   },
 
-  async appendMessages(db: Db, sessionId: string, firstSeq: number, messages: readonly LanguageModelV4Message[], createdAt: string): Promise<StoredMessage[]> {
+  async appendMessages(
+    db: Db,
+    sessionId: string,
+    firstSeq: number,
+    messages: readonly LanguageModelV4Message[],
+    createdAt: string,
+  ): Promise<StoredMessage[]> {
     if (messages.length === 0) return [];
     const stored = messages.map((message, index) => ({ seq: firstSeq + index, message, createdAt }));
     await db
       .insertInto('messages')
-      .values(stored.map((m) => ({ session_id: sessionId, seq: m.seq, role: m.message.role, content: JSON.stringify(m.message), created_at: createdAt })))
+      .values(
+        stored.map((m) => ({
+          session_id: sessionId,
+          seq: m.seq,
+          role: m.message.role,
+          content: JSON.stringify(m.message),
+          created_at: createdAt,
+        })),
+      )
       .execute();
     return stored;
   },
@@ -77,7 +96,12 @@ export const sessionRepository = {
 
   /** Moves a call from one of `from` to a new status; false when it was not in one of them. */
   async transitionToolCall(db: Db, id: string, from: readonly ToolCallStatus[], patch: Updateable<ToolCallsTable>): Promise<boolean> {
-    const result = await db.updateTable('tool_calls').set(patch).where('id', '=', id).where('status', 'in', [...from]).executeTakeFirst();
+    const result = await db
+      .updateTable('tool_calls')
+      .set(patch)
+      .where('id', '=', id)
+      .where('status', 'in', [...from])
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
@@ -115,7 +139,11 @@ export const sessionRepository = {
   },
 
   async nextToolCallSeq(db: Db, sessionId: string): Promise<number> {
-    const row = await db.selectFrom('tool_calls').select((eb) => eb.fn.max('seq').as('max')).where('session_id', '=', sessionId).executeTakeFirst();
+    const row = await db
+      .selectFrom('tool_calls')
+      .select((eb) => eb.fn.max('seq').as('max'))
+      .where('session_id', '=', sessionId)
+      .executeTakeFirst();
     return Number(row?.max ?? 0) + 1;
   },
 };

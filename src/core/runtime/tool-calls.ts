@@ -9,10 +9,10 @@ import { sanitizeOutputForModel } from '../text/index.ts';
 import type { AnyToolDefinition, ApprovalPreview, ToolContext, ValidatorVerdict } from '../tools/index.ts';
 import type { SessionEvents } from './events.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
-import { sessionRepository, type Db, type ToolCallRow } from './session-repository.ts';
+import { type Db, sessionRepository, type ToolCallRow } from './session-repository.ts';
+import { ToolContinuation } from './tool-continuation.ts';
 import type { Interrupt } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
-import { ToolContinuation } from './tool-continuation.ts';
 
 /** What the model gets back for one call. */
 export type CallOutcome =
@@ -55,7 +55,11 @@ export function bindIdentity(tool: AnyToolDefinition, raw: Record<string, unknow
     if (!field) continue;
     const given = bound[field];
     if (given !== undefined && given !== null && String(given) !== String(expected)) {
-      throw CoreErrors.IDENTITY_MISMATCH({ field, given: String(given), expected: `${session.identity.username} (${session.identity.userId})` });
+      throw CoreErrors.IDENTITY_MISMATCH({
+        field,
+        given: String(given),
+        expected: `${session.identity.username} (${session.identity.userId})`,
+      });
     }
     bound[field] = expected;
   }
@@ -103,14 +107,20 @@ export class ToolCallProcessor {
     try {
       tool = session.agent.registry.resolve(toolName, session.row.role, session.phase);
       if (session.route === 'query' && tool.mutability === 'mutable') {
-        throw CoreErrors.BAD_REQUEST({ detail: `"${toolName}" changes state and is not available on the read-only query path. Ask for the change explicitly so it goes through the workflow.` });
+        throw CoreErrors.BAD_REQUEST({
+          detail: `"${toolName}" changes state and is not available on the read-only query path. Ask for the change explicitly so it goes through the workflow.`,
+        });
       }
       if (session.route === 'query' && tool.name === HUMAN_INPUT_TOOL) {
         throw CoreErrors.BAD_REQUEST({ detail: 'Questions are not available on the read-only query path; answer directly.' });
       }
     } catch (error) {
       await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined, actor);
-      return { kind: 'result', output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' }, isError: true };
+      return {
+        kind: 'result',
+        output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' },
+        isError: true,
+      };
     }
 
     let input: Record<string, unknown>;
@@ -119,7 +129,11 @@ export class ToolCallProcessor {
     } catch (error) {
       const blockedByIdentity = OpsgateError.isInstance(error) && error.code === 'IDENTITY_MISMATCH';
       if (blockedByIdentity) await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined, actor);
-      return { kind: 'result', output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' }, isError: true };
+      return {
+        kind: 'result',
+        output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' },
+        isError: true,
+      };
     }
 
     if (tool.name === HUMAN_INPUT_TOOL) return this.#askQuestion(session, callId, input);
@@ -127,10 +141,20 @@ export class ToolCallProcessor {
     const context = this.createContext(session, tool, callId);
     let verdict: ValidatorVerdict | undefined;
     if (tool.validate) verdict = await tool.validate(input, context);
-    const decision = decidePolicy({ tool, input, verdict, autoApproveRules: session.agent.parts.autoApproveRules ?? [], sessionOptions: session.state.options });
+    const decision = decidePolicy({
+      tool,
+      input,
+      verdict,
+      autoApproveRules: session.agent.parts.autoApproveRules ?? [],
+      sessionOptions: session.state.options,
+    });
     if (decision.action === 'block') {
       await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, actor);
-      return { kind: 'result', output: { blocked: true, reason: decision.reason, ...(verdict?.rule ? { rule: verdict.rule } : {}) }, isError: true };
+      return {
+        kind: 'result',
+        output: { blocked: true, reason: decision.reason, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
+        isError: true,
+      };
     }
 
     const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
@@ -167,7 +191,15 @@ export class ToolCallProcessor {
         const contentHash = sha256(canonicalJson([tool.name, input]));
         const hit = await sessionRepository.findCachedResult(db, session.id, tool.name, contentHash);
         if (hit?.result) {
-          await sessionRepository.insertToolCall(db, { ...row, args_hash: contentHash, status: 'executed', result: hit.result, started_at: createdAt, finished_at: createdAt, decision: JSON.stringify({ cachedFrom: hit.id }) });
+          await sessionRepository.insertToolCall(db, {
+            ...row,
+            args_hash: contentHash,
+            status: 'executed',
+            result: hit.result,
+            started_at: createdAt,
+            finished_at: createdAt,
+            decision: JSON.stringify({ cachedFrom: hit.id }),
+          });
           await this.#publish(session, 'tool.result', { callId, tool: tool.name, cached: true });
           return { kind: 'result', output: JSON.parse(hit.result) as unknown, isError: false };
         }
@@ -179,15 +211,43 @@ export class ToolCallProcessor {
     }
 
     if (decision.action === 'auto') {
-      await sessionRepository.insertToolCall(db, { ...row, status: 'approved', approved_by: `rule:${decision.rule}`, approval_rule: decision.rule, decided_at: createdAt });
-      await audit.append({ sessionId: session.id, type: 'tool_auto_approved', actor: `rule:${decision.rule}`, payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict } }, db);
+      await sessionRepository.insertToolCall(db, {
+        ...row,
+        status: 'approved',
+        approved_by: `rule:${decision.rule}`,
+        approval_rule: decision.rule,
+        decided_at: createdAt,
+      });
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_auto_approved',
+          actor: `rule:${decision.rule}`,
+          payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict },
+        },
+        db,
+      );
       return this.execute(session, tool, callId, input, context, { approvedBy: `rule:${decision.rule}`, rule: decision.rule, argsHash });
     }
 
     const expiresAt = this.#env.approvalTtlMs > 0 ? new Date(now().getTime() + this.#env.approvalTtlMs).toISOString() : null;
     await sessionRepository.insertToolCall(db, { ...row, expires_at: expiresAt });
     await audit.append(
-      { sessionId: session.id, type: 'tool_proposed', actor, payload: { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: session.identity.username, expiresAt } },
+      {
+        sessionId: session.id,
+        type: 'tool_proposed',
+        actor,
+        payload: {
+          callId,
+          tool: tool.name,
+          args: input,
+          argsHash,
+          risk: tool.risk,
+          verdict,
+          requestedBy: session.identity.username,
+          expiresAt,
+        },
+      },
       db,
     );
     const interrupt: Interrupt = {
@@ -239,7 +299,17 @@ export class ToolCallProcessor {
         const from = session.row.phase;
         session.row = { ...session.row, phase };
         session.state.phaseHistory.push(reason === undefined ? { phase, at } : { phase, at, reason });
-        pendingAudits.push(audit.append({ sessionId: session.id, type: 'phase_changed', actor: `agent:${session.agent.definition.name}`, payload: { from, to: phase, reason } }, db));
+        pendingAudits.push(
+          audit.append(
+            {
+              sessionId: session.id,
+              type: 'phase_changed',
+              actor: `agent:${session.agent.definition.name}`,
+              payload: { from, to: phase, reason },
+            },
+            db,
+          ),
+        );
         pendingAudits.push(this.#publish(session, 'phase', { from, to: phase, reason }));
       },
       audit: async (type, payload) => {
@@ -262,7 +332,10 @@ export class ToolCallProcessor {
   ): Promise<CallOutcome> {
     const { db, audit, now } = this.#env;
     const startedAt = now();
-    const claimed = await sessionRepository.transitionToolCall(db, callId, ['approved'], { status: 'executing', started_at: startedAt.toISOString() });
+    const claimed = await sessionRepository.transitionToolCall(db, callId, ['approved'], {
+      status: 'executing',
+      started_at: startedAt.toISOString(),
+    });
     if (!claimed) {
       const row = await sessionRepository.getToolCall(db, callId);
       throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
@@ -272,8 +345,20 @@ export class ToolCallProcessor {
     if (tool.validate) {
       const verdict = await tool.validate(input, context);
       if (verdict.verdict === 'block') {
-        await sessionRepository.transitionToolCall(db, callId, ['executing'], { status: 'blocked', verdict: JSON.stringify(verdict), finished_at: now().toISOString() });
-        await audit.append({ sessionId: session.id, type: 'tool_blocked', actor: 'system', payload: { callId, tool: tool.name, reason: verdict.reason, rule: verdict.rule, stage: 'execute' } }, db);
+        await sessionRepository.transitionToolCall(db, callId, ['executing'], {
+          status: 'blocked',
+          verdict: JSON.stringify(verdict),
+          finished_at: now().toISOString(),
+        });
+        await audit.append(
+          {
+            sessionId: session.id,
+            type: 'tool_blocked',
+            actor: 'system',
+            payload: { callId, tool: tool.name, reason: verdict.reason, rule: verdict.rule, stage: 'execute' },
+          },
+          db,
+        );
         return { kind: 'result', output: { blocked: true, reason: verdict.reason, rule: verdict.rule }, isError: true };
       }
     }
@@ -293,10 +378,26 @@ export class ToolCallProcessor {
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     if (failure !== undefined) {
       const message = errorMessage(failure);
-      await sessionRepository.transitionToolCall(db, callId, ['executing'], { status: 'failed', error: message, finished_at: finishedAt.toISOString() });
-      await audit.append({ sessionId: session.id, type: 'tool_failed', actor: `agent:${session.agent.definition.name}`, payload: { callId, tool: tool.name, error: message, durationMs } }, db);
+      await sessionRepository.transitionToolCall(db, callId, ['executing'], {
+        status: 'failed',
+        error: message,
+        finished_at: finishedAt.toISOString(),
+      });
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_failed',
+          actor: `agent:${session.agent.definition.name}`,
+          payload: { callId, tool: tool.name, error: message, durationMs },
+        },
+        db,
+      );
       await this.#publish(session, 'tool.result', { callId, tool: tool.name, status: 'failed', error: message });
-      return { kind: 'result', output: { error: message, ...(OpsgateError.isInstance(failure) ? { code: failure.code } : {}) }, isError: true };
+      return {
+        kind: 'result',
+        output: { error: message, ...(OpsgateError.isInstance(failure) ? { code: failure.code } : {}) },
+        isError: true,
+      };
     }
     let continuation: ToolContinuation | undefined;
     if (output instanceof ToolContinuation) {
@@ -305,14 +406,26 @@ export class ToolCallProcessor {
     }
     const forModel = toModelValue(tool, output);
     const resultText = JSON.stringify(forModel);
-    await sessionRepository.transitionToolCall(db, callId, ['executing'], { status: 'executed', result: resultText, finished_at: finishedAt.toISOString() });
+    await sessionRepository.transitionToolCall(db, callId, ['executing'], {
+      status: 'executed',
+      result: resultText,
+      finished_at: finishedAt.toISOString(),
+    });
     await audit.append(
-      { sessionId: session.id, type: 'tool_executed', actor: approval?.approvedBy ?? `agent:${session.agent.definition.name}`, payload: { callId, tool: tool.name, durationMs, outputHash: sha256(resultText), mutability: tool.mutability } },
+      {
+        sessionId: session.id,
+        type: 'tool_executed',
+        actor: approval?.approvedBy ?? `agent:${session.agent.definition.name}`,
+        payload: { callId, tool: tool.name, durationMs, outputHash: sha256(resultText), mutability: tool.mutability },
+      },
       db,
     );
     await this.#publish(session, 'tool.result', { callId, tool: tool.name, status: 'executed' });
     if (continuation) {
-      return { kind: 'interrupt', interrupt: { type: 'continue', id: `continue-${callId}`, callId, tool: tool.name, message: continuation.message } };
+      return {
+        kind: 'interrupt',
+        interrupt: { type: 'continue', id: `continue-${callId}`, callId, tool: tool.name, message: continuation.message },
+      };
     }
     return { kind: 'result', output: forModel, isError: false };
   }
@@ -344,14 +457,32 @@ export class ToolCallProcessor {
       started_at: null,
       finished_at: null,
     });
-    await audit.append({ sessionId: session.id, type: 'question_asked', actor: `agent:${session.agent.definition.name}`, payload: { callId, question } }, db);
+    await audit.append(
+      { sessionId: session.id, type: 'question_asked', actor: `agent:${session.agent.definition.name}`, payload: { callId, question } },
+      db,
+    );
     return {
       kind: 'interrupt',
-      interrupt: { type: 'question', id: `question-${callId}`, callId, question, options: [...QUESTION_OPTIONS], ...(input.context !== undefined ? { context: input.context } : {}) },
+      interrupt: {
+        type: 'question',
+        id: `question-${callId}`,
+        callId,
+        question,
+        options: [...QUESTION_OPTIONS],
+        ...(input.context !== undefined ? { context: input.context } : {}),
+      },
     };
   }
 
-  async #recordBlocked(session: WorkingSession, callId: string, toolName: string, input: unknown, reason: string, verdict: ValidatorVerdict | undefined, actor: string): Promise<void> {
+  async #recordBlocked(
+    session: WorkingSession,
+    callId: string,
+    toolName: string,
+    input: unknown,
+    reason: string,
+    verdict: ValidatorVerdict | undefined,
+    actor: string,
+  ): Promise<void> {
     const { db, audit, now } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
     await sessionRepository.insertToolCall(db, {
@@ -378,7 +509,21 @@ export class ToolCallProcessor {
       started_at: null,
       finished_at: null,
     });
-    await audit.append({ sessionId: session.id, type: 'tool_blocked', actor, payload: { callId, tool: toolName, args, reason, ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}) } }, db);
+    await audit.append(
+      {
+        sessionId: session.id,
+        type: 'tool_blocked',
+        actor,
+        payload: {
+          callId,
+          tool: toolName,
+          args,
+          reason,
+          ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}),
+        },
+      },
+      db,
+    );
     await this.#publish(session, 'tool.blocked', { callId, tool: toolName, reason });
   }
 

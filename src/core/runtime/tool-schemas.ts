@@ -20,7 +20,8 @@ export function toModelTool(tool: AnyToolDefinition): LanguageModelV4FunctionToo
   const modelTool: LanguageModelV4FunctionTool = {
     type: 'function',
     name: tool.name,
-    description: tool.mutability === 'mutable' ? `${tool.description} (Changes state: a person approves it before it runs.)` : tool.description,
+    description:
+      tool.mutability === 'mutable' ? `${tool.description} (Changes state: a person approves it before it runs.)` : tool.description,
     inputSchema: schema as LanguageModelV4FunctionTool['inputSchema'],
   };
   cache.set(tool, modelTool);

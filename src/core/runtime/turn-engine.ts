@@ -1,11 +1,11 @@
 import type { LanguageModelV4Content, LanguageModelV4Message, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import type { Identity } from '../identity/index.ts';
-import { approvalHash } from '../policy/index.ts';
+import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
+import { runModelStep } from './model-step.ts';
 import { sessionRepository } from './session-repository.ts';
-import { prepareInput, type CallOutcome, type ToolCallProcessor } from './tool-calls.ts';
-import { decidePolicy } from '../policy/index.ts';
+import { type CallOutcome, prepareInput, type ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
 import type { Decision, Interrupt, QuestionAnswer } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
@@ -61,18 +61,32 @@ export class TurnEngine {
       const content = await this.#modelStep(session);
       session.state.turnSteps += 1;
       session.row = { ...session.row, steps: session.row.steps + 1 };
-      const text = content.filter((part) => part.type === 'text').map((part) => part.text).join('');
+      const text = content
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join('');
       // Call ids come from opsgate, not the model: they key approvals and must be unique everywhere.
-      const calls = content.filter((part) => part.type === 'tool-call').map((call) => ({ ...call, toolCallId: this.#processor.env.generateId() }));
+      const calls = content
+        .filter((part) => part.type === 'tool-call')
+        .map((call) => ({ ...call, toolCallId: this.#processor.env.generateId() }));
       const assistant: LanguageModelV4Message = {
         role: 'assistant',
         content: [
           ...(text ? [{ type: 'text' as const, text }] : []),
-          ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: safeParse(call.input) })),
+          ...calls.map((call) => ({
+            type: 'tool-call' as const,
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            input: safeParse(call.input),
+          })),
         ],
       };
       await session.addMessages(db, [assistant], now().toISOString());
-      await events.publish(session.id, 'message', { role: 'assistant', text, toolCalls: calls.map((c) => ({ callId: c.toolCallId, tool: c.toolName, args: safeParse(c.input) })) });
+      await events.publish(session.id, 'message', {
+        role: 'assistant',
+        text,
+        toolCalls: calls.map((c) => ({ callId: c.toolCallId, tool: c.toolName, args: safeParse(c.input) })),
+      });
       if (calls.length === 0) {
         await this.#saveOrConflict(session, 'idle');
         return 'completed';
@@ -91,10 +105,12 @@ export class TurnEngine {
     const toolName = pending?.toolName ?? (interrupt.type === 'question' ? HUMAN_INPUT_TOOL : interrupt.tool);
     let outcome: CallOutcome;
     if (interrupt.type === 'question') {
-      if (decision.type !== 'answer') throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
+      if (decision.type !== 'answer')
+        throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
       outcome = await this.#answer(session, interrupt.callId, decision.answer, actor);
     } else if (interrupt.type === 'continue') {
-      if (decision.type !== 'continue') throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
+      if (decision.type !== 'continue')
+        throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
       const row = await sessionRepository.getToolCall(this.#processor.env.db, interrupt.callId);
       outcome = { kind: 'result', output: row?.result ? JSON.parse(row.result) : null, isError: false };
     } else {
@@ -106,28 +122,54 @@ export class TurnEngine {
     return this.run(session);
   }
 
-  async #decideApproval(session: WorkingSession, interrupt: Extract<Interrupt, { type: 'approval' }>, decision: Decision, actor: Identity): Promise<CallOutcome> {
+  async #decideApproval(
+    session: WorkingSession,
+    interrupt: Extract<Interrupt, { type: 'approval' }>,
+    decision: Decision,
+    actor: Identity,
+  ): Promise<CallOutcome> {
     const { db, audit, now, events } = this.#processor.env;
     const row = await sessionRepository.getToolCall(db, interrupt.callId);
-    if (!row || row.status !== 'proposed') throw CoreErrors.CALL_ALREADY_DECIDED({ callId: interrupt.callId, status: row?.status ?? 'missing' });
+    if (!row || row.status !== 'proposed')
+      throw CoreErrors.CALL_ALREADY_DECIDED({ callId: interrupt.callId, status: row?.status ?? 'missing' });
     const decidedAt = now().toISOString();
     const approver = `user:${actor.username}`;
     if (decision.type === 'reject') {
       const reason = decision.reason?.trim() || 'no reason given';
-      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'rejected', decision: JSON.stringify({ type: 'reject', reason, by: actor.username }), decided_at: decidedAt });
-      await audit.append({ sessionId: session.id, type: 'tool_rejected', actor: approver, payload: { callId: row.id, tool: row.tool, reason } }, db);
+      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
+        status: 'rejected',
+        decision: JSON.stringify({ type: 'reject', reason, by: actor.username }),
+        decided_at: decidedAt,
+      });
+      await audit.append(
+        { sessionId: session.id, type: 'tool_rejected', actor: approver, payload: { callId: row.id, tool: row.tool, reason } },
+        db,
+      );
       await events.publish(session.id, 'decision', { callId: row.id, decision: 'reject', reason, by: actor.username });
       return { kind: 'denied', reason: `The person rejected this call. Reason: ${reason}` };
     }
     if (decision.type !== 'approve' && decision.type !== 'modify') {
-      throw CoreErrors.DECISION_INVALID({ detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).' });
+      throw CoreErrors.DECISION_INVALID({
+        detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).',
+      });
     }
     if (interrupt.fourEyes && actor.userId === row.requested_by) throw CoreErrors.FOUR_EYES_REQUIRED({ tool: row.tool });
     if (row.expires_at && row.expires_at <= decidedAt) {
       await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'expired', decided_at: decidedAt });
-      await audit.append({ sessionId: session.id, type: 'tool_expired', actor: approver, payload: { callId: row.id, tool: row.tool, expiresAt: row.expires_at } }, db);
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_expired',
+          actor: approver,
+          payload: { callId: row.id, tool: row.tool, expiresAt: row.expires_at },
+        },
+        db,
+      );
       session.interrupt = undefined;
-      await this.#recordOutcome(session, row.id, row.tool, { kind: 'denied', reason: `The approval request expired at ${row.expires_at}; the call did not run.` });
+      await this.#recordOutcome(session, row.id, row.tool, {
+        kind: 'denied',
+        reason: `The approval request expired at ${row.expires_at}; the call did not run.`,
+      });
       await this.#dropPendingCalls(session, 'not run: an earlier call in the same step expired');
       await this.#saveOrConflict(session, 'idle');
       throw CoreErrors.APPROVAL_EXPIRED({ tool: row.tool, expiresAt: row.expires_at });
@@ -141,15 +183,40 @@ export class TurnEngine {
       const verdict = tool.validate ? await tool.validate(modifiedInput, context) : undefined;
       const policy = decidePolicy({ tool, input: modifiedInput, verdict, autoApproveRules: [], sessionOptions: session.state.options });
       if (policy.action === 'block') {
-        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'blocked', decision: JSON.stringify({ type: 'modify', args: modifiedInput, by: actor.username }), verdict: verdict ? JSON.stringify(verdict) : null, decided_at: decidedAt });
-        await audit.append({ sessionId: session.id, type: 'tool_blocked', actor: approver, payload: { callId: row.id, tool: row.tool, args: modifiedInput, reason: policy.reason, stage: 'modify' } }, db);
+        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
+          status: 'blocked',
+          decision: JSON.stringify({ type: 'modify', args: modifiedInput, by: actor.username }),
+          verdict: verdict ? JSON.stringify(verdict) : null,
+          decided_at: decidedAt,
+        });
+        await audit.append(
+          {
+            sessionId: session.id,
+            type: 'tool_blocked',
+            actor: approver,
+            payload: { callId: row.id, tool: row.tool, args: modifiedInput, reason: policy.reason, stage: 'modify' },
+          },
+          db,
+        );
         return { kind: 'result', output: { blocked: true, reason: policy.reason, modifiedArguments: modifiedInput }, isError: true };
       }
       const preview = await tool.preview?.(modifiedInput, context);
       callId = `${row.id}.m${Date.now().toString(36)}`;
       const argsHash = approvalHash(callId, tool.name, modifiedInput, preview?.bindingDigest);
-      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'rejected', decision: JSON.stringify({ type: 'modify', replacedBy: callId, by: actor.username }), decided_at: decidedAt });
-      await audit.append({ sessionId: session.id, type: 'tool_modified', actor: approver, payload: { callId: row.id, newCallId: callId, tool: row.tool, from: input, to: modifiedInput, argsHash } }, db);
+      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
+        status: 'rejected',
+        decision: JSON.stringify({ type: 'modify', replacedBy: callId, by: actor.username }),
+        decided_at: decidedAt,
+      });
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_modified',
+          actor: approver,
+          payload: { callId: row.id, newCallId: callId, tool: row.tool, from: input, to: modifiedInput, argsHash },
+        },
+        db,
+      );
       const needsFreshReview = preview?.bindingDigest !== undefined;
       await sessionRepository.insertToolCall(db, {
         ...row,
@@ -167,27 +234,72 @@ export class TurnEngine {
       input = modifiedInput;
       if (needsFreshReview) {
         // The tool binds more than the arguments (a plan, a changeset): the person must see the new one.
-        await this.#recordOutcome(session, row.id, row.tool, { kind: 'denied', reason: `The person modified the arguments to ${JSON.stringify(modifiedInput)}; the new proposal waits for approval.` });
+        await this.#recordOutcome(session, row.id, row.tool, {
+          kind: 'denied',
+          reason: `The person modified the arguments to ${JSON.stringify(modifiedInput)}; the new proposal waits for approval.`,
+        });
         session.state.pendingCalls.unshift({ callId, toolName: row.tool, input: JSON.stringify(modifiedInput) });
         return {
           kind: 'interrupt',
-          interrupt: { ...interrupt, id: `approval-${callId}`, callId, args: modifiedInput, argsHash, ...(preview ? { preview } : {}), ...(verdict ? { verdict } : {}), requestedAt: decidedAt },
+          interrupt: {
+            ...interrupt,
+            id: `approval-${callId}`,
+            callId,
+            args: modifiedInput,
+            argsHash,
+            ...(preview ? { preview } : {}),
+            ...(verdict ? { verdict } : {}),
+            requestedAt: decidedAt,
+          },
         };
       }
-      await audit.append({ sessionId: session.id, type: 'tool_approved', actor: approver, payload: { callId, tool: row.tool, argsHash, approver: actor.username } }, db);
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_approved',
+          actor: approver,
+          payload: { callId, tool: row.tool, argsHash, approver: actor.username },
+        },
+        db,
+      );
     } else {
       const context = this.#processor.createContext(session, tool, row.id);
       const preview = await tool.preview?.(input, context);
       const expected = approvalHash(row.id, row.tool, input, preview?.bindingDigest);
       if (expected !== row.args_hash || expected !== interrupt.argsHash) {
-        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'failed', error: 'approval binding mismatch', decided_at: decidedAt });
+        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
+          status: 'failed',
+          error: 'approval binding mismatch',
+          decided_at: decidedAt,
+        });
         const error = CoreErrors.APPROVAL_BINDING_MISMATCH({ tool: row.tool });
-        await audit.append({ sessionId: session.id, type: 'tool_failed', actor: approver, payload: { callId: row.id, tool: row.tool, error: error.message } }, db);
+        await audit.append(
+          {
+            sessionId: session.id,
+            type: 'tool_failed',
+            actor: approver,
+            payload: { callId: row.id, tool: row.tool, error: error.message },
+          },
+          db,
+        );
         return { kind: 'result', output: { error: error.message, code: error.code }, isError: true };
       }
-      const approved = await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'approved', approved_by: actor.username, decided_at: decidedAt, decision: JSON.stringify({ type: 'approve', by: actor.username }) });
+      const approved = await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
+        status: 'approved',
+        approved_by: actor.username,
+        decided_at: decidedAt,
+        decision: JSON.stringify({ type: 'approve', by: actor.username }),
+      });
       if (!approved) throw CoreErrors.CALL_ALREADY_DECIDED({ callId: row.id, status: 'decided' });
-      await audit.append({ sessionId: session.id, type: 'tool_approved', actor: approver, payload: { callId: row.id, tool: row.tool, argsHash: row.args_hash, approver: actor.username } }, db);
+      await audit.append(
+        {
+          sessionId: session.id,
+          type: 'tool_approved',
+          actor: approver,
+          payload: { callId: row.id, tool: row.tool, argsHash: row.args_hash, approver: actor.username },
+        },
+        db,
+      );
     }
     await events.publish(session.id, 'decision', { callId: row.id, decision: decision.type, by: actor.username });
     // Claim the session before the side effect: a crash from here on leaves it `running`, which
@@ -195,7 +307,10 @@ export class TurnEngine {
     session.interrupt = undefined;
     await this.#saveOrConflict(session, 'running');
     const context = this.#processor.createContext(session, tool, callId);
-    const outcome = await this.#processor.execute(session, tool, callId, input, context, { approvedBy: actor.username, argsHash: approvalHash(callId, tool.name, input) });
+    const outcome = await this.#processor.execute(session, tool, callId, input, context, {
+      approvedBy: actor.username,
+      argsHash: approvalHash(callId, tool.name, input),
+    });
     if (decision.type === 'modify' && outcome.kind === 'result') {
       return { ...outcome, output: { executedWithModifiedArguments: input, result: outcome.output } };
     }
@@ -205,9 +320,18 @@ export class TurnEngine {
   async #answer(session: WorkingSession, callId: string, answer: QuestionAnswer, actor: Identity): Promise<CallOutcome> {
     const { db, audit, now, events } = this.#processor.env;
     const value = answerValue(answer);
-    const ok = await sessionRepository.transitionToolCall(db, callId, ['proposed'], { status: 'executed', result: JSON.stringify(value), approved_by: actor.username, decided_at: now().toISOString(), finished_at: now().toISOString() });
+    const ok = await sessionRepository.transitionToolCall(db, callId, ['proposed'], {
+      status: 'executed',
+      result: JSON.stringify(value),
+      approved_by: actor.username,
+      decided_at: now().toISOString(),
+      finished_at: now().toISOString(),
+    });
     if (!ok) throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: 'answered' });
-    await audit.append({ sessionId: session.id, type: 'question_answered', actor: `user:${actor.username}`, payload: { callId, ...value } }, db);
+    await audit.append(
+      { sessionId: session.id, type: 'question_answered', actor: `user:${actor.username}`, payload: { callId, ...value } },
+      db,
+    );
     await events.publish(session.id, 'decision', { callId, decision: 'answer', ...value, by: actor.username });
     return { kind: 'result', output: value, isError: false };
   }
@@ -259,12 +383,16 @@ export class TurnEngine {
     ];
     const system = [agent.definition.instructions, agent.parts.instructionsFor?.(view), ...facts].filter(Boolean).join('\n\n');
     try {
-      const result = await agent.model.doGenerate({
-        prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
-        tools: offered.map(toModelTool),
-        toolChoice: { type: 'auto' },
-      });
-      return result.content;
+      const events = this.#processor.env.events;
+      return await runModelStep(
+        agent.model,
+        {
+          prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
+          tools: offered.map(toModelTool),
+          toolChoice: { type: 'auto' },
+        },
+        (text) => events.publish(session.id, 'text.delta', { text }),
+      );
     } catch (error) {
       if (OpsgateError.isInstance(error)) throw error;
       throw CoreErrors.MODEL_ERROR({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });

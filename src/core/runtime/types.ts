@@ -1,6 +1,6 @@
+import type { Route } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
 import type { ApprovalPreview, Risk, ValidatorVerdict } from '../tools/index.ts';
-import type { Route } from '../agent/define-agent.ts';
 
 export type ToolCallStatus = 'proposed' | 'approved' | 'executing' | 'executed' | 'failed' | 'rejected' | 'blocked' | 'expired' | 'unknown';
 
@@ -62,7 +62,12 @@ export interface ChatMessage {
   readonly seq: number;
   readonly role: 'user' | 'assistant' | 'tool' | 'system';
   readonly text: string;
-  readonly toolCalls?: ReadonlyArray<{ readonly callId: string; readonly tool: string; readonly args: unknown; readonly status?: ToolCallStatus }>;
+  readonly toolCalls?: ReadonlyArray<{
+    readonly callId: string;
+    readonly tool: string;
+    readonly args: unknown;
+    readonly status?: ToolCallStatus;
+  }>;
   readonly toolResult?: { readonly callId: string; readonly tool: string; readonly output: unknown; readonly isError: boolean };
   readonly createdAt: string;
 }

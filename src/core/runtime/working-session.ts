@@ -1,6 +1,5 @@
-import type { LanguageModelV4Message } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgentDefinition, AgentParts, Route, SessionView, ToolMiddleware } from '../agent/define-agent.ts';
-import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { Identity } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
@@ -50,7 +49,14 @@ export class WorkingSession {
   }
 
   view(): SessionView {
-    return { id: this.row.id, agent: this.row.agent, identity: this.identity, route: this.route, phase: this.row.phase, options: this.state.options };
+    return {
+      id: this.row.id,
+      agent: this.row.agent,
+      identity: this.identity,
+      route: this.route,
+      phase: this.row.phase,
+      options: this.state.options,
+    };
   }
 
   nextMessageSeq(): number {

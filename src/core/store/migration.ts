@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 
 export type StoreDialectName = 'sqlite' | 'postgres';
 
@@ -12,7 +12,11 @@ export interface StoreMigration {
   up(db: Kysely<unknown>, dialect: StoreDialectName): Promise<void>;
 }
 
-export async function runMigrations(db: Kysely<unknown>, dialect: StoreDialectName, migrations: readonly StoreMigration[]): Promise<string[]> {
+export async function runMigrations(
+  db: Kysely<unknown>,
+  dialect: StoreDialectName,
+  migrations: readonly StoreMigration[],
+): Promise<string[]> {
   const byName = new Map<string, StoreMigration>();
   for (const migration of migrations) {
     if (byName.has(migration.name) && byName.get(migration.name) !== migration) {
@@ -37,7 +41,13 @@ export async function runMigrations(db: Kysely<unknown>, dialect: StoreDialectNa
       return result;
     },
   };
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, migrationTableName: 'opsgate_migrations', migrationLockTableName: 'opsgate_migration_lock' });
+  const migrator = new Migrator({
+    db,
+    provider,
+    allowUnorderedMigrations: true,
+    migrationTableName: 'opsgate_migrations',
+    migrationLockTableName: 'opsgate_migration_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { openSqlite } from './node-sqlite-dialect.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
+import { openSqlite } from './node-sqlite-dialect.ts';
 import type { CoreDatabase } from './schema.ts';
 
 export interface StoreOptions {

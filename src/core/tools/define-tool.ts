@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Identity } from '../identity/index.ts';
 
 export type Mutability = 'read-only' | 'mutable';

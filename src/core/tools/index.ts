@@ -1,15 +1,15 @@
 export {
-  defineTool,
-  type ToolDefinition,
   type AnyToolDefinition,
-  type ToolSpec,
-  type ToolContext,
-  type ToolEventSink,
+  type ApprovalPreview,
+  defineTool,
+  type IdentityBinding,
   type Mutability,
   type Risk,
   type Scope,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEventSink,
+  type ToolSpec,
   type ValidatorVerdict,
-  type IdentityBinding,
-  type ApprovalPreview,
 } from './define-tool.ts';
-export { ToolRegistry, type RegisterOptions, type RegistryWarningSink } from './tool-registry.ts';
+export { type RegisterOptions, type RegistryWarningSink, ToolRegistry } from './tool-registry.ts';

@@ -6,8 +6,22 @@ import { ToolAccessDeniedError, ToolMutabilityWarning, ToolNotFoundError } from 
 import { defineTool } from './define-tool.ts';
 import { ToolRegistry } from './tool-registry.ts';
 
-const readTool = defineTool({ name: 'inspect_state', description: 'read', input: z.object({}), mutability: 'read-only', allowedRoles: ['developer'], allowedPhases: ['investigate'], execute: async () => 1 });
-const writeTool = defineTool({ name: 'inspect_state', description: 'write', input: z.object({}), mutability: 'mutable', execute: async () => 2 });
+const readTool = defineTool({
+  name: 'inspect_state',
+  description: 'read',
+  input: z.object({}),
+  mutability: 'read-only',
+  allowedRoles: ['developer'],
+  allowedPhases: ['investigate'],
+  execute: async () => 1,
+});
+const writeTool = defineTool({
+  name: 'inspect_state',
+  description: 'write',
+  input: z.object({}),
+  mutability: 'mutable',
+  execute: async () => 2,
+});
 
 function capturingLogger() {
   const lines: Array<Record<string, unknown>> = [];
@@ -42,13 +56,17 @@ describe('ToolRegistry', () => {
   it('resolve: a phase outside allowedPhases throws ToolAccessDeniedError (phase), even for an allowed role', () => {
     const registry = new ToolRegistry();
     registry.register(readTool);
-    expect(() => registry.resolve('inspect_state', 'developer', 'act')).toThrow(expect.objectContaining({ reason: 'phase', code: 'TOOL_ACCESS_DENIED' }) as Error);
+    expect(() => registry.resolve('inspect_state', 'developer', 'act')).toThrow(
+      expect.objectContaining({ reason: 'phase', code: 'TOOL_ACCESS_DENIED' }) as Error,
+    );
   });
 
   it('resolve: role and phase allowed returns the tool; list offers only what role × phase allows', () => {
     const registry = new ToolRegistry();
     registry.register(readTool);
-    registry.register(defineTool({ name: 'anywhere', description: 'x', input: z.object({}), mutability: 'read-only', execute: async () => 0 }));
+    registry.register(
+      defineTool({ name: 'anywhere', description: 'x', input: z.object({}), mutability: 'read-only', execute: async () => 0 }),
+    );
     expect(registry.resolve('inspect_state', 'developer', 'investigate')).toBe(readTool);
     expect(registry.list('developer', 'investigate').map((t) => t.name)).toEqual(['inspect_state', 'anywhere']);
     expect(registry.list('reviewer', 'investigate').map((t) => t.name)).toEqual(['anywhere']);

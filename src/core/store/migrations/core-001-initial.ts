@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { StoreMigration } from '../migration.ts';
 
 export const coreInitialMigration: StoreMigration = {
