@@ -92,4 +92,13 @@ describe('opsgate chat --agent access (offline interpreter, driven via stdin)', 
       await store.close();
     }
   });
+
+  it('a login the catalog does not know gets an empty catalog account (embedded mode)', async () => {
+    const { code, out, err } = await run(['chat', '--agent', 'access', '--user', 'alice'], offlineEnv(dataDir), [
+      'What accesses do I have?',
+      '/quit',
+    ]);
+    expect(code, err).toBe(0);
+    expect(out).toContain('You have no accesses yet.');
+  });
 });

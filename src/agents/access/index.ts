@@ -30,7 +30,7 @@ export const accessAgent = defineAgent({
     const backend = await startAccessBackend(context);
     const client = new AccessApiClient({ baseUrl: backend.baseUrl, adminKey: backend.adminKey });
     return {
-      tools: createAccessTools({ client, clock: context.clock }),
+      tools: createAccessTools({ client, clock: context.clock, provisionUsers: backend.mode === 'embedded' }),
       interpreter: accessInterpreter,
       close: () => backend.close(),
     };

@@ -140,6 +140,23 @@ describe('access interpreter flows (spec examples, against the real service)', (
     expect(result.text).toContain('- READ_DOCUMENTS: View documents in the system');
   });
 
+  it('a discovery question after a clarifying question is answered as discovery', async () => {
+    const history: History = [];
+    await turn('I need database access', history);
+    const result = await turn('What accesses are available for the finance team?', history);
+    expect(result.text).toMatch(/^For the finance team, here are the available accesses:\n- BILLING_ADMIN/);
+    expect(result.proposal).toBeUndefined();
+  });
+
+  it.each([
+    ['Can I get read access to the staging database?', 'DB_READ_STAGING'],
+    ['I need to deploy to production', 'DEPLOY_PROD'],
+    ['please give me VPN_ACCESS', 'VPN_ACCESS'],
+  ])('maps "%s" to %s', async (text, name) => {
+    const result = await turn(text, [], 'jane_smith');
+    expect(result.proposal?.input).toMatchObject({ access_name: name });
+  });
+
   it('reports a rejected or failed grant honestly', () => {
     const steps: Step[] = [
       { toolName: 'grant_access_to_user', input: { access_name: 'DB_WRITE_PROD' }, output: { denied: true, reason: 'no' }, isError: true },

@@ -144,8 +144,8 @@ export const accessInterpreter: InterpreterRules = {
     if (last?.toolName === 'grant_access_to_user') return afterGrant(last);
     const text = turn.userText.trim();
     const { text: query, answersQuestion } = requestText(turn);
-    if (!answersQuestion && HELD.test(text)) return heldAccesses(turn);
-    if (!answersQuestion && DISCOVERY.test(text) && !REQUEST.test(text.replace(/\baccess(es)?\b.*$/i, ''))) return discovery(turn);
+    if (HELD.test(text)) return heldAccesses(turn);
+    if (DISCOVERY.test(text) && !REQUEST.test(text.replace(/\baccess(es)?\b.*$/i, ''))) return discovery(turn);
     if (answersQuestion || REQUEST.test(text) || explicitNames(text).length > 0) return request(turn, query);
     if (YES.test(text)) return { text: 'There is nothing waiting for your confirmation. Tell me which access you need.' };
     if (NO.test(text)) return { text: 'Okay.' };

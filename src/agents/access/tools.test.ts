@@ -100,6 +100,18 @@ describe('access tools against the real service', () => {
     });
   });
 
+  it('provisionUsers: a login unknown to the catalog gets an empty catalog account on first use', async () => {
+    const client = new AccessApiClient({ baseUrl: serviceUrl, adminKey: ADMIN_KEY });
+    const tools = createAccessTools({ client, provisionUsers: true });
+    const get = tools.find((t) => t.name === 'get_user_accesses')!;
+    const newcomer = createTestToolContext({ identity: { userId: 77, username: 'newcomer', roles: ['user'] } });
+    const first = (await get.execute({ username: 'newcomer' }, newcomer)) as { user_id: number; accesses: unknown[] };
+    expect(first).toMatchObject({ username: 'newcomer', accesses: [] });
+    expect(first.user_id).toBeGreaterThan(3);
+    const again = createAccessTools({ client, provisionUsers: true }).find((t) => t.name === 'get_user_accesses')!;
+    expect(await again.execute({ username: 'newcomer' }, newcomer)).toEqual(first);
+  });
+
   it('refuses a user_id that is not the signed-in user: validator blocks, execute refuses, nothing granted', async () => {
     const { get, grant } = toolsFor({ baseUrl: serviceUrl });
     const verdict = await grant.validate!({ user_id: 2, access_name: 'DB_WRITE_PROD', username: 'john_doe' }, context);

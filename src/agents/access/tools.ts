@@ -54,6 +54,12 @@ interface GrantBody {
 
 export interface AccessToolsOptions {
   readonly client: AccessApiClient;
+  /**
+   * Create a catalog account for a signed-in user the catalog does not know yet (embedded mode,
+   * where every opsgate login is a catalog user). Default false: a remote catalog is authoritative
+   * and an unknown user gets "User not found".
+   */
+  readonly provisionUsers?: boolean;
   /** For the expiry shown on the approval panel. Default: the system clock. */
   readonly clock?: Clock;
 }
@@ -118,7 +124,15 @@ export function createAccessTools(options: AccessToolsOptions): AnyToolDefinitio
   ): Promise<{ ok: true; id: number } | { ok: false; failure: ApiFailure }> {
     const cached = catalogIds.get(username);
     if (cached !== undefined) return { ok: true, id: cached };
-    const result = await client.get<{ user_id: number }>('/me', { 'x-username': username }, signal);
+    let result = await client.get<{ user_id: number }>('/me', { 'x-username': username }, signal);
+    if (!result.ok && options.provisionUsers && result.failure.kind === 'http' && result.failure.status === 404) {
+      // Embedded catalog: every opsgate login has a catalog account (with no accesses) on first use.
+      const created = await client.post<{ user_id: number }>('/admin/users', client.adminHeaders(), { username }, signal);
+      result =
+        created.ok || created.failure.status !== 409
+          ? created
+          : await client.get<{ user_id: number }>('/me', { 'x-username': username }, signal);
+    }
     if (!result.ok) return result;
     if (typeof result.body.user_id !== 'number')
       return { ok: false, failure: { kind: 'invalid_response', message: toolMessage('ACCESS_HTTP_INVALID_RESPONSE') } };
