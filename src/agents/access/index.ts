@@ -37,8 +37,7 @@ export const accessAgent = defineAgent({
   },
 });
 
-export { AccessApiClient, type AccessApiClientOptions, type ApiFailure, resetBackendPolicies } from './client/access-api-client.ts';
-export { AccessToolErrors } from './client/messages.ts';
+export * from './client/index.ts';
 export { type AccessBackend, startAccessBackend } from './embedded-service.ts';
 export { accessInterpreter } from './interpreter.ts';
 export * from './service/index.ts';
