@@ -241,6 +241,35 @@ describe('access tools when the backend fails', () => {
     });
   });
 
+  it('the open circuit lets a trial call through after halfOpenAfterMs and closes when the backend is back', async () => {
+    let failing = true;
+    let hits = 0;
+    const flaky = createServer(async (req, res) => {
+      hits += 1;
+      if (failing) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"down"}');
+        return;
+      }
+      const upstream = await fetch(`${serviceUrl}${req.url}`, { headers: { 'x-admin-key': ADMIN_KEY } });
+      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+    });
+    const url = await listen(flaky);
+    try {
+      const { list } = toolsFor({ baseUrl: url, retries: 0, halfOpenAfterMs: 200 });
+      for (let i = 0; i < 5; i += 1) await list.execute({}, context);
+      expect(hits).toBe(5);
+      expect(await list.execute({}, context)).toEqual({ accesses: [], error: 'Backend API error, please try again' });
+      expect(hits).toBe(5);
+      failing = false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await list.execute({}, context)).toHaveLength(12);
+      expect(await list.execute({}, context)).toHaveLength(12);
+      expect(hits).toBe(7);
+    } finally {
+      flaky.close();
+    }
+  });
+
   describe('a grant whose response is lost (proxy to the real service answering 500 or hanging)', () => {
     let proxy: Server;
     let url: string;
