@@ -2,6 +2,7 @@ import type { Parser } from 'web-tree-sitter';
 import { collectSimpleCommands } from './bash-commands.ts';
 import { loadBashParser } from './bash-parser.ts';
 import { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
+import { changeDirectory } from './linux-paths.ts';
 import { unwrap } from './linux-wrappers.ts';
 import type { CommandRule, RuleCategory, SimpleCommand, TargetOs, Verdict } from './types.ts';
 import { DEFAULT_WINDOWS_BLOCKLIST } from './windows-blocklist.ts';
@@ -90,8 +91,15 @@ export class CommandValidator {
     try {
       if (tree.rootNode.hasError)
         throw new Blocked(structural('unparseable', source, 'the command has a shell syntax error, so what would run cannot be known'));
-      for (const command of collectSimpleCommands(tree.rootNode))
-        this.#checkLinuxCommand({ ...command, via: [...via, ...command.via] }, depth);
+      // `cd` earlier on the line makes relative paths known (`cd / && rm -rf *`).
+      let cwd: string | undefined;
+      for (const command of collectSimpleCommands(tree.rootNode)) {
+        this.#checkLinuxCommand({ ...command, cwd, via: [...via, ...command.via] }, depth);
+        if (command.program === 'cd' || command.program === 'pushd') {
+          const target = command.args.find((a) => !a.text.startsWith('-') || a.text === '-');
+          cwd = target && !target.static ? undefined : changeDirectory(cwd, target?.text);
+        }
+      }
     } finally {
       tree.delete();
     }

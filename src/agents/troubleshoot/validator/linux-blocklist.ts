@@ -1,5 +1,5 @@
 import { parseFlags } from './flags.ts';
-import { isBlockDevice, isCriticalFile, isHistoryOrLoginRecord, isProtectedPath } from './linux-paths.ts';
+import { isBlockDevice, isCriticalFile, isHistoryOrLoginRecord, isProtectedPath, resolveAgainst } from './linux-paths.ts';
 import {
   AWK_SPAWNS_PROCESS,
   AWKS,
@@ -19,6 +19,11 @@ const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
 function writtenPaths(command: SimpleCommand): Word[] {
   return command.redirects.filter((r) => OUTPUT_REDIRECTS.has(r.operator) && !/^\d+$|^-$/.test(r.target.text)).map((r) => r.target);
+}
+
+/** True when the word, resolved against a known working directory, is a protected path. */
+function protectedOperand(command: SimpleCommand, word: Word): boolean {
+  return word.static && isProtectedPath(resolveAgainst(command.cwd, word.text));
 }
 
 function is(command: SimpleCommand, ...programs: string[]): boolean {
@@ -190,8 +195,8 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       if (flags.has('no-preserve-root')) return 'rm --no-preserve-root removes the root file system';
       // Without -r, rm cannot remove a directory, so only globs covering one (`/etc/*`) are dangerous.
       const recursive = flags.has('recursive');
-      const target = operands.find((o) => o.static && isProtectedPath(o.text) && (recursive || /[*?]/.test(o.text)));
-      if (target) return `rm would delete ${target.text}`;
+      const target = operands.find((o) => protectedOperand(c, o) && (recursive || /[*?]/.test(o.text)));
+      if (target) return `rm would delete ${resolveAgainst(c.cwd, target.text)}`;
       if (recursive) {
         const dynamic = operands.find((o) => !o.static);
         if (dynamic) return `recursive rm of ${dynamic.text}, which is only known at run time`;
@@ -206,7 +211,7 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     description: 'find -delete starting at /, a system directory or a home directory.',
     match: (c) => {
       if (!is(c, 'find') || !c.args.some((a) => a.text === '-delete')) return undefined;
-      const start = c.args.find((a) => (a.static && isProtectedPath(a.text)) || (!a.static && !a.text.startsWith('-')));
+      const start = c.args.find((a) => protectedOperand(c, a) || (!a.static && !a.text.startsWith('-')));
       return start ? `find -delete would delete everything under ${start.text}` : undefined;
     },
   },
@@ -221,8 +226,8 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
         withValue: ['target-directory', 'S', 'suffix'],
       });
       const sources = values.has('target-directory') ? operands : operands.slice(0, -1);
-      const target = sources.find((o) => o.static && isProtectedPath(o.text));
-      return target ? `mv would move ${target.text} away` : undefined;
+      const target = sources.find((o) => protectedOperand(c, o));
+      return target ? `mv would move ${resolveAgainst(c.cwd, target.text)} away` : undefined;
     },
   },
   {
@@ -349,7 +354,7 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     description:
       'Writing, deleting or changing /etc/passwd, /etc/shadow, /etc/sudoers(.d), PAM, ld.so.preload or authorized_keys; removing passwords or creating a second root.',
     match: (c) => {
-      const redirect = writtenPaths(c).find((t) => isCriticalFile(t.text));
+      const redirect = writtenPaths(c).find((t) => isCriticalFile(resolveAgainst(c.cwd, t.text)));
       if (redirect) return `output is written to ${redirect.text}`;
       if (
         is(
@@ -374,7 +379,9 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
           'emacs',
         )
       ) {
-        const target = c.args.find((a) => isCriticalFile(a.text) || (is(c, 'visudo', 'vipw', 'vigr') && a.text !== '-c'));
+        const target = c.args.find(
+          (a) => isCriticalFile(resolveAgainst(c.cwd, a.text)) || (is(c, 'visudo', 'vipw', 'vigr') && a.text !== '-c'),
+        );
         if (target && !(is(c, 'visudo') && c.args.some((a) => a.text === '-c' || a.text === '--check')))
           return `${c.program} changes ${target.text}`;
       }
@@ -383,16 +390,17 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
           withValue: ['t', 'target-directory', 'S', 'suffix', 'm', 'mode', 'o', 'owner', 'g', 'group'],
         });
         const destination = operands[operands.length - 1];
-        if (destination && operands.length > 1 && isCriticalFile(destination.text)) return `${c.program} overwrites ${destination.text}`;
-        if (is(c, 'mv') && operands.some((o) => isCriticalFile(o.text)))
-          return `mv moves ${operands.find((o) => isCriticalFile(o.text))!.text} away`;
+        if (destination && operands.length > 1 && isCriticalFile(resolveAgainst(c.cwd, destination.text)))
+          return `${c.program} overwrites ${destination.text}`;
+        if (is(c, 'mv') && operands.some((o) => isCriticalFile(resolveAgainst(c.cwd, o.text))))
+          return `mv moves ${operands.find((o) => isCriticalFile(resolveAgainst(c.cwd, o.text)))!.text} away`;
       }
       if (is(c, 'sed', 'perl') && c.args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith('--in-place'))) {
-        const target = c.args.find((a) => isCriticalFile(a.text));
+        const target = c.args.find((a) => isCriticalFile(resolveAgainst(c.cwd, a.text)));
         if (target) return `${c.program} -i edits ${target.text}`;
       }
       if (is(c, 'dd')) {
-        const output = c.args.find((a) => a.text.startsWith('of=') && isCriticalFile(a.text.slice(3)));
+        const output = c.args.find((a) => a.text.startsWith('of=') && isCriticalFile(resolveAgainst(c.cwd, a.text.slice(3))));
         if (output) return `dd overwrites ${output.text.slice(3)}`;
       }
       if (is(c, 'passwd') && parseFlags(c.args, { aliases: { d: 'delete', delete: 'delete' } }).flags.has('delete'))
@@ -415,7 +423,7 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     match: (c) => {
       if (!is(c, 'chmod', 'chown', 'chgrp', 'setfacl', 'chattr')) return undefined;
       const { operands } = parseFlags(c.args, { withValue: ['reference'] });
-      const target = operands.slice(is(c, 'setfacl') ? 0 : 1).find((o) => o.static && isProtectedPath(o.text));
+      const target = operands.slice(is(c, 'setfacl') ? 0 : 1).find((o) => protectedOperand(c, o));
       if (target) return `${c.program} changes permissions or owner of ${target.text}`;
       if (is(c, 'chmod')) {
         const mode = operands[0]?.text ?? '';

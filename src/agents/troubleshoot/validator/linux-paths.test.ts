@@ -28,3 +28,16 @@ describe('linux paths', () => {
     expect(normalisePath('/a/./b/../../..//c/')).toBe('/c');
   });
 });
+
+describe('working directory', () => {
+  it('AR-01 resolves relative paths against a directory set by cd', async () => {
+    const { changeDirectory, resolveAgainst } = await import('./linux-paths.ts');
+    expect(resolveAgainst('/', '*')).toBe('/*');
+    expect(resolveAgainst('/etc', '.')).toBe('/etc');
+    expect(resolveAgainst('/var/www', './cache')).toBe('/var/www/cache');
+    expect(resolveAgainst(undefined, '*')).toBe('*');
+    expect(changeDirectory(undefined, undefined)).toBe('~');
+    expect(changeDirectory('/usr', 'local')).toBe('/usr/local');
+    expect(changeDirectory(undefined, 'relative')).toBeUndefined();
+  });
+});

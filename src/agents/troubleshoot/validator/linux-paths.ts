@@ -98,3 +98,21 @@ const HISTORY_FILE =
 export function isHistoryOrLoginRecord(path: string): boolean {
   return HISTORY_FILE.test(path.startsWith('~') ? path : normalisePath(path));
 }
+
+/** Resolves a relative path against a known working directory (`*` in `/` → `/*`); unchanged otherwise. */
+export function resolveAgainst(cwd: string | undefined, path: string): string {
+  if (cwd === undefined || path.startsWith('/') || path.startsWith('~')) return path;
+  const joined = `${cwd === '/' ? '' : cwd}/${path}`;
+  if (cwd.startsWith('~')) return joined.replace(/\/\.(?=\/|$)/g, '').replace(/\/$/, '') || '~';
+  const glob = /\/(\.?\*+)$/.exec(joined);
+  return glob ? `${normalisePath(joined.slice(0, glob.index) || '/')}/${glob[1]}`.replace(/^\/\//, '/') : normalisePath(joined);
+}
+
+/** The working directory after `cd ARG` from `cwd` (undefined when it cannot be known). */
+export function changeDirectory(cwd: string | undefined, argument: string | undefined): string | undefined {
+  if (argument === undefined || argument === '~' || argument === '') return '~';
+  if (argument === '-') return undefined;
+  if (argument.startsWith('/')) return normalisePath(argument);
+  if (argument.startsWith('~/')) return `~/${argument.slice(2)}`.replace(/\/+$/, '');
+  return cwd === undefined ? undefined : resolveAgainst(cwd, argument);
+}

@@ -54,6 +54,8 @@ export interface SimpleCommand {
   readonly argsFromInput?: boolean;
   /** The command runs the shell function it is defined in, in a pipeline or in the background. */
   readonly recursiveSpawn?: boolean;
+  /** Working directory set by an earlier `cd` on the same line, when known (`/`, `~`, `/etc`). */
+  readonly cwd?: string;
   /** Wrappers it was found inside, outermost first (`sudo`, `find -exec`, `sh -c`…). */
   readonly via: readonly string[];
   /** The source text of this command, for the verdict. */

@@ -178,6 +178,10 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     'true && (rm -rf / &)',
     'if true; then rm -rf /; fi',
     'for d in /; do rm -rf $d; done',
+    'cd / && rm -rf *',
+    'cd /etc; rm -rf .',
+    'cd && rm -rf ./*',
+    'cd /; chmod -R 777 .',
   ),
   ...windows(
     'Windows destructive commands',

@@ -81,6 +81,9 @@ export const LEGITIMATE_COMMANDS: readonly CorpusCase[] = [
     'perl -ne "print if /ERROR/" /var/log/app.log',
     'export PAGER=cat',
     'systemctl list-units --failed',
+    'cd /tmp && rm -rf ./build-*',
+    'cd /var/www && rm -rf ./cache',
+    'cd /etc/nginx && cat nginx.conf',
   ),
   ...windows(
     'everyday Windows troubleshooting',
