@@ -93,7 +93,7 @@ describe('where the access agent finds its catalog', () => {
       }
     });
 
-    it('a wrong key in the environment surfaces as "Authentication failed" to the model', async () => {
+    it('remote mode uses ACCESS_API_URL and ACCESS_ADMIN_KEY as given (a wrong key gets 401)', async () => {
       const backend = await startAccessBackend(setupContext(testStore, { ACCESS_API_URL: url, ACCESS_ADMIN_KEY: 'not-the-key' }));
       expect(backend.mode).toBe('remote');
       const res = await fetch(`${backend.baseUrl}/admin/accesses`, { headers: { 'x-admin-key': backend.adminKey } });
