@@ -74,20 +74,25 @@ export interface OutputCollector {
  */
 export function createOutputCollector(limit = MODEL_OUTPUT_LIMIT): OutputCollector {
   let head = '';
-  let tail = '';
+  // The last pushed texts, just enough to hold `limit` characters; sliced only in `finish`, so a
+  // push allocates nothing (slicing every chunk kept 64 KiB parents alive and cost 20 % in GC).
+  const tailParts: string[] = [];
+  let tailLength = 0;
   let total = 0;
   return {
     push(text: string): void {
       if (text.length === 0) return;
       total += text.length;
       if (head.length < limit) head += text.slice(0, limit - head.length);
-      tail = text.length >= limit ? text.slice(-limit) : (tail + text).slice(-limit);
+      tailParts.push(text);
+      tailLength += text.length;
+      while (tailParts.length > 1 && tailLength - tailParts[0]!.length >= limit) tailLength -= tailParts.shift()!.length;
     },
     get length(): number {
       return total;
     },
     finish(): TruncationResult {
-      return truncateParts(head, tail, total, limit);
+      return truncateParts(head, tailParts.join('').slice(-limit), total, limit);
     },
   };
 }
