@@ -11,8 +11,10 @@ export PATH="$(dirname "$node_bin"):$root/node_modules/.bin:$PATH"
 export npm_config_nodedir="$node_home"
 stamp="node_modules/.opsgate-installed"
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-  echo "opsgate: installing dependencies (npm ci) ..." >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # `npm install` rather than `npm ci`: the lock file cannot name the optional platform builds of
+  # biome that this registry does not carry (darwin, win32, musl), and `npm ci` refuses that.
+  echo "opsgate: installing dependencies (npm install, from package-lock.json) ..." >&2
+  npm install --no-audit --no-fund --loglevel=error >&2
   touch "$stamp"
 fi
 verb="${1:-}"; shift || true
