@@ -55,10 +55,23 @@ export const postgresTestStore: TestStoreFactory = {
       url: url.toString(),
       async dispose() {
         await store.close();
+        // No FORCE: killing sockets the pool is still closing raises 57P01 in the test process.
+        // Wait for them to go instead, then drop.
         const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
         await cleanup.connect();
-        await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await cleanup.end();
+        try {
+          for (let attempt = 0; ; attempt += 1) {
+            try {
+              await cleanup.query(`DROP DATABASE IF EXISTS ${name}`);
+              break;
+            } catch (error) {
+              if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+          }
+        } finally {
+          await cleanup.end();
+        }
       },
     };
   },

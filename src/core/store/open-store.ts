@@ -60,6 +60,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     dialect = 'postgres';
     location = redactUrl(databaseUrl);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    // An idle client that the server drops (restart, admin shutdown) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', () => {});
     db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'sqlite';
