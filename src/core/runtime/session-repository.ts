@@ -35,6 +35,37 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   };
 }
 
+type RequiredCallFields =
+  | 'id'
+  | 'session_id'
+  | 'seq'
+  | 'tool'
+  | 'args'
+  | 'args_hash'
+  | 'mutability'
+  | 'risk'
+  | 'status'
+  | 'requested_by'
+  | 'created_at';
+
+/** A tool-call row with every optional column empty unless given. */
+export function newToolCallRow(fields: Pick<ToolCallRow, RequiredCallFields> & Partial<ToolCallRow>): ToolCallRow {
+  return {
+    verdict: null,
+    preview: null,
+    decision: null,
+    result: null,
+    error: null,
+    approved_by: null,
+    approval_rule: null,
+    expires_at: null,
+    decided_at: null,
+    started_at: null,
+    finished_at: null,
+    ...fields,
+  };
+}
+
 /** The runtime's reads and writes of sessions, messages and tool calls. */
 export const sessionRepository = {
   async insertSession(db: Db, row: SessionRow): Promise<void> {

@@ -9,7 +9,7 @@ import { sanitizeOutputForModel } from '../text/index.ts';
 import type { AnyToolDefinition, ApprovalPreview, ToolContext, ValidatorVerdict } from '../tools/index.ts';
 import type { SessionEvents } from './events.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
-import { type Db, sessionRepository, type ToolCallRow } from './session-repository.ts';
+import { type Db, newToolCallRow, sessionRepository } from './session-repository.ts';
 import { ToolContinuation } from './tool-continuation.ts';
 import type { Interrupt } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
@@ -160,10 +160,10 @@ export class ToolCallProcessor {
     const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
     const createdAt = now().toISOString();
-    const row: ToolCallRow = {
+    const row = newToolCallRow({
       id: callId,
       session_id: session.id,
-      seq: await sessionRepository.nextToolCallSeq(db, session.id),
+      seq: await session.nextToolCallSeq(db),
       tool: tool.name,
       args: JSON.stringify(input),
       args_hash: argsHash,
@@ -172,18 +172,9 @@ export class ToolCallProcessor {
       status: 'proposed',
       verdict: verdict ? JSON.stringify(verdict) : null,
       preview: preview ? JSON.stringify(preview) : null,
-      decision: null,
-      result: null,
-      error: null,
       requested_by: session.identity.userId,
-      approved_by: null,
-      approval_rule: null,
       created_at: createdAt,
-      expires_at: null,
-      decided_at: null,
-      started_at: null,
-      finished_at: null,
-    };
+    });
 
     if (decision.action === 'run') {
       const cacheable = tool.mutability === 'read-only' && tool.cache !== false;
@@ -433,30 +424,22 @@ export class ToolCallProcessor {
   async #askQuestion(session: WorkingSession, callId: string, input: Record<string, unknown>): Promise<CallOutcome> {
     const { db, audit, now } = this.#env;
     const question = String(input.question);
-    await sessionRepository.insertToolCall(db, {
-      id: callId,
-      session_id: session.id,
-      seq: await sessionRepository.nextToolCallSeq(db, session.id),
-      tool: HUMAN_INPUT_TOOL,
-      args: JSON.stringify(input),
-      args_hash: sha256(canonicalJson(input)),
-      mutability: 'read-only',
-      risk: 'low',
-      status: 'proposed',
-      verdict: null,
-      preview: null,
-      decision: null,
-      result: null,
-      error: null,
-      requested_by: session.identity.userId,
-      approved_by: null,
-      approval_rule: null,
-      created_at: now().toISOString(),
-      expires_at: null,
-      decided_at: null,
-      started_at: null,
-      finished_at: null,
-    });
+    await sessionRepository.insertToolCall(
+      db,
+      newToolCallRow({
+        id: callId,
+        session_id: session.id,
+        seq: await session.nextToolCallSeq(db),
+        tool: HUMAN_INPUT_TOOL,
+        args: JSON.stringify(input),
+        args_hash: sha256(canonicalJson(input)),
+        mutability: 'read-only',
+        risk: 'low',
+        status: 'proposed',
+        requested_by: session.identity.userId,
+        created_at: now().toISOString(),
+      }),
+    );
     await audit.append(
       { sessionId: session.id, type: 'question_asked', actor: `agent:${session.agent.definition.name}`, payload: { callId, question } },
       db,
@@ -485,30 +468,24 @@ export class ToolCallProcessor {
   ): Promise<void> {
     const { db, audit, now } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
-    await sessionRepository.insertToolCall(db, {
-      id: callId,
-      session_id: session.id,
-      seq: await sessionRepository.nextToolCallSeq(db, session.id),
-      tool: toolName,
-      args: JSON.stringify(args ?? {}),
-      args_hash: sha256(canonicalJson(args ?? {})),
-      mutability: 'unknown',
-      risk: 'low',
-      status: 'blocked',
-      verdict: verdict ? JSON.stringify(verdict) : null,
-      preview: null,
-      decision: null,
-      result: null,
-      error: reason,
-      requested_by: session.identity.userId,
-      approved_by: null,
-      approval_rule: null,
-      created_at: now().toISOString(),
-      expires_at: null,
-      decided_at: null,
-      started_at: null,
-      finished_at: null,
-    });
+    await sessionRepository.insertToolCall(
+      db,
+      newToolCallRow({
+        id: callId,
+        session_id: session.id,
+        seq: await session.nextToolCallSeq(db),
+        tool: toolName,
+        args: JSON.stringify(args ?? {}),
+        args_hash: sha256(canonicalJson(args ?? {})),
+        mutability: 'unknown',
+        risk: 'low',
+        status: 'blocked',
+        verdict: verdict ? JSON.stringify(verdict) : null,
+        error: reason,
+        requested_by: session.identity.userId,
+        created_at: now().toISOString(),
+      }),
+    );
     await audit.append(
       {
         sessionId: session.id,

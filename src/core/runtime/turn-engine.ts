@@ -221,7 +221,7 @@ export class TurnEngine {
       await sessionRepository.insertToolCall(db, {
         ...row,
         id: callId,
-        seq: await sessionRepository.nextToolCallSeq(db, session.id),
+        seq: await session.nextToolCallSeq(db),
         args: JSON.stringify(modifiedInput),
         args_hash: argsHash,
         status: needsFreshReview ? 'proposed' : 'approved',

@@ -26,6 +26,7 @@ export class WorkingSession {
   readonly agent: LoadedAgent;
   interrupt: Interrupt | undefined;
   readonly added: StoredMessage[] = [];
+  #lastToolCallSeq: number | undefined;
 
   constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent) {
     this.row = row;
@@ -62,6 +63,12 @@ export class WorkingSession {
   nextMessageSeq(): number {
     const last = this.messages[this.messages.length - 1];
     return (last?.seq ?? 0) + 1;
+  }
+
+  /** The next tool-call number of this session; read once, then counted here (one writer per session). */
+  async nextToolCallSeq(db: Db): Promise<number> {
+    this.#lastToolCallSeq = (this.#lastToolCallSeq ?? (await sessionRepository.nextToolCallSeq(db, this.row.id)) - 1) + 1;
+    return this.#lastToolCallSeq;
   }
 
   async addMessages(db: Db, messages: readonly LanguageModelV4Message[], createdAt: string): Promise<StoredMessage[]> {
