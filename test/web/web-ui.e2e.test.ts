@@ -56,6 +56,8 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await page.goto(`${server.url}/`);
       await shot(page, '01-login');
       await signIn(page, 'john_doe');
+      // The agents list loads after sign-in; wait for it rather than sampling once.
+      await page.getByTestId('new-access').waitFor({ state: 'visible', timeout: 10_000 });
       await expect(page.getByTestId('new-access').isVisible()).resolves.toBe(true);
       await shot(page, '02-sessions');
     },
