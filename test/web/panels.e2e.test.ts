@@ -45,20 +45,20 @@ describe.skipIf(!chromiumAvailable)('question panel, phase stepper, diff preview
     'AR-13: Yes leads to an approval with the values diff; Modify is re-validated on the server and the edited call runs',
     async () => {
       await newSession();
-      expect(await page.getByTestId('phase-stepper').textContent()).toContain('Values confirmation');
+      await expect.poll(() => page.getByTestId('phase-stepper').textContent()).toContain('Values confirmation');
       for (const answer of ['yes', 'no', 'skip', 'custom']) await page.getByTestId(`answer-${answer}`).waitFor();
       await page.screenshot({ path: join(SHOTS, '15-question.png'), fullPage: true });
       await page.getByTestId('answer-yes').click();
       await page.getByTestId('approval-panel').waitFor();
       const diff = page.getByTestId('approval-panel').getByTestId('preview-diff');
-      expect(await diff.locator('.add').textContent()).toContain('+replicas: 3');
-      expect(await diff.locator('.del').textContent()).toContain('-replicas: 1');
+      await expect.poll(() => diff.locator('.add').textContent()).toContain('+replicas: 3');
+      await expect.poll(() => diff.locator('.del').textContent()).toContain('-replicas: 1');
       await page.screenshot({ path: join(SHOTS, '16-approval-diff.png'), fullPage: true });
       await page.getByTestId('modify').click();
       await page.getByTestId('modify-args').fill('{ "replicas": 99 }');
       await page.getByRole('button', { name: 'Submit changed arguments' }).click();
       await page.getByTestId('chat-error').waitFor();
-      expect(await page.getByTestId('chat-error').textContent()).toMatch(/invalid/i);
+      await expect.poll(() => page.getByTestId('chat-error').textContent()).toMatch(/invalid/i);
       expect(scaled).toEqual([]);
       await page.getByTestId('approval-panel').waitFor();
       await page.getByTestId('modify').click();

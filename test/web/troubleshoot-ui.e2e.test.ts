@@ -67,8 +67,8 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
       async () => {
         await say('run echo hello-from-$((6*7))');
         await page.getByTestId('approval-panel').waitFor();
-        expect(await page.getByTestId('approval-args').textContent()).toContain('echo hello-from-$((6*7))');
-        expect(await page.getByTestId('verdict').textContent()).toContain('allowed');
+        await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('echo hello-from-$((6*7))');
+        await expect.poll(() => page.getByTestId('verdict').textContent()).toContain('allowed');
         await page.getByTestId('approve').click();
         await page.locator('[data-testid="terminal"] .xterm-rows').getByText('hello-from-42').first().waitFor();
         await page.getByTestId('suggestions').getByRole('button', { name: 'Check logs' }).waitFor();

@@ -71,17 +71,17 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await say(page, 'I need access to read documents');
       const panel = page.getByTestId('approval-panel');
       await panel.waitFor();
-      expect(await panel.textContent()).toContain('grant_access_to_user');
-      expect(await page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await expect.poll(() => panel.textContent()).toContain('grant_access_to_user');
+      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '03-approval-panel');
       await page.reload();
       await page.getByTestId('approval-panel').waitFor();
-      expect(await page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '04-approval-after-reload');
       await page.getByTestId('approve').click();
       await page.getByText("I've granted you READ_DOCUMENTS access.").waitFor();
-      expect(await page.getByTestId('approval-panel').count()).toBe(0);
-      expect(await page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
+      await expect.poll(() => page.getByTestId('approval-panel').count()).toBe(0);
+      await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
       await shot(page, '05-granted');
     },
     TIMEOUT,
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await shot(page, '06-clarifying-question');
       await say(page, 'Production, read only');
       await page.getByTestId('approval-panel').waitFor();
-      expect(await page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
+      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
       await page.getByTestId('approve').click();
       await page.getByText("I've granted you DB_READ_PROD access.").waitFor();
       await shot(page, '07-flow2-granted');
@@ -131,7 +131,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await shot(page, '08-reject-reason');
       await page.getByRole('button', { name: 'Reject', exact: true }).click();
       await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();
-      expect(await page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
+      await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
       await shot(page, '09-rejected');
     },
     TIMEOUT,
@@ -176,8 +176,8 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await janePage.goto(`${server.url}/#/sessions/${encodeURIComponent(flow1SessionId)}`);
       const error = janePage.getByTestId('session-error');
       await error.waitFor();
-      expect(await error.textContent()).toContain('belongs to another user');
-      expect(await janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
+      await expect.poll(() => error.textContent()).toContain('belongs to another user');
+      await expect.poll(() => janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
       await shot(janePage, '11-other-user-forbidden');
       await jane.close();
     },
