@@ -63,6 +63,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const generateId = options.generateId ?? randomUUID;
   const audit = new AuditLog(store, now);
   const events = new SessionEvents(store, now);
+  await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
   const processor = new ToolCallProcessor({
@@ -395,6 +396,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     async close() {
+      await events.stop();
       for (const agent of loaded.values()) await agent.parts.close?.();
     },
   };

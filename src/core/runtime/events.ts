@@ -1,23 +1,75 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
 import type { Store } from '../store/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
+const EVENTS_CHANNEL = 'opsgate_session_events';
+
 /**
  * Session events: stored with a per-session sequence number (so a reconnecting client resumes
- * from its last number) and fanned out to live subscribers in this process.
+ * from its last number) and fanned out to live subscribers — in this process directly, and in
+ * every other process sharing a PostgreSQL store through LISTEN/NOTIFY.
  */
 export class SessionEvents implements SessionEventFeed {
   readonly #store: Store;
   readonly #emitter = new EventEmitter();
   readonly #now: () => Date;
   readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #origin = randomUUID();
+  readonly #relayed = new Map<string, number>();
+  readonly #relayTails = new Map<string, Promise<void>>();
+  #stopListening: (() => Promise<void>) | undefined;
 
   constructor(store: Store, now: () => Date) {
     this.#store = store;
     this.#now = now;
     this.#emitter.setMaxListeners(0);
+  }
+
+  /** Starts hearing other processes' events (PostgreSQL only). */
+  async start(): Promise<void> {
+    const notifications = this.#store.notifications;
+    if (!notifications || this.#stopListening) return;
+    this.#stopListening = await notifications.listen(EVENTS_CHANNEL, (payload) => {
+      this.#relay(payload);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#stopListening?.();
+    this.#stopListening = undefined;
+  }
+
+  /** Relays another process's events in order: per session, everything after the last relayed number. */
+  #relay(payload: string): void {
+    let note: { origin?: string; sessionId?: string; seq?: number };
+    try {
+      note = JSON.parse(payload) as typeof note;
+    } catch {
+      return;
+    }
+    const { origin, sessionId, seq } = note;
+    if (origin === this.#origin || !sessionId || typeof seq !== 'number') return;
+    const previous = this.#relayTails.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const after = this.#relayed.get(sessionId) ?? seq - 1;
+      if (seq <= after) return;
+      for (const event of await this.since(sessionId, after)) {
+        this.#relayed.set(sessionId, event.seq);
+        this.#emit(event);
+      }
+    });
+    this.#relayTails.set(
+      sessionId,
+      next.catch(() => {}),
+    );
+  }
+
+  #emit(event: SessionEvent): void {
+    this.#emitter.emit(event.sessionId, event);
+    this.#emitter.emit('*', event);
   }
 
   /**
@@ -51,8 +103,10 @@ export class SessionEvents implements SessionEventFeed {
           from session_events where session_id = ${sessionId}
           returning seq`.execute(this.#store.db);
         const event: SessionEvent = { sessionId, seq: Number(row.rows[0]!.seq), type, data: data ?? null, createdAt };
-        this.#emitter.emit(sessionId, event);
-        this.#emitter.emit('*', event);
+        this.#emit(event);
+        if (this.#stopListening) {
+          await this.#store.notifications?.notify(EVENTS_CHANNEL, JSON.stringify({ origin: this.#origin, sessionId, seq: event.seq }));
+        }
         return event;
       } catch (error) {
         const record = error as { code?: unknown; message?: unknown };

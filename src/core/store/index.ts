@@ -1,3 +1,3 @@
 export { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
-export { openStore, resolveDataDir, type Store, type StoreOptions } from './open-store.ts';
+export { openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
 export type * from './schema.ts';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
@@ -31,9 +31,46 @@ export interface Store {
    * one commit; call this before a side effect that must only happen after the state is stored.
    */
   flush(): Promise<void>;
+  /**
+   * Cross-process notifications (PostgreSQL LISTEN/NOTIFY), so that every replica sharing the
+   * database hears what another wrote. Undefined for SQLite: one process serves one file.
+   */
+  readonly notifications?: StoreNotifications;
   /** Applies migrations contributed later (idempotent). */
   migrate(migrations: readonly StoreMigration[]): Promise<string[]>;
   close(): Promise<void>;
+}
+
+export interface StoreNotifications {
+  /** Sends `payload` (at most 8,000 bytes) on `channel` to every listener, this process included. */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Listens on `channel` on a dedicated connection; returns how to stop. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+function postgresNotifications(databaseUrl: string, db: Kysely<CoreDatabase>, onClose: Array<() => Promise<void>>): StoreNotifications {
+  return {
+    async notify(channel, payload) {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+    },
+    async listen(channel, onPayload) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+      const client = new pg.Client({ connectionString: databaseUrl });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (message) => {
+        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+      });
+      await client.query(`LISTEN ${channel}`);
+      const stop = async () => {
+        const index = onClose.indexOf(stop);
+        if (index >= 0) onClose.splice(index, 1);
+        await client.end().catch(() => {});
+      };
+      onClose.push(stop);
+      return stop;
+    },
+  };
 }
 
 export function resolveDataDir(dataDir?: string): string {
@@ -56,6 +93,8 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let dialect: StoreDialectName;
   let location: string;
   let flush = async () => {};
+  let notifications: StoreNotifications | undefined;
+  const onClose: Array<() => Promise<void>> = [];
   if (databaseUrl) {
     dialect = 'postgres';
     location = redactUrl(databaseUrl);
@@ -64,6 +103,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     // the pool replaces it on the next query.
     pool.on('error', () => {});
     db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+    notifications = postgresNotifications(databaseUrl, db, onClose);
   } else {
     dialect = 'sqlite';
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
@@ -84,11 +124,15 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     dialect,
     location,
     flush,
+    ...(notifications ? { notifications } : {}),
     migrate: (migrations) => {
       for (const migration of migrations) known.set(migration.name, migration);
       return runMigrations(db as Kysely<unknown>, dialect, [...known.values()]);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      for (const stop of [...onClose]) await stop();
+      await db.destroy();
+    },
   };
   await store.migrate(options.migrations ?? []);
   return store;

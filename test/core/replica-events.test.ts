@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../src/core/runtime/index.ts';
+import { createRuntime } from '../../src/core/runtime/index.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { createLedgerAgent, createLedgerModel, postgresTestStore, type TestStore, testDatabaseUrl } from '../../src/testing/index.ts';
+
+const alice = { userId: 1, username: 'alice', roles: ['user'] };
+
+describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => {
+  let first: TestStore | undefined;
+  let second: Store | undefined;
+  afterEach(async () => {
+    await second?.close();
+    await first?.dispose();
+  });
+
+  it('a subscriber on one replica hears, live and in order, the events a turn on the other replica writes', async () => {
+    first = await postgresTestStore.create();
+    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
+    const recorder = { reads: 0, transfers: [] };
+    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const session = await writer.startSession({ agent: 'ledger', identity: alice });
+    const heard: SessionEvent[] = [];
+    const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
+    const turn = await writer.send(session.id, 'pay bob 30', alice);
+    const stored = await writer.events.since(session.id, 1);
+    const last = stored.at(-1)!.seq;
+    const deadline = Date.now() + 5000;
+    while (!heard.some((e) => e.seq === last) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    unsubscribe();
+    expect(turn.status).toBe('waiting');
+    // The session's first event (seq 1) may arrive before or after the subscription; the turn's may not be missed.
+    expect(heard.filter((e) => e.seq > 1).map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
+    expect(heard.some((e) => e.type === 'interrupt')).toBe(true);
+    await writer.close();
+    await watcher.close();
+  });
+});
