@@ -11,6 +11,7 @@ import { createRuntime } from '../src/core/runtime/index.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel } from '../src/testing/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
+import { createOpenAiAgentsScenario } from './openai-agents-anchor.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const warmup = quick ? 50 : 200;
@@ -89,11 +90,26 @@ async function aiSdkScenario(dir: string): Promise<BenchRow> {
   return row;
 }
 
+async function openAiAgentsScenario(dir: string): Promise<BenchRow | undefined> {
+  const db = new DatabaseSync(join(dir, 'openai-agents.db'));
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+  try {
+    return await measure('openai-agents needsApproval + RunState', createOpenAiAgentsScenario(db));
+  } catch (error) {
+    console.error(`openai-agents anchor skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  } finally {
+    db.close();
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'opsgate-bench-'));
 try {
   const results: BenchRow[] = [];
   results.push(await aiSdkScenario(dir));
   results.push(await opsgateScenario(dir));
+  const agentsRow = await openAiAgentsScenario(dir);
+  if (agentsRow) results.push(agentsRow);
   const anchor = results[0]!;
   const ours = results[1]!;
   ours.vs_ai_sdk = Number(((ours.turns_per_s as number) / (anchor.turns_per_s as number)).toFixed(2));
