@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { agents as allAgents } from '../agents/index.ts';
 import type { AgentDefinition } from '../core/agent/index.ts';
+import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
@@ -25,14 +26,23 @@ export interface Opsgate {
   close(): Promise<void>;
 }
 
+/** `OPSGATE_STEP_LIMIT`: a whole number of model steps per turn, 1 to 1,000. */
+function parseStepLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > 1000) {
+    throw CoreErrors.CONFIG_INVALID({ detail: `OPSGATE_STEP_LIMIT must be a whole number from 1 to 1000, got "${raw}"` });
+  }
+  return Number(raw);
+}
+
 /** The composition root: the store from config, every agent, the model from the environment. */
 export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Opsgate> {
   const env = options.env ?? process.env;
   const dataDir = resolveDataDir(options.dataDir ?? env.OPSGATE_DATA_DIR);
   const choice = chooseModel(env);
   const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
+  const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
-  const stepLimit = options.stepLimit ?? (env.OPSGATE_STEP_LIMIT ? Number(env.OPSGATE_STEP_LIMIT) : undefined);
   try {
     const runtime = await createRuntime({
       store,
