@@ -2,7 +2,18 @@
 // mutable tool, `RunState` serialised to a string and stored, restored, approved, run again.
 // Its model is a scripted `Model` making the same decisions as the ledger mock model.
 import type { DatabaseSync } from 'node:sqlite';
-import { Agent, type AgentInputItem, type Model, type ModelRequest, type ModelResponse, RunState, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import {
+  Agent,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  RunState,
+  run,
+  setTracingDisabled,
+  tool,
+  Usage,
+} from '@openai/agents';
 import { z } from 'zod';
 
 function lastResult(input: ModelRequest['input']): { name?: string } | undefined {
@@ -14,10 +25,19 @@ function lastResult(input: ModelRequest['input']): { name?: string } | undefined
 const scriptedModel: Model = {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const last = lastResult(request.input);
-    const call = (name: string, args: unknown) => ({ type: 'function_call' as const, callId: `c-${name}-${Math.random()}`, name, arguments: JSON.stringify(args), status: 'completed' as const });
+    const call = (name: string, args: unknown) => ({
+      type: 'function_call' as const,
+      callId: `c-${name}-${Math.random()}`,
+      name,
+      arguments: JSON.stringify(args),
+      status: 'completed' as const,
+    });
     if (!last) return { usage: new Usage(), output: [call('read_balance', {})] };
     if (last.name === 'read_balance') return { usage: new Usage(), output: [call('transfer', { to: 'bob', amount: 30 })] };
-    return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done' }] }] };
+    return {
+      usage: new Usage(),
+      output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done' }] }],
+    };
   },
   getStreamedResponse() {
     throw new Error('not used');
