@@ -58,6 +58,21 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(types).toEqual(['session_started', 'tool_executed', 'tool_proposed', 'tool_approved', 'tool_executed']);
   });
 
+  it('arguments changed after the proposal (in the store) void the approval: typed failure, the tool never runs', async () => {
+    const runtime = await start();
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    await testStore.store.db
+      .updateTable('tool_calls')
+      .set({ args: JSON.stringify({ to: 'mallory', amount: 30000, user_id: 1 }) })
+      .where('id', '=', turn.interrupt!.callId)
+      .execute();
+    const done = await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, alice);
+    expect(recorder.transfers).toHaveLength(0);
+    expect(done.session.toolCalls.find((c) => c.tool === 'transfer')?.status).toBe('failed');
+    expect(done.messages.some((m) => m.role === 'tool' && /APPROVAL_BINDING_MISMATCH/.test(m.text))).toBe(true);
+  });
+
   it('reject: the tool never runs and the model sees the reason', async () => {
     const model = createLedgerModel();
     const runtime = await start({ model: () => model });
