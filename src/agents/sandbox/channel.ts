@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { OpsgateError } from '../../core/errors/index.ts';
-import type { SandboxEngine } from './engine.ts';
+import type { QueryResult, SandboxEngine, SqlParam } from './engine.ts';
 import { errorFromJson, SandboxErrors } from './errors.ts';
 import { errorPayload } from './mcp-server.ts';
 import { callSandbox, type SandboxToolName } from './sandbox-calls.ts';
@@ -9,6 +9,11 @@ import { callSandbox, type SandboxToolName } from './sandbox-calls.ts';
 export interface SandboxChannel {
   readonly kind: 'mcp' | 'direct';
   call(tool: SandboxToolName, args: Record<string, unknown>): Promise<unknown>;
+  /**
+   * A read outside any transaction, when the channel can skip re-validating arguments the
+   * bridge's own types already guarantee (the in-process path). The engine still guards it.
+   */
+  readonly read?: (sql: string, params: readonly SqlParam[]) => Promise<QueryResult>;
 }
 
 /** The bridge as an MCP client of the sandbox server (any transport: in-memory, stdio, HTTP). */
@@ -41,13 +46,21 @@ export function mcpChannel(client: Client): SandboxChannel {
 
 /** The same calls without the MCP hop (no serialisation); for embedding and the benchmark. */
 export function directChannel(engine: SandboxEngine): SandboxChannel {
+  const asTypedError = (error: unknown): OpsgateError => (OpsgateError.isInstance(error) ? error : errorFromJson(errorPayload(error)));
   return {
     kind: 'direct',
     async call(tool, args) {
       try {
         return await callSandbox(engine, tool, args);
       } catch (error) {
-        throw OpsgateError.isInstance(error) ? error : errorFromJson(errorPayload(error));
+        throw asTypedError(error);
+      }
+    },
+    async read(sql, params) {
+      try {
+        return await engine.query(sql, params);
+      } catch (error) {
+        throw asTypedError(error);
       }
     },
   };

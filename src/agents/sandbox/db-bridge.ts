@@ -88,7 +88,9 @@ export class DbBridge {
 
   /** Runs one read statement. Writes are refused by the database (`WriteOutsideTransactionError`). */
   async query(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult> {
-    return (await this.session.channel.call('execute_query', { sql, params: [...params] })) as QueryResult;
+    const channel = this.session.channel;
+    if (channel.read) return channel.read(sql, params);
+    return (await channel.call('execute_query', { sql, params: [...params] })) as QueryResult;
   }
 
   async tables(): Promise<TableSummary[]> {

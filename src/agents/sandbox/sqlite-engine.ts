@@ -43,23 +43,38 @@ function toParams(params: readonly SqlParam[]): Array<string | number | null> {
   return params.map((param) => (typeof param === 'boolean' ? (param ? 1 : 0) : param));
 }
 
-function runStatement(statement: StatementSync, params: readonly SqlParam[]): QueryResult {
-  const columns = statement.columns().map((column) => column.name);
-  const bound = toParams(params);
-  if (columns.length === 0) {
-    const result = statement.run(...bound);
-    return { columns, rows: [], rowCount: 0, changes: Number(result.changes) };
+/** Column names per prepared statement: they never change, and reading them allocates. */
+const columnNames = new WeakMap<StatementSync, string[]>();
+
+function columnsOf(statement: StatementSync): string[] {
+  let names = columnNames.get(statement);
+  if (!names) {
+    names = statement.columns().map((column) => column.name);
+    columnNames.set(statement, names);
   }
-  const rows = statement.all(...bound) as Array<Record<string, JsonValue>>;
-  // node:sqlite returns fresh plain objects; only BLOBs and big integers need converting to JSON.
-  for (const row of rows) {
-    for (const key in row) {
+  return names;
+}
+
+function runStatement(statement: StatementSync, params: readonly SqlParam[]): QueryResult {
+  const columns = columnsOf(statement);
+  const bound = params.length === 0 ? params : toParams(params);
+  if (columns.length === 0) {
+    const result = statement.run(...(bound as Array<string | number | null>));
+    return { columns: [...columns], rows: [], rowCount: 0, changes: Number(result.changes) };
+  }
+  const rows = statement.all(...(bound as Array<string | number | null>)) as Array<Record<string, JsonValue>>;
+  // node:sqlite returns fresh plain objects of one shape; only BLOBs and big integers need
+  // converting to JSON. Reading by the known column names keeps this loop cheap.
+  const width = columns.length;
+  for (let r = 0; r < rows.length; r += 1) {
+    const row = rows[r]!;
+    for (let c = 0; c < width; c += 1) {
+      const key = columns[c]!;
       const value = row[key] as unknown;
-      if (typeof value === 'object' && value !== null) row[key] = toJsonValue(value);
-      else if (typeof value === 'bigint') row[key] = toJsonValue(value);
+      if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') row[key] = toJsonValue(value);
     }
   }
-  return { columns, rows, rowCount: rows.length };
+  return { columns: [...columns], rows, rowCount: rows.length };
 }
 
 function quoteIdentifier(name: string): string {
