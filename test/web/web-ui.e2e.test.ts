@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessAgent } from '../../src/agents/access/index.ts';
+import { helmAgent } from '../../src/agents/helm/index.ts';
 import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
@@ -39,7 +41,8 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     buildWeb();
-    server = await startWebServer();
+    // helm rides along to show its SIMULATED-cluster notice on the sessions screen.
+    server = await startWebServer({ agents: [accessAgent, helmAgent] });
     browser = await launchChromium();
     john = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await john.newPage();
@@ -59,6 +62,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       // The agents list loads after sign-in; wait for it rather than sampling once.
       await page.getByTestId('new-access').waitFor({ state: 'visible', timeout: 10_000 });
       await expect(page.getByTestId('new-access').isVisible()).resolves.toBe(true);
+      await expect.poll(() => page.getByTestId('notice-helm').textContent()).toContain('SIMULATED cluster');
       await shot(page, '02-sessions');
     },
     TIMEOUT,

@@ -68,6 +68,9 @@ export const helmAgent = defineAgent({
       middleware: [new HelmApprovalHITLMiddleware(), new HelmAgentStateMiddleware(), new ErrorRecoveryMiddleware()],
       // ErrorRecoveryMiddleware is the spec's retry for read-only tools; the core's would retry again.
       retryReadOnlyTools: false,
+      ...(backend.kind === 'simulated-cluster'
+        ? { notice: 'SIMULATED cluster: releases, revisions and pods live in the opsgate store, not on a real Kubernetes cluster.' }
+        : {}),
       instructionsFor: (session) =>
         [
           session.route === 'query'

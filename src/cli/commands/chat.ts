@@ -133,8 +133,9 @@ export const chatCommand: CliCommand = {
       const session = values.session
         ? await opsgate.runtime.getSession(values.session, identity)
         : await opsgate.runtime.startSession({ agent: values.agent!, identity, options: sessionOptions });
+      const notice = opsgate.runtime.agents().find((a) => a.name === session.agent)?.notice;
       io.stdout.write(
-        `opsgate chat — agent ${session.agent}, user ${identity.username}, model: ${opsgate.modelDescription}\nsession ${session.id} · /help for commands, /quit to leave\n`,
+        `opsgate chat — agent ${session.agent}, user ${identity.username}, model: ${opsgate.modelDescription}\n${notice ? `note: ${notice}\n` : ''}session ${session.id} · /help for commands, /quit to leave\n`,
       );
       await chatLoop(opsgate.runtime, session, identity, io);
       return 0;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
+import { formatDemoTable, seedAccessDemoData } from '../../agents/access/service/index.ts';
 import { HostRepository } from '../../agents/troubleshoot/index.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
@@ -107,6 +108,18 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       for (const login of seeded) lines.push(`    ${login.username.padEnd(11)} ${login.role.padEnd(9)} ${login.password}`);
     } else if (existsSync(join(opsgate.dataDir, 'demo-logins.txt'))) {
       lines.push(`  demo logins: see ${join(opsgate.dataDir, 'demo-logins.txt')}`);
+    }
+    for (const agent of opsgate.runtime.agents()) if (agent.notice) lines.push(`  ${agent.name}: ${agent.notice}`);
+    if (seeded && opsgate.runtime.agents().some((a) => a.name === 'access') && !options.env.ACCESS_API_URL) {
+      // The embedded catalog seeded itself during set-up; on a first start show what it holds.
+      const catalog = formatDemoTable(await seedAccessDemoData(opsgate.store));
+      lines.push(
+        '  access catalog (demo data, embedded):',
+        ...catalog
+          .trimEnd()
+          .split('\n')
+          .map((line) => `    ${line}`),
+      );
     }
     options.out.write(`${lines.join('\n')}\n`);
     return {

@@ -90,6 +90,11 @@ export interface AgentParts {
    */
   readonly retryReadOnlyTools?: boolean;
   readonly autoApproveRules?: readonly AutoApproveRule[];
+  /**
+   * A short notice people must see wherever the agent is offered (e.g. "SIMULATED cluster: no
+   * real Kubernetes"). Shown in the server banner, the chat banner and the web UI.
+   */
+  readonly notice?: string;
   /** Extra text appended to the instructions for a session (e.g. the route's sub-agent prompt). */
   readonly instructionsFor?: (session: SessionView) => string;
   close?(): Promise<void>;

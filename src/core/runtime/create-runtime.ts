@@ -253,6 +253,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         title: definition.title,
         description: definition.description,
         pillars: definition.pillars ?? [definition.name],
+        ...(parts.notice ? { notice: parts.notice } : {}),
         ...(parts.workflow ? { phases: parts.workflow.phases.map((p) => ({ name: p.name, title: p.title })) } : {}),
         help: parts.interpreter?.help ?? [],
         tools: registry.all().map((t) => ({ name: t.name, description: t.description, mutability: t.mutability, risk: t.risk })),

@@ -33,6 +33,8 @@ export interface AgentInfo {
   readonly title: string;
   readonly description: string;
   readonly pillars: readonly string[];
+  /** Something people must see wherever the agent is offered (e.g. that it works on a simulation). */
+  readonly notice?: string;
   readonly phases?: ReadonlyArray<{ readonly name: string; readonly title: string }>;
   /** Lines of the offline command language. */
   readonly help: readonly string[];

@@ -44,6 +44,11 @@ export function SessionsScreen({ me }: { me: Me }) {
             <div class="card agent" key={agent.name}>
               <h3>{agent.title}</h3>
               <p class="muted">{agent.description}</p>
+              {agent.notice && (
+                <p class="notice" data-testid={`notice-${agent.name}`} role="note">
+                  {agent.notice}
+                </p>
+              )}
               <button type="button" class="primary" data-testid={`new-${agent.name}`} onClick={() => start(agent.name)}>
                 Start {agent.name} session
               </button>
