@@ -5,6 +5,7 @@ import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
 import { checkSqlCommand } from './check-sql.ts';
 import { hostsCommand } from './hosts.ts';
+import { mcpCommand } from './mcp.ts';
 import { mcpServerCommand } from './mcp-server.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
@@ -19,6 +20,7 @@ export const commands: readonly CliCommand[] = [
   auditCommand,
   checkCommand,
   checkSqlCommand,
+  mcpCommand,
   mcpServerCommand,
   accessServiceCommand,
   hostsCommand,

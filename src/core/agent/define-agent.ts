@@ -28,8 +28,11 @@ export interface WorkflowDefinition {
   readonly phases: readonly PhaseDefinition[];
 }
 
-/** `query`: read-only tools, no gates. `workflow`: phases and gates. `standard`: one phase, mutable calls gated. */
-export type Route = 'query' | 'workflow' | 'standard';
+/**
+ * `query`: read-only tools, no gates. `workflow`: phases and gates. `standard`: one phase, mutable
+ * calls gated. `direct`: a client (MCP) makes the tool calls itself; no model, the same guards.
+ */
+export type Route = 'query' | 'workflow' | 'standard' | 'direct';
 
 /** The phase name of sessions on the `query` and `standard` routes. */
 export const QUERY_PHASE = 'query';

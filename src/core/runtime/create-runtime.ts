@@ -16,6 +16,7 @@ import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
+import { toModelTool } from './tool-schemas.ts';
 import { type LoopStatus, TurnEngine } from './turn-engine.ts';
 import type { Decision, QuestionAnswer, SessionSnapshot, SessionSummary, TurnResult } from './types.ts';
 import { type LoadedAgent, WorkingSession } from './working-session.ts';
@@ -256,7 +257,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         ...(parts.notice ? { notice: parts.notice } : {}),
         ...(parts.workflow ? { phases: parts.workflow.phases.map((p) => ({ name: p.name, title: p.title })) } : {}),
         help: parts.interpreter?.help ?? [],
-        tools: registry.all().map((t) => ({ name: t.name, description: t.description, mutability: t.mutability, risk: t.risk })),
+        tools: registry.all().map((t) => ({
+          name: t.name,
+          description: t.description,
+          mutability: t.mutability,
+          risk: t.risk,
+          inputSchema: toModelTool(t).inputSchema as Record<string, unknown>,
+        })),
       }));
     },
 
@@ -342,6 +349,42 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
       await working.addMessages(store.db, [{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
       await events.publish(sessionId, 'message', { role: 'user', text: trimmed, by: actor.username });
+      const status = await guarded(working, () => engine.run(working));
+      return finish(working, status, firstNewSeq);
+    },
+
+    async callTool(sessionId, call, actor) {
+      const working = await loadWorking(sessionId);
+      if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+      if (working.row.status !== 'idle')
+        throw CoreErrors.SESSION_BUSY({
+          sessionId,
+          interrupt: working.interrupt ? `the pending ${working.interrupt.type}` : 'a turn that is still running',
+        });
+      const at = now().toISOString();
+      // Workflow agents serve their query-phase tools directly; the others their one phase.
+      const phase = working.agent.parts.workflow ? QUERY_PHASE : STANDARD_PHASE;
+      if (working.row.route !== 'direct' || working.row.phase !== phase) {
+        working.row = { ...working.row, route: 'direct', phase };
+        working.state.phaseHistory.push({ phase, at, reason: 'route direct' });
+      }
+      const callId = generateId();
+      working.state.turnSteps = 0;
+      working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
+      const firstNewSeq = working.nextMessageSeq();
+      if (!(await working.save(store.db, 'running', at)))
+        throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
+      await working.addMessages(
+        store.db,
+        [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: callId, toolName: call.tool, input: call.args ?? {} }] }],
+        at,
+      );
+      await events.publish(sessionId, 'message', {
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ callId, tool: call.tool, args: call.args }],
+        by: actor.username,
+      });
       const status = await guarded(working, () => engine.run(working));
       return finish(working, status, firstNewSeq);
     },

@@ -43,6 +43,8 @@ export interface AgentInfo {
     readonly description: string;
     readonly mutability: string;
     readonly risk: string;
+    /** JSON Schema of the input, as a model (or an MCP client) is shown it. */
+    readonly inputSchema: Readonly<Record<string, unknown>>;
   }>;
 }
 
@@ -61,6 +63,17 @@ export interface Runtime {
   startSession(input: StartSessionInput): Promise<SessionSnapshot>;
   /** Runs one turn with the person's message; returns at a final answer, an interrupt or the step limit. */
   send(sessionId: string, text: string, actor: Identity): Promise<TurnResult>;
+  /**
+   * Runs one tool call a client makes itself (an MCP client, a script) through the same guards as
+   * a model's call: scope, schema, identity binding, validator, policy and approval. The session
+   * moves to the `direct` route. Returns at once for read-only calls; a mutable call returns
+   * `waiting` with its approval interrupt, to be answered with `decide`.
+   */
+  callTool(
+    sessionId: string,
+    call: { readonly tool: string; readonly args: Readonly<Record<string, unknown>> },
+    actor: Identity,
+  ): Promise<TurnResult>;
   /** Answers the pending interrupt and continues the turn. */
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;

@@ -50,6 +50,11 @@ export class TurnEngine {
         if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);
         await this.#recordOutcome(session, call.callId, call.toolName, outcome);
       }
+      if (session.route === 'direct') {
+        // The client made the call itself; there is no model to go on with.
+        await this.#saveOrConflict(session, 'idle');
+        return 'completed';
+      }
       if (session.state.turnSteps >= this.#stepLimit) {
         const limit = CoreErrors.STEP_LIMIT_REACHED({ limit: this.#stepLimit });
         await session.addMessages(db, [{ role: 'assistant', content: [{ type: 'text', text: limit.message }] }], now().toISOString());

@@ -1,0 +1,1 @@
+export { type AgentMcpServerOptions, createAgentMcpServer } from './agent-mcp-server.ts';
