@@ -9,9 +9,11 @@ import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
 import { resolveDataDir } from '../store/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
+import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
+import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
@@ -23,30 +25,6 @@ import { type LoadedAgent, WorkingSession } from './working-session.ts';
 
 const DEFAULT_STEP_LIMIT = 20;
 const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
-
-const YES = /^(y|yes|yes please|yep|yeah|sure|ok|okay|approve|approved|go ahead|do it|please do)[.!]*$/i;
-const NO = /^(n|no|no thanks|nope|reject|cancel|stop|don't|do not)\b/i;
-
-/** A plain-language reply to a pending interrupt, as chat interfaces receive it. */
-export function decisionFromText(session: { interrupt?: SessionSnapshot['interrupt'] }, text: string): Decision | undefined {
-  const interrupt = session.interrupt;
-  if (!interrupt) return undefined;
-  const trimmed = text.trim();
-  if (interrupt.type === 'approval') {
-    if (YES.test(trimmed)) return { type: 'approve', callId: interrupt.callId };
-    if (NO.test(trimmed))
-      return { type: 'reject', callId: interrupt.callId, reason: trimmed.replace(NO, '').replace(/^[\s,.:;-]+/, '') || 'declined in chat' };
-    return undefined;
-  }
-  if (interrupt.type === 'question') {
-    const lower = trimmed.toLowerCase().replace(/[.!]+$/, '');
-    const answer: QuestionAnswer =
-      lower === 'yes' || lower === 'y' ? 'yes' : lower === 'no' || lower === 'n' ? 'no' : lower === 'skip' ? 'skip' : { custom: trimmed };
-    return { type: 'answer', callId: interrupt.callId, answer };
-  }
-  if (/^(continue|read output( & continue)?)$/i.test(trimmed)) return { type: 'continue', callId: interrupt.callId };
-  return undefined;
-}
 
 function strongestRole(identity: Identity): string {
   for (const role of ['admin', 'approver', 'user']) if (identity.roles.includes(role)) return role;
@@ -189,61 +167,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
   };
 
-  const recoverInterruptedCalls = async (): Promise<void> => {
-    const stuck = await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute();
-    for (const call of stuck) {
-      await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], {
-        status: 'unknown',
-        error: 'opsgate stopped while this call was running; it was not re-run',
-        finished_at: now().toISOString(),
-      });
-      await audit.append({
-        sessionId: call.session_id,
-        type: 'tool_unknown',
-        actor: 'system',
-        payload: { callId: call.id, tool: call.tool, startedAt: call.started_at },
-      });
-      await events.publish(call.session_id, 'tool.result', { callId: call.id, tool: call.tool, status: 'unknown' });
-    }
-    const running = await store.db.selectFrom('sessions').select('id').where('status', '=', 'running').execute();
-    for (const { id } of running) {
-      const working = await loadWorking(id).catch(() => undefined);
-      if (!working) continue;
-      const at = now().toISOString();
-      for (const pending of working.state.pendingCalls) {
-        const known = stuck.find((c) => c.id === pending.callId);
-        const reason = known
-          ? 'Status unknown: opsgate stopped while this call was running. It was NOT re-run. Check the target system before trying again.'
-          : 'Not run: opsgate stopped before this call was processed.';
-        await working.addMessages(
-          store.db,
-          [
-            {
-              role: 'tool',
-              content: [
-                {
-                  type: 'tool-result',
-                  toolCallId: pending.callId,
-                  toolName: pending.toolName,
-                  output: { type: 'error-text', value: reason },
-                },
-              ],
-            },
-          ],
-          at,
-        );
-        if (!known)
-          await sessionRepository.transitionToolCall(store.db, pending.callId, ['proposed', 'approved'], {
-            status: 'failed',
-            error: 'not run: opsgate stopped first',
-            finished_at: at,
-          });
-      }
-      working.state.pendingCalls = [];
-      await working.save(store.db, 'idle', at);
-    }
-  };
-  await recoverInterruptedCalls();
+  await recoverInterruptedCalls({ store, audit, events, now, load: loadWorking });
 
   const runtime: Runtime = {
     store,

@@ -1,4 +1,5 @@
-export { createRuntime, decisionFromText } from './create-runtime.ts';
+export { decisionFromText } from './chat-decisions.ts';
+export { createRuntime } from './create-runtime.ts';
 export { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 export type { AgentInfo, ModelResolver, Runtime, RuntimeOptions, SessionEventFeed } from './runtime-api.ts';
 export { SESSION_STATE_VERSION } from './session-state.ts';

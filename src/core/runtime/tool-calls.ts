@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { ToolCallInvocation } from '../agent/define-agent.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
-import type { AuditLog } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
-import { sanitizeOutputForModel } from '../text/index.ts';
-import type { AnyToolDefinition, ApprovalPreview, ToolContext, ValidatorVerdict } from '../tools/index.ts';
-import type { SessionEvents } from './events.ts';
+import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
-import { type Db, newToolCallRow, sessionRepository } from './session-repository.ts';
+import { toModelValue } from './model-output.ts';
+import { newToolCallRow, sessionRepository } from './session-repository.ts';
+import type { ToolCallEnvironment } from './tool-call-environment.ts';
+import { createToolContext, type ToolContextHandle } from './tool-context.ts';
 import { ToolContinuation } from './tool-continuation.ts';
+import { prepareInput } from './tool-input.ts';
 import type { Interrupt } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
 
@@ -20,19 +20,6 @@ export type CallOutcome =
   | { readonly kind: 'denied'; readonly reason: string }
   | { readonly kind: 'interrupt'; readonly interrupt: Interrupt };
 
-export interface ToolCallEnvironment {
-  readonly db: Db;
-  readonly audit: AuditLog;
-  readonly events: SessionEvents;
-  readonly logger: Logger;
-  readonly now: () => Date;
-  readonly generateId: () => string;
-  readonly approvalTtlMs: number;
-  readonly fourEyesTools: ReadonlySet<string>;
-  /** Makes the stored state durable before a side effect. */
-  readonly flush: () => Promise<void>;
-}
-
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -40,52 +27,6 @@ export function sha256(text: string): string {
 function errorMessage(error: unknown): string {
   if (OpsgateError.isInstance(error)) return error.message;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Fills identity fields from the session; a model value naming someone else is refused. */
-export function bindIdentity(tool: AnyToolDefinition, raw: Record<string, unknown>, session: WorkingSession): Record<string, unknown> {
-  const binding = tool.identity;
-  if (!binding) return raw;
-  const bound = { ...raw };
-  const pairs: Array<[string | undefined, string | number]> = [
-    [binding.userId, session.identity.userId],
-    [binding.username, session.identity.username],
-  ];
-  for (const [field, expected] of pairs) {
-    if (!field) continue;
-    const given = bound[field];
-    if (given !== undefined && given !== null && String(given) !== String(expected)) {
-      throw CoreErrors.IDENTITY_MISMATCH({
-        field,
-        given: String(given),
-        expected: `${session.identity.username} (${session.identity.userId})`,
-      });
-    }
-    bound[field] = expected;
-  }
-  return bound;
-}
-
-/** Parses, binds and validates a model's raw input; throws typed errors. */
-export function prepareInput(tool: AnyToolDefinition, rawInput: unknown, session: WorkingSession): Record<string, unknown> {
-  let parsedRaw: unknown = rawInput;
-  if (typeof rawInput === 'string') {
-    try {
-      parsedRaw = rawInput.trim() === '' ? {} : JSON.parse(rawInput);
-    } catch {
-      throw CoreErrors.INVALID_TOOL_INPUT({ tool: tool.name, detail: 'the input is not valid JSON' });
-    }
-  }
-  if (parsedRaw === null || typeof parsedRaw !== 'object' || Array.isArray(parsedRaw)) {
-    throw CoreErrors.INVALID_TOOL_INPUT({ tool: tool.name, detail: 'the input must be a JSON object' });
-  }
-  const bound = bindIdentity(tool, parsedRaw as Record<string, unknown>, session);
-  const result = tool.input.safeParse(bound);
-  if (!result.success) {
-    const detail = result.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
-    throw CoreErrors.INVALID_TOOL_INPUT({ tool: tool.name, detail });
-  }
-  return result.data as Record<string, unknown>;
 }
 
 /** Runs one tool call through the guards: resolve, validate, bind identity, policy, and run or ask. */
@@ -138,7 +79,7 @@ export class ToolCallProcessor {
 
     if (tool.name === HUMAN_INPUT_TOOL) return this.#askQuestion(session, callId, input);
 
-    const context = this.createContext(session, tool, callId);
+    const context = createToolContext(this.#env, session, tool, callId);
     let verdict: ValidatorVerdict | undefined;
     if (tool.validate) verdict = await tool.validate(input, context);
     const decision = decidePolicy({
@@ -260,55 +201,6 @@ export class ToolCallProcessor {
     return { kind: 'interrupt', interrupt };
   }
 
-  /** The context a tool runs with; phase changes apply to the working session at once. */
-  createContext(session: WorkingSession, tool: AnyToolDefinition, callId: string): ToolContext {
-    const { audit, db, logger, now } = this.#env;
-    const workflow = session.agent.parts.workflow;
-    const pendingAudits: Array<Promise<unknown>> = [];
-    return {
-      sessionId: session.id,
-      callId,
-      agent: session.agent.definition.name,
-      identity: session.identity,
-      get phase() {
-        return session.phase;
-      },
-      signal: new AbortController().signal,
-      logger: logger.child({ sessionId: session.id, tool: tool.name, callId }),
-      state: session.state.agentState,
-      events: {
-        emit: (type, data) => {
-          pendingAudits.push(this.#publish(session, type, data).catch((error: unknown) => logger.warn({ err: error }, 'event not stored')));
-        },
-      },
-      setPhase: (phase, reason) => {
-        if (workflow && !workflow.phases.some((p) => p.name === phase)) {
-          throw CoreErrors.BAD_REQUEST({ detail: `unknown phase "${phase}"; phases: ${workflow.phases.map((p) => p.name).join(', ')}` });
-        }
-        if (phase === session.row.phase) return;
-        const at = now().toISOString();
-        const from = session.row.phase;
-        session.row = { ...session.row, phase };
-        session.state.phaseHistory.push(reason === undefined ? { phase, at } : { phase, at, reason });
-        pendingAudits.push(
-          audit.append(
-            {
-              sessionId: session.id,
-              type: 'phase_changed',
-              actor: `agent:${session.agent.definition.name}`,
-              payload: { from, to: phase, reason },
-            },
-            db,
-          ),
-        );
-        pendingAudits.push(this.#publish(session, 'phase', { from, to: phase, reason }));
-      },
-      audit: async (type, payload) => {
-        await audit.append({ sessionId: session.id, type, actor: `agent:${session.agent.definition.name}`, payload }, db);
-      },
-    };
-  }
-
   /**
    * Executes a call that may run: moves it to `executing` (at most once), re-checks the validator on
    * the exact arguments, runs the middleware chain, sanitises the output and records the result.
@@ -318,7 +210,7 @@ export class ToolCallProcessor {
     tool: AnyToolDefinition,
     callId: string,
     input: Record<string, unknown>,
-    context: ToolContext,
+    context: ToolContextHandle,
     approval?: ToolCallInvocation['approval'],
   ): Promise<CallOutcome> {
     const { db, audit, now } = this.#env;
@@ -365,6 +257,8 @@ export class ToolCallProcessor {
     } catch (error) {
       failure = error;
     }
+    // What the tool announced (phase changes, terminal output) lands before its result.
+    await context.settle();
     const finishedAt = now();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     if (failure !== undefined) {
@@ -516,25 +410,3 @@ function safeJson(text: string): unknown {
     return { raw: text };
   }
 }
-
-/**
- * What reaches the model: strings are ANSI-stripped and truncated at 5,000 characters with a
- * marker (DESIGN §3.6); structured output is kept as JSON but its long strings get the same care.
- */
-export function toModelValue(tool: AnyToolDefinition, output: unknown): unknown {
-  const shaped = tool.toModelOutput ? tool.toModelOutput(output) : output;
-  return sanitizeValue(shaped);
-}
-
-function sanitizeValue(value: unknown): unknown {
-  if (typeof value === 'string') return sanitizeOutputForModel(value).text;
-  if (Array.isArray(value)) return value.map(sanitizeValue);
-  if (value !== null && typeof value === 'object') {
-    const result: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) result[key] = sanitizeValue(inner);
-    return result;
-  }
-  return value === undefined ? null : value;
-}
-
-export type { ApprovalPreview };

@@ -5,7 +5,9 @@ import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
 import { sessionRepository } from './session-repository.ts';
-import { type CallOutcome, prepareInput, type ToolCallProcessor } from './tool-calls.ts';
+import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
+import { createToolContext } from './tool-context.ts';
+import { prepareInput } from './tool-input.ts';
 import { toModelTool } from './tool-schemas.ts';
 import type { Decision, Interrupt, QuestionAnswer } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
@@ -184,7 +186,7 @@ export class TurnEngine {
     let input = JSON.parse(row.args) as Record<string, unknown>;
     if (decision.type === 'modify') {
       const modifiedInput = prepareInput(tool, decision.args, session);
-      const context = this.#processor.createContext(session, tool, row.id);
+      const context = createToolContext(this.#processor.env, session, tool, row.id);
       const verdict = tool.validate ? await tool.validate(modifiedInput, context) : undefined;
       const policy = decidePolicy({ tool, input: modifiedInput, verdict, autoApproveRules: [], sessionOptions: session.state.options });
       if (policy.action === 'block') {
@@ -268,7 +270,7 @@ export class TurnEngine {
         db,
       );
     } else {
-      const context = this.#processor.createContext(session, tool, row.id);
+      const context = createToolContext(this.#processor.env, session, tool, row.id);
       const preview = await tool.preview?.(input, context);
       const expected = approvalHash(row.id, row.tool, input, preview?.bindingDigest);
       if (expected !== row.args_hash || expected !== interrupt.argsHash) {
@@ -311,7 +313,7 @@ export class TurnEngine {
     // start-up recovery turns into an `unknown` call, never a second approval of the same call.
     session.interrupt = undefined;
     await this.#saveOrConflict(session, 'running');
-    const context = this.#processor.createContext(session, tool, callId);
+    const context = createToolContext(this.#processor.env, session, tool, callId);
     const outcome = await this.#processor.execute(session, tool, callId, input, context, {
       approvedBy: actor.username,
       argsHash: approvalHash(callId, tool.name, input),

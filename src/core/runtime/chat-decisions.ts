@@ -1,0 +1,25 @@
+import type { Decision, QuestionAnswer, SessionSnapshot } from './types.ts';
+
+const YES = /^(y|yes|yes please|yep|yeah|sure|ok|okay|approve|approved|go ahead|do it|please do)[.!]*$/i;
+const NO = /^(n|no|no thanks|nope|reject|cancel|stop|don't|do not)\b/i;
+
+/** A plain-language reply to a pending interrupt, as chat interfaces receive it. */
+export function decisionFromText(session: { interrupt?: SessionSnapshot['interrupt'] }, text: string): Decision | undefined {
+  const interrupt = session.interrupt;
+  if (!interrupt) return undefined;
+  const trimmed = text.trim();
+  if (interrupt.type === 'approval') {
+    if (YES.test(trimmed)) return { type: 'approve', callId: interrupt.callId };
+    if (NO.test(trimmed))
+      return { type: 'reject', callId: interrupt.callId, reason: trimmed.replace(NO, '').replace(/^[\s,.:;-]+/, '') || 'declined in chat' };
+    return undefined;
+  }
+  if (interrupt.type === 'question') {
+    const lower = trimmed.toLowerCase().replace(/[.!]+$/, '');
+    const answer: QuestionAnswer =
+      lower === 'yes' || lower === 'y' ? 'yes' : lower === 'no' || lower === 'n' ? 'no' : lower === 'skip' ? 'skip' : { custom: trimmed };
+    return { type: 'answer', callId: interrupt.callId, answer };
+  }
+  if (/^(continue|read output( & continue)?)$/i.test(trimmed)) return { type: 'continue', callId: interrupt.callId };
+  return undefined;
+}

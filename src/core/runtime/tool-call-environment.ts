@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/index.ts';
+import type { SessionEvents } from './events.ts';
+import type { Db } from './session-repository.ts';
+
+/** What processing a tool call needs from the runtime around it. */
+export interface ToolCallEnvironment {
+  readonly db: Db;
+  readonly audit: AuditLog;
+  readonly events: SessionEvents;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly generateId: () => string;
+  readonly approvalTtlMs: number;
+  readonly fourEyesTools: ReadonlySet<string>;
+  /** Makes the stored state durable before a side effect. */
+  readonly flush: () => Promise<void>;
+}
