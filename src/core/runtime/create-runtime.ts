@@ -15,6 +15,7 @@ import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
 import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
+import { RuntimeInstance } from './runtime-instance.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
@@ -25,6 +26,7 @@ import { type LoadedAgent, WorkingSession } from './working-session.ts';
 
 const DEFAULT_STEP_LIMIT = 20;
 const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_HEARTBEAT_MS = 10_000;
 
 function strongestRole(identity: Identity): string {
   for (const role of ['admin', 'approver', 'user']) if (identity.roles.includes(role)) return role;
@@ -45,6 +47,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
+  const instance = new RuntimeInstance(store, generateId(), now, options.instanceStaleMs);
   const processor = new ToolCallProcessor({
     db: store.db,
     audit,
@@ -55,6 +58,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     fourEyesTools: new Set(options.fourEyesTools ?? []),
     flush: () => store.flush(),
+    runnerId: instance.id,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
 
@@ -103,7 +107,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const row = await sessionRepository.loadSession(store.db, sessionId);
     if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
     const messages = await sessionRepository.loadMessages(store.db, sessionId);
-    return new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent));
+    const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent));
+    working.runner = instance.id;
+    return working;
   };
 
   const mayRead = (row: SessionRow, actor: Identity) => row.user_id === actor.userId || hasRole(actor, ROLE_APPROVER);
@@ -167,7 +173,25 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
   };
 
-  await recoverInterruptedCalls({ store, audit, events, now, load: loadWorking });
+  // Recovers what dead instances left `executing` or `running`; live replicas keep theirs.
+  const recover = async () =>
+    recoverInterruptedCalls({ store, audit, events, now, load: loadWorking, alive: await instance.aliveInstances() });
+  await instance.register();
+  await recover();
+  let recovering = false;
+  const heartbeat = setInterval(() => {
+    if (recovering) return;
+    recovering = true;
+    void (async () => {
+      await instance.heartbeat();
+      await recover();
+    })()
+      .catch((error: unknown) => logger.warn({ err: error }, 'heartbeat or recovery failed'))
+      .finally(() => {
+        recovering = false;
+      });
+  }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  heartbeat.unref();
 
   const runtime: Runtime = {
     store,
@@ -224,6 +248,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         state: JSON.stringify(state),
         interrupt: null,
         version: 1,
+        runner: null,
         created_at: at,
         updated_at: at,
       };
@@ -363,7 +388,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await events.publish(sessionId, 'feedback', { rating: input.rating, target: input.target ?? null });
     },
 
+    recover,
+
     async close() {
+      clearInterval(heartbeat);
+      await instance.unregister().catch(() => {});
       await events.stop();
       for (const agent of loaded.values()) await agent.parts.close?.();
     },

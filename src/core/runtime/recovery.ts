@@ -10,6 +10,13 @@ export interface RecoveryContext {
   readonly events: SessionEvents;
   readonly now: () => Date;
   readonly load: (sessionId: string) => Promise<WorkingSession>;
+  /** Instances still alive: what they run is theirs, not recovered. */
+  readonly alive: ReadonlySet<string>;
+}
+
+export interface RecoveryReport {
+  readonly unknownCalls: number;
+  readonly sessions: number;
 }
 
 /**
@@ -17,8 +24,11 @@ export interface RecoveryContext {
  * it is never re-run), and a session a crash left `running` goes back to idle with every call it
  * had not finished answered in its history, so the model is told and the person sees it.
  */
-export async function recoverInterruptedCalls({ store, audit, events, now, load }: RecoveryContext): Promise<void> {
-  const stuck = await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute();
+export async function recoverInterruptedCalls({ store, audit, events, now, load, alive }: RecoveryContext): Promise<RecoveryReport> {
+  const orphaned = (runner: string | null) => runner === null || !alive.has(runner);
+  const stuck = (await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute()).filter((call) =>
+    orphaned(call.runner),
+  );
   for (const call of stuck) {
     await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], {
       status: 'unknown',
@@ -33,7 +43,9 @@ export async function recoverInterruptedCalls({ store, audit, events, now, load 
     });
     await events.publish(call.session_id, 'tool.result', { callId: call.id, tool: call.tool, status: 'unknown' });
   }
-  const running = await store.db.selectFrom('sessions').select('id').where('status', '=', 'running').execute();
+  const running = (await store.db.selectFrom('sessions').select(['id', 'runner']).where('status', '=', 'running').execute()).filter((row) =>
+    orphaned(row.runner),
+  );
   for (const { id } of running) {
     const working = await load(id).catch(() => undefined);
     if (!working) continue;
@@ -70,4 +82,5 @@ export async function recoverInterruptedCalls({ store, audit, events, now, load 
     working.state.pendingCalls = [];
     await working.save(store.db, 'idle', at);
   }
+  return { unknownCalls: stuck.length, sessions: running.length };
 }

@@ -26,6 +26,10 @@ export interface RuntimeOptions {
   /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */
   readonly agentOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly secrets?: SecretStore;
+  /** How often this instance says it is alive and recovers dead instances' work. Default 10 s. */
+  readonly heartbeatMs?: number;
+  /** How long another instance may be silent before its work is recovered. Default 30 s. */
+  readonly instanceStaleMs?: number;
 }
 
 export interface AgentInfo {
@@ -78,6 +82,11 @@ export interface Runtime {
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
   listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
+  /**
+   * Turns calls that dead instances left `executing` into `unknown` (never re-run) and returns
+   * their sessions to idle. Runs at start-up and with every heartbeat; live replicas keep theirs.
+   */
+  recover(): Promise<{ unknownCalls: number; sessions: number }>;
   /** Thumbs up (+1) or down (-1) on the session or one step of it (AR-10/11). */
   addFeedback(sessionId: string, actor: Identity, input: { rating: 1 | -1; target?: string; comment?: string }): Promise<void>;
   close(): Promise<void>;

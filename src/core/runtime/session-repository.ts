@@ -62,6 +62,7 @@ export function newToolCallRow(fields: Pick<ToolCallRow, RequiredCallFields> & P
     decided_at: null,
     started_at: null,
     finished_at: null,
+    runner: null,
     ...fields,
   };
 }

@@ -13,6 +13,8 @@ export interface ToolCallEnvironment {
   readonly generateId: () => string;
   readonly approvalTtlMs: number;
   readonly fourEyesTools: ReadonlySet<string>;
+  /** The runtime instance recorded on calls it moves to `executing`. */
+  readonly runnerId: string;
   /** Makes the stored state durable before a side effect. */
   readonly flush: () => Promise<void>;
 }

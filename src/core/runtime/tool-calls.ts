@@ -218,6 +218,7 @@ export class ToolCallProcessor {
     const claimed = await sessionRepository.transitionToolCall(db, callId, ['approved'], {
       status: 'executing',
       started_at: startedAt.toISOString(),
+      runner: this.#env.runnerId,
     });
     if (!claimed) {
       const row = await sessionRepository.getToolCall(db, callId);

@@ -26,6 +26,8 @@ export class WorkingSession {
   readonly agent: LoadedAgent;
   interrupt: Interrupt | undefined;
   readonly added: StoredMessage[] = [];
+  /** The runtime instance that runs this session's turn while it is `running`. */
+  runner: string | null = null;
   #lastToolCallSeq: number | undefined;
 
   constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent) {
@@ -89,6 +91,7 @@ export class WorkingSession {
       state: JSON.stringify(this.state),
       interrupt: this.interrupt ? JSON.stringify(this.interrupt) : null,
       updated_at: updatedAt,
+      runner: status === 'running' ? this.runner : null,
     };
     const ok = await sessionRepository.updateSession(db, this.row.id, this.row.version, patch);
     if (ok) this.row = { ...this.row, ...patch, version: this.row.version + 1 };

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
+import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import type { CoreDatabase } from './schema.ts';
 
@@ -118,7 +119,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
-  const known = new Map<string, StoreMigration>([[coreInitialMigration.name, coreInitialMigration]]);
+  const known = new Map<string, StoreMigration>([coreInitialMigration, runnerLeasesMigration].map((m) => [m.name, m]));
   const store: Store = {
     db,
     dialect,

@@ -39,6 +39,8 @@ export interface SessionsTable {
   interrupt: JsonText | null;
   /** Optimistic lock: bumped by every write of the row. */
   version: number;
+  /** The runtime instance running a turn of this session (while `running`). */
+  runner: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -76,6 +78,8 @@ export interface ToolCallsTable {
   decided_at: string | null;
   started_at: string | null;
   finished_at: string | null;
+  /** The runtime instance that moved the call to `executing`. */
+  runner: string | null;
 }
 
 export interface AuditEventsTable {
@@ -115,7 +119,16 @@ export interface SecretsTable {
   created_at: string;
 }
 
+export interface RuntimeInstancesTable {
+  id: string;
+  hostname: string;
+  pid: number;
+  started_at: string;
+  heartbeat_at: string;
+}
+
 export interface CoreDatabase {
+  runtime_instances: RuntimeInstancesTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;

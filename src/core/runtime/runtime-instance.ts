@@ -1,0 +1,67 @@
+import { hostname } from 'node:os';
+import type { Store } from '../store/index.ts';
+
+/** How long an instance may go without a heartbeat before others treat it as dead. Default 30 s. */
+export const DEFAULT_INSTANCE_STALE_MS = 30_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * This process's lease in the store. Calls and turns record the instance that runs them; an
+ * instance is dead when its heartbeat is stale, or at once when it ran on this host and its
+ * process is gone (a kill -9 and a restart need not wait for the heartbeat to age).
+ */
+export class RuntimeInstance {
+  readonly id: string;
+  readonly #store: Store;
+  readonly #now: () => Date;
+  readonly #staleMs: number;
+  readonly #host = hostname();
+
+  constructor(store: Store, id: string, now: () => Date, staleMs = DEFAULT_INSTANCE_STALE_MS) {
+    this.#store = store;
+    this.id = id;
+    this.#now = now;
+    this.#staleMs = staleMs;
+  }
+
+  async register(): Promise<void> {
+    const at = this.#now().toISOString();
+    await this.#store.db
+      .insertInto('runtime_instances')
+      .values({ id: this.id, hostname: this.#host, pid: process.pid, started_at: at, heartbeat_at: at })
+      .execute();
+  }
+
+  async heartbeat(): Promise<void> {
+    await this.#store.db
+      .updateTable('runtime_instances')
+      .set({ heartbeat_at: this.#now().toISOString() })
+      .where('id', '=', this.id)
+      .execute();
+  }
+
+  async unregister(): Promise<void> {
+    await this.#store.db.deleteFrom('runtime_instances').where('id', '=', this.id).execute();
+  }
+
+  /** The instances that are alive now (this one included). Dead ones' rows are removed. */
+  async aliveInstances(): Promise<Set<string>> {
+    const cutoff = new Date(this.#now().getTime() - this.#staleMs).toISOString();
+    const alive = new Set<string>([this.id]);
+    for (const row of await this.#store.db.selectFrom('runtime_instances').selectAll().execute()) {
+      if (row.id === this.id) continue;
+      const dead = row.heartbeat_at < cutoff || (row.hostname === this.#host && !processAlive(row.pid));
+      if (dead) await this.#store.db.deleteFrom('runtime_instances').where('id', '=', row.id).execute();
+      else alive.add(row.id);
+    }
+    return alive;
+  }
+}
