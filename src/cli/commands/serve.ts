@@ -88,7 +88,16 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       ...(hosts ? { hosts } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     });
-    await app.listen({ port: options.port, host: options.host });
+    try {
+      await app.listen({ port: options.port, host: options.host });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE')
+        throw new UsageError(`${options.host}:${options.port} is already in use; stop what listens there or pass --port N`);
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+        throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code}); pass another --host or --port`);
+      throw error;
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
