@@ -301,7 +301,12 @@ export class ToolCallProcessor {
       {
         sessionId: session.id,
         type: 'tool_executed',
-        actor: approval?.approvedBy ?? `agent:${session.agent.definition.name}`,
+        // Who made it run: the approving person, the named rule, or the agent for read-only calls.
+        actor: approval
+          ? approval.approvedBy.includes(':')
+            ? approval.approvedBy
+            : `user:${approval.approvedBy}`
+          : `agent:${session.agent.definition.name}`,
         payload: { callId, tool: tool.name, durationMs, outputHash: sha256(resultText), mutability: tool.mutability },
       },
       db,
