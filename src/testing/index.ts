@@ -1,5 +1,6 @@
 export { fixedClock } from './fixed-clock.ts';
 export { createLedgerAgent, createLedgerModel, type LedgerRecorder } from './ledger-agent.ts';
+export { generateResult } from './mock-model-results.ts';
 export {
   postgresTestStore,
   sqliteTestStore,

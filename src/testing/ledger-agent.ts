@@ -1,9 +1,10 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4Content } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { type AgentDefinition, defineAgent } from '../core/agent/index.ts';
 import { readInterpreterTurn } from '../core/model/index.ts';
 import { defineTool } from '../core/tools/index.ts';
+import { generateResult } from './mock-model-results.ts';
 
 /** What the ledger agent's tools did, for assertions. Shared by every runtime in the process. */
 export interface LedgerRecorder {
@@ -58,15 +59,6 @@ export function createLedgerAgent(recorder: LedgerRecorder): AgentDefinition {
   });
 }
 
-function result(content: LanguageModelV4Content[]): LanguageModelV4GenerateResult {
-  return {
-    content,
-    finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
-    usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
-    warnings: [],
-  };
-}
-
 let callCounter = 0;
 const call = (toolName: string, input: unknown): LanguageModelV4Content => ({
   type: 'tool-call',
@@ -86,14 +78,14 @@ export function createLedgerModel(options: { userId?: number } = {}): MockLangua
       const turn = readInterpreterTurn(callOptions);
       const last = turn.steps[turn.steps.length - 1];
       const match = /pay (\w+) (\d+)/.exec(turn.userText);
-      if (!last) return result([call('read_balance', {})]);
+      if (!last) return generateResult([call('read_balance', {})]);
       if (last.toolName === 'read_balance' && match) {
-        return result([
+        return generateResult([
           { type: 'text', text: `Transferring ${match[2]} to ${match[1]}.` },
           call('transfer', { to: match[1], amount: Number(match[2]), ...(options.userId ? { user_id: options.userId } : {}) }),
         ]);
       }
-      return result([{ type: 'text', text: `Done: ${JSON.stringify(last.output)}` }]);
+      return generateResult([{ type: 'text', text: `Done: ${JSON.stringify(last.output)}` }]);
     },
   });
 }

@@ -9,19 +9,10 @@ import type { Identity } from '../../src/core/identity/index.ts';
 import { readInterpreterTurn } from '../../src/core/model/index.ts';
 import type { Runtime } from '../../src/core/runtime/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
-import { type TestStore, testStoreFactories } from '../../src/testing/index.ts';
+import { generateResult, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 /** The login id (42) differs from john_doe's catalog id (1) on purpose. */
 const john: Identity = { userId: 42, username: 'john_doe', roles: ['user'] };
-
-function result(content: LanguageModelV4Content[]): LanguageModelV4GenerateResult {
-  return {
-    content,
-    finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
-    usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
-    warnings: [],
-  };
-}
 
 let counter = 0;
 const call = (toolName: string, input: unknown): LanguageModelV4Content => ({
@@ -44,7 +35,10 @@ function scriptedModel(options: { grantUserId?: number } = {}): MockLanguageMode
       const last = turn.steps.at(-1);
       const user = turn.userText;
       const grant = (name: string, say: string) =>
-        result([text(say), call('grant_access_to_user', { user_id: options.grantUserId ?? 1, access_name: name, username: 'john_doe' })]);
+        generateResult([
+          text(say),
+          call('grant_access_to_user', { user_id: options.grantUserId ?? 1, access_name: name, username: 'john_doe' }),
+        ]);
       if (last?.toolName === 'grant_access_to_user') {
         const output = last.output as {
           success?: boolean;
@@ -53,24 +47,26 @@ function scriptedModel(options: { grantUserId?: number } = {}): MockLanguageMode
           blocked?: boolean;
           reason?: string;
         };
-        if (last.isError) return result([text(`I could not do that: ${output.reason ?? JSON.stringify(output)}`)]);
-        return result([text(output.success ? `I've granted you ${output.access!.name} access.` : `The grant failed: ${output.message}`)]);
+        if (last.isError) return generateResult([text(`I could not do that: ${output.reason ?? JSON.stringify(output)}`)]);
+        return generateResult([
+          text(output.success ? `I've granted you ${output.access!.name} access.` : `The grant failed: ${output.message}`),
+        ]);
       }
       if (/engineering team/i.test(user)) {
-        if (names.length === 0) return result([call('list_available_accesses', { team: 'engineering' })]);
+        if (names.length === 0) return generateResult([call('list_available_accesses', { team: 'engineering' })]);
         const list = last!.output as Array<{ name: string; description: string }>;
-        return result([text(`For the engineering team, here are the available accesses: ${list.map((a) => a.name).join(', ')}`)]);
+        return generateResult([text(`For the engineering team, here are the available accesses: ${list.map((a) => a.name).join(', ')}`)]);
       }
       if (/production, read only/i.test(user)) return grant('DB_READ_PROD', 'I found DB_READ_PROD access. Would you like me to grant it?');
-      if (names.length === 0) return result([call('list_available_accesses', {})]);
+      if (names.length === 0) return generateResult([call('list_available_accesses', {})]);
       if (/database access/i.test(user)) {
-        return result([
+        return generateResult([
           text(
             'I found multiple database accesses. Which environment do you need: development, staging, or production? And do you need read or write access?',
           ),
         ]);
       }
-      if (names.length === 1) return result([call('get_user_accesses', { user_id: 1, username: 'john_doe' })]);
+      if (names.length === 1) return generateResult([call('get_user_accesses', { user_id: 1, username: 'john_doe' })]);
       return grant('READ_DOCUMENTS', 'I found READ_DOCUMENTS access. Would you like me to grant it?');
     },
   });

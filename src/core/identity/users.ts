@@ -1,7 +1,8 @@
 import { createHash, randomBytes, type ScryptOptions, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Clock } from '../agent/define-agent.ts';
 import { defineErrorCodes } from '../errors/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, UsersTable } from '../store/index.ts';
 import { type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER } from './identity.ts';
 
 /** Roles a person can hold. `approver` may decide others' sessions; `admin` may do everything. */
@@ -77,6 +78,16 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+function toUserRecord(row: Selectable<UsersTable>): UserRecord {
+  return {
+    id: row.id,
+    username: row.username,
+    roles: parseRoles(row.roles),
+    createdAt: row.created_at,
+    hasPassword: row.password_hash !== null,
+  };
+}
+
 function parseRoles(json: string): string[] {
   const value: unknown = JSON.parse(json);
   return Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string') : [];
@@ -147,28 +158,12 @@ export class UserRepository {
 
   async findByName(username: string): Promise<UserRecord | undefined> {
     const row = await this.#store.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        username: row.username,
-        roles: parseRoles(row.roles),
-        createdAt: row.created_at,
-        hasPassword: row.password_hash !== null,
-      }
-    );
+    return row && toUserRecord(row);
   }
 
   async findById(id: number): Promise<UserRecord | undefined> {
     const row = await this.#store.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        username: row.username,
-        roles: parseRoles(row.roles),
-        createdAt: row.created_at,
-        hasPassword: row.password_hash !== null,
-      }
-    );
+    return row && toUserRecord(row);
   }
 
   async requireByName(username: string): Promise<UserRecord> {
@@ -179,13 +174,7 @@ export class UserRepository {
 
   async list(): Promise<UserRecord[]> {
     const rows = await this.#store.db.selectFrom('users').selectAll().orderBy('id').execute();
-    return rows.map((row) => ({
-      id: row.id,
-      username: row.username,
-      roles: parseRoles(row.roles),
-      createdAt: row.created_at,
-      hasPassword: row.password_hash !== null,
-    }));
+    return rows.map(toUserRecord);
   }
 
   /** The identity for a username and password, or undefined. Takes as long for unknown users as for wrong passwords. */
