@@ -2,7 +2,7 @@ import { defineAgent } from '../../core/agent/define-agent.ts';
 import { AccessApiClient } from './client/access-api-client.ts';
 import { startAccessBackend } from './embedded-service.ts';
 import { accessInterpreter } from './interpreter.ts';
-import { accessCatalogMigration } from './service/index.ts';
+import { accessCatalogMigrations } from './service/index.ts';
 import { createAccessTools } from './tools.ts';
 
 export const ACCESS_INSTRUCTIONS = `You are the access agent. You help the signed-in person get the accesses they need from the access catalog.
@@ -25,12 +25,17 @@ export const accessAgent = defineAgent({
   title: 'Access requests',
   description: 'Finds the access you need in the catalog, checks what you hold, and grants it once you confirm.',
   instructions: ACCESS_INSTRUCTIONS,
-  migrations: [accessCatalogMigration],
+  migrations: [...accessCatalogMigrations],
   async setup(context) {
     const backend = await startAccessBackend(context);
     const client = new AccessApiClient({ baseUrl: backend.baseUrl, adminKey: backend.adminKey });
     return {
-      tools: createAccessTools({ client, clock: context.clock, provisionUsers: backend.mode === 'embedded' }),
+      tools: createAccessTools({
+        client,
+        clock: context.clock,
+        provisionUsers: backend.mode === 'embedded',
+        provisionTeams: backend.provisionTeams,
+      }),
       interpreter: accessInterpreter,
       close: () => backend.close(),
     };

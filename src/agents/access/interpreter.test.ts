@@ -6,7 +6,7 @@ import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
 import { AccessApiClient } from './client/access-api-client.ts';
 import { accessInterpreter } from './interpreter.ts';
-import { accessCatalogMigration, createAccessService, seedAccessDemoData } from './service/index.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
 import { createAccessTools } from './tools.ts';
 
 const ADMIN_KEY = 'interpreter-test-key';
@@ -15,7 +15,7 @@ let service: FastifyInstance;
 let tools: AnyToolDefinition[];
 
 beforeAll(async () => {
-  testStore = await sqliteTestStore.create([accessCatalogMigration]);
+  testStore = await sqliteTestStore.create([...accessCatalogMigrations]);
   await seedAccessDemoData(testStore.store);
   service = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY });
   const url = await service.listen({ port: 0, host: '127.0.0.1' });

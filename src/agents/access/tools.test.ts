@@ -8,7 +8,7 @@ import type { AnyToolDefinition } from '../../core/tools/index.ts';
 import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
 import { AccessApiClient, type AccessApiClientOptions } from './client/access-api-client.ts';
-import { accessCatalogMigration, createAccessService, seedAccessDemoData } from './service/index.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
 import { createAccessTools } from './tools.ts';
 
 const ADMIN_KEY = 'tools-test-admin-key';
@@ -32,7 +32,7 @@ let service: FastifyInstance;
 let serviceUrl: string;
 
 beforeAll(async () => {
-  testStore = await sqliteTestStore.create([accessCatalogMigration]);
+  testStore = await sqliteTestStore.create([...accessCatalogMigrations]);
   await seedAccessDemoData(testStore.store, clock);
   service = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY, clock });
   serviceUrl = await service.listen({ port: 0, host: '127.0.0.1' });
@@ -66,20 +66,27 @@ describe('access tools against the real service', () => {
   it('grant, then get, then the same grant again — the spec shapes and messages', async () => {
     const { get, grant } = toolsFor({ baseUrl: serviceUrl });
     const jane = createTestToolContext({ identity: { userId: 7, username: 'jane_smith', roles: ['user'] } });
-    expect(await get.execute({ username: 'jane_smith' }, jane)).toEqual({ user_id: 2, username: 'jane_smith', accesses: [] });
+    expect(await get.execute({ username: 'jane_smith' }, jane)).toEqual({
+      user_id: 2,
+      username: 'jane_smith',
+      teams: ['engineering', 'data'],
+      accesses: [],
+    });
     const granted = await grant.execute({ access_name: 'READ_DOCUMENTS', username: 'jane_smith' }, jane);
     expect(granted).toEqual({
       success: true,
       access: { id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system' },
       message: 'Access granted successfully',
+      expires_at: null,
     });
     expect(jane.audited).toEqual([
-      { type: 'access_granted', payload: { access_name: 'READ_DOCUMENTS', catalog_user_id: 2, expires_at: null } },
+      { type: 'access_granted', payload: { access_name: 'READ_DOCUMENTS', catalog_user_id: 2, expires_at: null, reason: null } },
     ]);
     expect(await get.execute({ user_id: 2, username: 'jane_smith' }, jane)).toEqual({
       user_id: 2,
       username: 'jane_smith',
-      accesses: [{ id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system' }],
+      teams: ['engineering', 'data'],
+      accesses: [{ id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system', expires_at: null }],
     });
     expect(await grant.execute({ access_name: 'READ_DOCUMENTS', username: 'jane_smith' }, jane)).toEqual({
       success: false,

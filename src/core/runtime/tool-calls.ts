@@ -3,7 +3,7 @@ import type { ToolCallInvocation } from '../agent/define-agent.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
-import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
+import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
@@ -100,6 +100,7 @@ export class ToolCallProcessor {
 
     const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
+    const risk = assessToolRisk(tool, input, preview);
     const createdAt = now().toISOString();
     const row = newToolCallRow({
       id: callId,
@@ -109,7 +110,7 @@ export class ToolCallProcessor {
       args: JSON.stringify(input),
       args_hash: argsHash,
       mutability: tool.mutability,
-      risk: tool.risk,
+      risk: risk.level,
       status: 'proposed',
       verdict: verdict ? JSON.stringify(verdict) : null,
       preview: preview ? JSON.stringify(preview) : null,
@@ -174,7 +175,8 @@ export class ToolCallProcessor {
           tool: tool.name,
           args: input,
           argsHash,
-          risk: tool.risk,
+          risk: risk.level,
+          riskReason: risk.reason,
           verdict,
           requestedBy: session.identity.username,
           expiresAt,
@@ -189,7 +191,8 @@ export class ToolCallProcessor {
       tool: tool.name,
       args: input,
       argsHash,
-      risk: tool.risk,
+      risk: risk.level,
+      riskReason: risk.reason,
       ...(preview ? { preview } : {}),
       ...(verdict ? { verdict } : {}),
       requestedBy: session.identity.username,
