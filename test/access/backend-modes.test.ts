@@ -39,7 +39,7 @@ describe('where the access agent finds its catalog', () => {
     expect(backend.mode).toBe('embedded');
     expect(backend.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${backend.baseUrl}/users/1/accesses`, { headers: { 'x-username': 'john_doe' } });
-    expect(await res.json()).toEqual({ user_id: 1, username: 'john_doe', accesses: [] });
+    expect(await res.json()).toEqual({ user_id: 1, username: 'john_doe', teams: ['engineering'], accesses: [] });
     await backend.close();
     await expect(fetch(`${backend.baseUrl}/users/1/accesses`, { headers: { 'x-username': 'john_doe' } })).rejects.toThrow();
   });
