@@ -230,5 +230,7 @@ describe('access interpreter flows (spec examples, against the real service)', (
     expect(result.proposal).toEqual({ tool: 'revoke_access_from_user', input: { access_name: 'DB_READ_DEV', username: 'bob_wilson' } });
     const done = await approve('Please revoke DB_READ_DEV', [], result.steps, result.proposal!);
     expect(done.text).toBe("I've revoked your DB_READ_DEV access.");
+    const notRevoke = await turn('I need write access to remove old documents', [], 'bob_wilson');
+    expect(notRevoke.proposal?.tool).toBe('grant_access_to_user');
   });
 });

@@ -10,7 +10,8 @@ const NO = /^(n|no|nope|no thanks|cancel)[.!]*$/i;
 const HELD = /\b(what|which|show|list)\b.*\b(do i have|i have|i hold|my access(es)?)\b|\bmy access(es)?\b/i;
 const DISCOVERY = /\b(what|which|show|list|available)\b.*\baccess(es)?\b|\baccess(es)?\b.*\bavailable\b/i;
 const TEAM = /\b(?:for|of|on)\s+(?:the\s+)?([a-z][a-z0-9_-]*)\s+team\b|\bteam\s+([a-z][a-z0-9_-]*)\b/i;
-const REVOKE = /\b(revoke|remove|give up|drop|no longer need|don'?t need)\b/i;
+/** Giving an access up: "revoke X", "I no longer need X", "remove my X access" (not "I need write access to remove files"). */
+const REVOKE = /\b(revoke|give up|no longer need)\b|\bremove\s+my\b/i;
 const REQUEST = /\b(need|want|give|grant|request|get me|access to|can i|could i|would like|please)\b/i;
 
 /** Marks the agent's own clarifying questions, so the next message is read as an answer to them. */
