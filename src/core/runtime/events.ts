@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Store } from '../store/index.ts';
+import type { Store, UnitOfWork } from '../store/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -90,6 +90,29 @@ export class SessionEvents implements SessionEventFeed {
       })
       .catch(() => {});
     return next;
+  }
+
+  /**
+   * Queues one event in a unit of work: numbered and stored in its transaction (other replicas
+   * are notified on commit), and fanned out to this process's subscribers after the commit.
+   */
+  record(uow: UnitOfWork, sessionId: string, type: string, data: unknown): void {
+    const createdAt = this.#now().toISOString();
+    const payload = JSON.stringify(data ?? null);
+    let seq = 0;
+    uow.write(async (trx) => {
+      const row = await sql<{ seq: number }>`
+        insert into session_events (session_id, seq, type, data, created_at)
+        select ${sessionId}, coalesce(max(seq), 0) + 1, ${type}, ${payload}, ${createdAt}
+        from session_events where session_id = ${sessionId}
+        returning seq`.execute(trx);
+      seq = Number(row.rows[0]!.seq);
+      if (this.#stopListening) {
+        const note = JSON.stringify({ origin: this.#origin, sessionId, seq });
+        await sql`select pg_notify(${EVENTS_CHANNEL}, ${note})`.execute(trx);
+      }
+    });
+    uow.afterCommit(() => this.#emit({ sessionId, seq, type, data: data ?? null, createdAt }));
   }
 
   async #insert(sessionId: string, type: string, data: unknown): Promise<SessionEvent> {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
+import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import type { CoreDatabase } from './schema.ts';
 
@@ -119,7 +120,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
-  const known = new Map<string, StoreMigration>([coreInitialMigration, runnerLeasesMigration].map((m) => [m.name, m]));
+  const known = new Map<string, StoreMigration>(
+    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration].map((m) => [m.name, m]),
+  );
   const store: Store = {
     db,
     dialect,
