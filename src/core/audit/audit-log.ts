@@ -105,9 +105,11 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    const row = this.#journalRow(event);
-    uow.write(async (trx) => {
-      await trx.insertInto('audit_pending').values(row).execute();
+    uow.batch('audit_pending', this.#journalRow(event), async (trx, rows) => {
+      await trx
+        .insertInto('audit_pending')
+        .values([...rows])
+        .execute();
     });
     uow.afterCommit(() => this.#scheduleSeal());
   }

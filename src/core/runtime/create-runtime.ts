@@ -16,9 +16,10 @@ import { toChatMessages } from './messages.ts';
 import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
+import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
-import { ToolCallLifecycle } from './tool-call-lifecycle.ts';
+import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
 import { type LoopStatus, TurnEngine } from './turn-engine.ts';
@@ -105,11 +106,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return agent;
   };
 
+  const sessions = new SessionCache();
   const loadWorking = async (sessionId: string): Promise<WorkingSession> => {
-    const row = await sessionRepository.loadSession(store.db, sessionId);
+    const cached = sessions.get(sessionId);
+    let row: SessionRow | undefined;
+    if (cached) {
+      const stored = await store.db.selectFrom('sessions').select('version').where('id', '=', sessionId).executeTakeFirst();
+      if (stored?.version === cached.row.version) row = cached.row;
+      else sessions.forget(sessionId);
+    }
+    const fresh = row === undefined;
+    row ??= await sessionRepository.loadSession(store.db, sessionId);
     if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
-    const messages = await sessionRepository.loadMessages(store.db, sessionId);
-    const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent));
+    const messages = fresh ? await sessionRepository.loadMessages(store.db, sessionId) : [...cached!.messages];
+    const calls = fresh ? await sessionRepository.loadToolCalls(store.db, sessionId) : cached!.calls;
+    const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent), calls.map(trackStored));
     working.runner = instance.id;
     return working;
   };
@@ -137,8 +148,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     };
   };
 
-  const snapshotOf = async (working: WorkingSession): Promise<SessionSnapshot> => {
-    const calls = await sessionRepository.loadToolCalls(store.db, working.id);
+  const snapshotOf = (working: WorkingSession): SessionSnapshot => {
+    const calls = working.calls.map((call) => call.row);
     const statuses = new Map(calls.map((c) => [c.id, c.status as never]));
     const phases = working.agent.parts.workflow?.phases.map((p) => ({ name: p.name, title: p.title }));
     return {
@@ -154,8 +165,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const snapshot = async (sessionId: string): Promise<SessionSnapshot> => snapshotOf(await loadWorking(sessionId));
 
-  const finish = async (working: WorkingSession, status: LoopStatus, firstNewSeq: number): Promise<TurnResult> => {
-    const session = await snapshotOf(working);
+  const finish = (working: WorkingSession, status: LoopStatus, firstNewSeq: number): TurnResult => {
+    sessions.put(working);
+    const session = snapshotOf(working);
     const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
     return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
   };
@@ -165,6 +177,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     try {
       return await run();
     } catch (error) {
+      sessions.forget(working.id);
       // Keep what the turn did so far (the person's message, calls that ran) and free the session.
       if (!(error instanceof StaleWriteError) && !working.uow.isEmpty) {
         working.save('idle', now().toISOString());
@@ -270,7 +283,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
       events.record(uow, row.id, 'status', { status: 'idle' });
       await uow.commit(store);
-      return snapshotOf(new WorkingSession(row, state, [], agent));
+      const working = new WorkingSession(row, state, [], agent);
+      sessions.put(working);
+      return snapshotOf(working);
     },
 
     async send(sessionId, text, actor) {

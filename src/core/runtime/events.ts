@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Store, UnitOfWork } from '../store/index.ts';
+import type { Store, UnitOfWork, WriteTransaction } from '../store/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -97,22 +97,39 @@ export class SessionEvents implements SessionEventFeed {
    * are notified on commit), and fanned out to this process's subscribers after the commit.
    */
   record(uow: UnitOfWork, sessionId: string, type: string, data: unknown): void {
-    const createdAt = this.#now().toISOString();
-    const payload = JSON.stringify(data ?? null);
-    let seq = 0;
-    uow.write(async (trx) => {
-      const row = await sql<{ seq: number }>`
-        insert into session_events (session_id, seq, type, data, created_at)
-        select ${sessionId}, coalesce(max(seq), 0) + 1, ${type}, ${payload}, ${createdAt}
-        from session_events where session_id = ${sessionId}
-        returning seq`.execute(trx);
-      seq = Number(row.rows[0]!.seq);
-      if (this.#stopListening) {
-        const note = JSON.stringify({ origin: this.#origin, sessionId, seq });
-        await sql`select pg_notify(${EVENTS_CHANNEL}, ${note})`.execute(trx);
-      }
+    const event = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
+    uow.batch(`session_events:${sessionId}`, event, (trx, events) => this.#insertBatch(trx, sessionId, events));
+    uow.afterCommit(() => this.#emit(event));
+  }
+
+  /** Numbers and stores a session's events in one statement; other replicas hear of them on commit. */
+  async #insertBatch(
+    trx: WriteTransaction,
+    sessionId: string,
+    events: readonly { seq: number; type: string; data: unknown; createdAt: string }[],
+  ) {
+    const rows = sql.join(
+      events.map((event, index) => sql`(${sql.lit(index + 1)}, ${event.type}, ${JSON.stringify(event.data)}, ${event.createdAt})`),
+    );
+    const values = sql`batch(ordinal, type, data, created_at) as (values ${rows})`;
+    const numbered = sql`
+      select ${sessionId}, base.seq + batch.ordinal, batch.type, batch.data, batch.created_at
+      from (select coalesce(max(seq), 0) as seq from session_events where session_id = ${sessionId}) as base, batch
+      order by batch.ordinal`;
+    const columns = sql`session_events (session_id, seq, type, data, created_at)`;
+    // Listening (PostgreSQL) replicas hear of the batch on commit; the notice rides on the insert
+    // (identical notices in one transaction are delivered once), saving a round trip per commit.
+    const note = JSON.stringify({ origin: this.#origin, sessionId, seq: 0 }).replace(/0}$/, '');
+    const stored = this.#stopListening
+      ? await sql<{ seq: number }>`
+          with ${values}, inserted as (insert into ${columns} ${numbered} returning seq)
+          select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select max(seq) from inserted) || '}') as notified
+          from inserted`.execute(trx)
+      : await sql<{ seq: number }>`insert into ${columns} with ${values} ${numbered} returning seq`.execute(trx);
+    const seqs = stored.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    events.forEach((event, index) => {
+      event.seq = seqs[index]!;
     });
-    uow.afterCommit(() => this.#emit({ sessionId, seq, type, data: data ?? null, createdAt }));
   }
 
   async #insert(sessionId: string, type: string, data: unknown): Promise<SessionEvent> {

@@ -47,6 +47,12 @@ export interface TrackedCall {
   queued: boolean;
 }
 
+/** Where a new call belongs: its session's unit of work and list of calls. */
+export interface CallOwner {
+  readonly uow: UnitOfWork;
+  readonly calls: TrackedCall[];
+}
+
 export interface TransitionAudit {
   readonly type: AuditEventType;
   readonly actor: AuditActor;
@@ -93,12 +99,17 @@ export class ToolCallLifecycle {
     this.#events = events;
   }
 
-  /** Records a new call in its first status. */
-  create(uow: UnitOfWork, row: ToolCallRow, effects: Omit<Transition, 'to' | 'patch'> = {}): TrackedCall {
+  /** Records a new call of a session in its first status. */
+  create(session: CallOwner, row: ToolCallRow, effects: Omit<Transition, 'to' | 'patch'> = {}): TrackedCall {
     assertAllowed(NEW_CALL, { to: row.status as ToolCallStatus, ...effects });
+    const { uow } = session;
     const call: TrackedCall = { row, queued: true };
-    uow.write(async (trx) => {
-      await sessionRepository.insertToolCall(trx, call.row);
+    session.calls.push(call);
+    uow.batch('tool_calls', call, async (trx, calls) => {
+      await sessionRepository.insertToolCalls(
+        trx,
+        calls.map((queued) => queued.row),
+      );
     });
     uow.afterCommit(() => {
       call.queued = false;
@@ -117,9 +128,11 @@ export class ToolCallLifecycle {
     const patch = { ...transition.patch, status: transition.to };
     call.row = { ...call.row, ...patch };
     if (!call.queued) {
+      // Several changes of one stored call in one commit become one conditional update.
       const id = call.row.id;
-      uow.write(async (trx) => {
-        if (!(await sessionRepository.transitionToolCall(trx, id, [from], patch))) throw new StaleWriteError('tool call', id);
+      uow.batch(`tool_call:${id}`, { from, patch }, async (trx, changes) => {
+        const merged = Object.assign({}, ...changes.map((change) => change.patch)) as typeof patch;
+        if (!(await sessionRepository.transitionToolCall(trx, id, [changes[0]!.from], merged))) throw new StaleWriteError('tool call', id);
       });
     }
     this.#effects(uow, call.row.session_id, transition);

@@ -111,7 +111,7 @@ export class ToolCallProcessor {
     const row = newToolCallRow({
       id: callId,
       session_id: session.id,
-      seq: await session.nextToolCallSeq(db),
+      seq: session.nextToolCallSeq(),
       tool: tool.name,
       args: JSON.stringify(input),
       args_hash: argsHash,
@@ -130,7 +130,7 @@ export class ToolCallProcessor {
         const hit = await sessionRepository.findCachedResult(db, session.id, tool.name, contentHash);
         if (hit?.result) {
           lifecycle.create(
-            session.uow,
+            session,
             {
               ...row,
               args_hash: contentHash,
@@ -144,17 +144,17 @@ export class ToolCallProcessor {
           );
           return { kind: 'result', output: JSON.parse(hit.result) as unknown, isError: false };
         }
-        const call = lifecycle.create(session.uow, { ...row, args_hash: contentHash, status: 'approved' });
+        const call = lifecycle.create(session, { ...row, args_hash: contentHash, status: 'approved' });
         return this.execute(session, tool, call, input, context);
       }
-      const call = lifecycle.create(session.uow, { ...row, status: 'approved' });
+      const call = lifecycle.create(session, { ...row, status: 'approved' });
       return this.execute(session, tool, call, input, context);
     }
 
     if (decision.action === 'auto') {
       const rule = ruleActor(decision.rule);
       const call = lifecycle.create(
-        session.uow,
+        session,
         { ...row, status: 'approved', approved_by: rule, approval_rule: decision.rule, decided_at: createdAt },
         {
           audit: {
@@ -169,7 +169,7 @@ export class ToolCallProcessor {
 
     const expiresAt = this.#env.approvalTtlMs > 0 ? new Date(now().getTime() + this.#env.approvalTtlMs).toISOString() : null;
     lifecycle.create(
-      session.uow,
+      session,
       { ...row, expires_at: expiresAt },
       {
         audit: {
@@ -323,11 +323,11 @@ export class ToolCallProcessor {
     const { db, now, lifecycle } = this.#env;
     const question = String(input.question);
     lifecycle.create(
-      session.uow,
+      session,
       newToolCallRow({
         id: callId,
         session_id: session.id,
-        seq: await session.nextToolCallSeq(db),
+        seq: session.nextToolCallSeq(),
         tool: HUMAN_INPUT_TOOL,
         args: JSON.stringify(input),
         args_hash: sha256(canonicalJson(input)),
@@ -363,11 +363,11 @@ export class ToolCallProcessor {
     const { db, now, lifecycle } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
     lifecycle.create(
-      session.uow,
+      session,
       newToolCallRow({
         id: callId,
         session_id: session.id,
-        seq: await session.nextToolCallSeq(db),
+        seq: session.nextToolCallSeq(),
         tool: toolName,
         args: JSON.stringify(args ?? {}),
         args_hash: sha256(canonicalJson(args ?? {})),

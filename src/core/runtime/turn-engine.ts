@@ -17,7 +17,7 @@ import {
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
 import { sessionRepository } from './session-repository.ts';
-import { trackStored } from './tool-call-lifecycle.ts';
+import { type TrackedCall, trackStored } from './tool-call-lifecycle.ts';
 import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
 import type { Decision, Interrupt } from './types.ts';
@@ -127,7 +127,7 @@ export class TurnEngine {
     if (interrupt.type === 'question') {
       if (decision.type !== 'answer')
         throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
-      outcome = answerQuestion(context, await this.#proposedCall(interrupt.callId), decision.answer);
+      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer);
     } else if (interrupt.type === 'continue') {
       if (decision.type !== 'continue')
         throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
@@ -136,7 +136,7 @@ export class TurnEngine {
       const approval: ApprovalDecisionContext = {
         ...context,
         interrupt,
-        call: await this.#proposedCall(interrupt.callId),
+        call: await this.#proposedCall(session, interrupt.callId),
         decidedAt: this.#processor.env.now().toISOString(),
       };
       if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
@@ -168,11 +168,18 @@ export class TurnEngine {
     };
   }
 
-  /** The stored call a decision is about; it must still wait for one. */
-  async #proposedCall(callId: string) {
+  /** The call a decision is about, read afresh from the store (as stored, not as remembered); it must still wait for one. */
+  async #proposedCall(session: WorkingSession, callId: string): Promise<TrackedCall> {
     const row = await sessionRepository.getToolCall(this.#processor.env.db, callId);
     if (!row || row.status !== 'proposed') throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
-    return trackStored(row);
+    const tracked = session.calls.find((call) => call.row.id === callId);
+    if (!tracked) {
+      const call = trackStored(row);
+      session.calls.push(call);
+      return call;
+    }
+    tracked.row = row;
+    return tracked;
   }
 
   #recordOutcome(session: WorkingSession, callId: string, toolName: string, outcome: CallOutcome): void {

@@ -4,9 +4,10 @@ import type { Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
-import type { Db, SessionRow } from './session-repository.ts';
+import type { SessionRow } from './session-repository.ts';
 import { sessionRepository } from './session-repository.ts';
 import type { SessionState } from './session-state.ts';
+import type { TrackedCall } from './tool-call-lifecycle.ts';
 import type { Interrupt, SessionStatus } from './types.ts';
 
 /** An agent as the runtime holds it: set up once, with its registry and model. */
@@ -31,13 +32,15 @@ export class WorkingSession {
   runner: string | null = null;
   /** What this turn changed and has not yet stored; committed at checkpoints. */
   readonly uow = new UnitOfWork();
-  #lastToolCallSeq: number | undefined;
+  /** Every tool call of the session, oldest first, as this turn last saw or changed it. */
+  readonly calls: TrackedCall[];
   /** The row version the store holds; the next commit writes only if nobody changed it since. */
   #storedVersion: number;
   #dirty = false;
 
-  constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent) {
+  constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent, calls: TrackedCall[] = []) {
     this.row = row;
+    this.calls = calls;
     this.state = state;
     this.messages = messages;
     this.agent = agent;
@@ -74,10 +77,9 @@ export class WorkingSession {
     return (last?.seq ?? 0) + 1;
   }
 
-  /** The next tool-call number of this session; read once, then counted here (one writer per session). */
-  async nextToolCallSeq(db: Db): Promise<number> {
-    this.#lastToolCallSeq = (this.#lastToolCallSeq ?? (await sessionRepository.nextToolCallSeq(db, this.row.id)) - 1) + 1;
-    return this.#lastToolCallSeq;
+  /** The next tool-call number of this session (one writer per session: the version check guards it). */
+  nextToolCallSeq(): number {
+    return (this.calls[this.calls.length - 1]?.row.seq ?? 0) + 1;
   }
 
   /** Adds messages to the history; they are stored with the next commit. */
@@ -87,9 +89,11 @@ export class WorkingSession {
     this.messages.push(...stored);
     this.added.push(...stored);
     const sessionId = this.row.id;
-    this.uow.write(async (trx) => {
-      await sessionRepository.appendMessages(trx, sessionId, firstSeq, messages, createdAt);
-    });
+    for (const message of stored) {
+      this.uow.batch(`messages:${sessionId}`, message, async (trx, batch) => {
+        await sessionRepository.insertMessages(trx, sessionId, batch);
+      });
+    }
     return stored;
   }
 

@@ -7,6 +7,7 @@ import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
+import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
 
 export interface StoreOptions {
@@ -104,7 +105,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     // An idle client that the server drops (restart, admin shutdown) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => {});
-    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }) });
     notifications = postgresNotifications(databaseUrl, db, onClose);
   } else {
     dialect = 'sqlite';

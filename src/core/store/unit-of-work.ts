@@ -63,10 +63,26 @@ export async function runInTransaction<T>(
 export class UnitOfWork {
   readonly #writes: Write[] = [];
   readonly #afterCommit: Array<() => void> = [];
+  readonly #batches = new Map<string, unknown[]>();
 
   /** Queues a write; it runs in the next commit's transaction, in the order queued. */
   write(write: Write): void {
     this.#writes.push(write);
+  }
+
+  /**
+   * Queues `item` in the batch named `key`: every item of that batch is written by one call of
+   * `writeAll` (one multi-row statement instead of one each), at the place of the batch's first item.
+   */
+  batch<T>(key: string, item: T, writeAll: (trx: WriteTransaction, items: readonly T[]) => Promise<void>): void {
+    const items = this.#batches.get(key);
+    if (items) {
+      items.push(item);
+      return;
+    }
+    const batch: T[] = [item];
+    this.#batches.set(key, batch as unknown[]);
+    this.#writes.push((trx) => writeAll(trx, batch));
   }
 
   /** Runs after the next commit succeeds; dropped if it fails. */
@@ -82,6 +98,7 @@ export class UnitOfWork {
   async commit(store: Store): Promise<void> {
     const writes = this.#writes.splice(0);
     const after = this.#afterCommit.splice(0);
+    this.#batches.clear();
     if (writes.length > 0) {
       await runInTransaction(store, async (trx) => {
         for (const write of writes) await write(trx);
@@ -94,6 +111,7 @@ export class UnitOfWork {
   discard(): void {
     this.#writes.length = 0;
     this.#afterCommit.length = 0;
+    this.#batches.clear();
   }
 }
 

@@ -53,7 +53,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const row = {
     ...original,
     id: callId,
-    seq: await session.nextToolCallSeq(env.db),
+    seq: session.nextToolCallSeq(),
     args: JSON.stringify(input),
     args_hash: argsHash,
     preview: preview ? JSON.stringify(preview) : null,
@@ -63,7 +63,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   };
   if (needsFreshReview) {
     env.lifecycle.create(
-      session.uow,
+      session,
       { ...row, status: 'proposed', approved_by: null, decided_at: null },
       {
         audit: {
@@ -103,7 +103,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
     };
   }
   const approved = env.lifecycle.create(
-    session.uow,
+    session,
     { ...row, status: 'approved', approved_by: actor.username, decided_at: decidedAt },
     { audit: { type: 'tool_approved', actor: by, payload: { callId, tool: original.tool, argsHash, approver: actor.username } } },
   );
