@@ -1,5 +1,6 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
+import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
 import { prepareInput } from '../tool-input.ts';
@@ -66,20 +67,11 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
       session,
       { ...row, status: 'proposed', approved_by: null, decided_at: null },
       {
-        audit: {
-          type: 'tool_proposed',
-          actor: by,
-          payload: {
-            callId,
-            tool: tool.name,
-            args: input,
-            argsHash,
-            risk: tool.risk,
-            verdict,
-            requestedBy: interrupt.requestedBy,
-            modifiedFrom: original.id,
-          },
-        },
+        audit: proposalAudit(
+          by,
+          { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: interrupt.requestedBy },
+          { modifiedFrom: original.id },
+        ),
       },
     );
     // The tool binds more than the arguments: the person must see the new preview and approve it.
