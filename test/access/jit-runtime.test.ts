@@ -125,7 +125,7 @@ describe.each(testStoreFactories())('just-in-time access through the runtime on 
     const audit = new AuditLog(testStore.store);
     const events = await audit.list({ sessionId: session.id });
     const revokeEvents = events.filter((e) => (e.payload as { tool?: string }).tool === 'revoke_access_from_user');
-    expect(revokeEvents.map((e) => e.type)).toEqual(['tool_proposed', 'tool_approved', 'tool_executed']);
+    expect(revokeEvents.map((e) => e.type)).toEqual(['tool_proposed', 'tool_approved', 'tool_executing', 'tool_executed']);
     expect(revokeEvents[0]?.payload).toMatchObject({
       risk: 'low',
       riskReason: 'revoke DB_WRITE_PROD: removes a permission, grants nothing',
