@@ -7,8 +7,10 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
+import { createCedarPolicy, loadPolicyDirectory } from '../policy/index.ts';
 import { resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
+import { listApproverCandidates } from './approver-candidates.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
@@ -60,7 +62,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now,
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
-    fourEyesTools: new Set(options.fourEyesTools ?? []),
+    policy: options.policy ?? createCedarPolicy(loadPolicyDirectory(options.policyDir)),
+    approverCandidates: () => listApproverCandidates(store),
     runnerId: instance.id,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);

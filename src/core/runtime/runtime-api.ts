@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { Logger } from 'pino';
 import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
+import type { CallPolicy } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
@@ -19,8 +20,10 @@ export interface RuntimeOptions {
   readonly stepLimit?: number;
   /** How long an approval request stays valid. Default 24 h; 0 disables expiry. */
   readonly approvalTtlMs?: number;
-  /** Tools whose approver must differ from the requester. Default none. */
-  readonly fourEyesTools?: readonly string[];
+  /** Decides which calls run, wait or are blocked, and who may approve. Default: the Cedar policy in `policyDir`. */
+  readonly policy?: CallPolicy;
+  /** A directory of Cedar policies (`OPSGATE_POLICY_DIR`). Default: the policy shipped in src/core/policy/cedar/default. */
+  readonly policyDir?: string;
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */

@@ -1,3 +1,6 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +13,7 @@ import {
 } from '../../testing/index.ts';
 import { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../identity/index.ts';
+import { DEFAULT_POLICY_DIR } from '../policy/index.ts';
 import { createRuntime } from './create-runtime.ts';
 import type { RuntimeOptions } from './runtime-api.ts';
 
@@ -39,7 +43,14 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(turn.status).toBe('waiting');
     expect(recorder.reads).toBe(1);
     expect(recorder.transfers).toHaveLength(0);
-    expect(turn.interrupt).toMatchObject({ type: 'approval', tool: 'transfer', args: { to: 'bob', amount: 30, user_id: 1 }, risk: 'high' });
+    expect(turn.interrupt).toMatchObject({
+      type: 'approval',
+      tool: 'transfer',
+      args: { to: 'bob', amount: 30, user_id: 1 },
+      risk: 'medium',
+      policyId: 'state-changes-need-approval',
+      requiredApprovals: 1,
+    });
     await first.close();
 
     const second = await start();
@@ -141,15 +152,23 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(recorder.transfers).toHaveLength(1);
   });
 
-  it('four-eyes tools need an approver other than the requester', async () => {
-    const runtime = await start({ fourEyesTools: ['transfer'] });
+  it('a policy that forbids self-approval refuses the requester with a typed, audited error', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'transfers.cedar'),
+      '@id("no-self-approved-transfers")\nforbid (principal, action == Opsgate::Action::"approve", resource)\nwhen { context.tool == "transfer" && principal == context.requester };\n',
+    );
+    const runtime = await start({ policyDir });
     const session = await runtime.startSession({ agent: 'ledger', identity: { ...alice, roles: ['approver'] } });
     const turn = await runtime.send(session.id, 'pay bob 30', { ...alice, roles: ['approver'] });
     await expect(
       runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, { ...alice, roles: ['approver'] }),
-    ).rejects.toMatchObject({ code: 'FOUR_EYES_REQUIRED' });
+    ).rejects.toMatchObject({ code: 'APPROVAL_REFUSED', status: 403, fields: { policyId: 'no-self-approved-transfers' } });
+    expect(recorder.transfers).toHaveLength(0);
     await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
     expect(recorder.transfers).toHaveLength(1);
+    rmSync(policyDir, { recursive: true, force: true });
   });
 
   it('expired approvals cannot be approved', async () => {

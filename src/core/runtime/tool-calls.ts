@@ -5,6 +5,7 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { StaleWriteError } from '../store/index.ts';
 import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
+import { eligibleApprovers, policySubject } from './approval-policy.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
@@ -90,6 +91,7 @@ export class ToolCallProcessor {
     const context = createToolContext(this.#env, session, tool, callId);
     const verdict = tool.validate ? await tool.validate(input, context) : undefined;
     const decision = decidePolicy({
+      ...policySubject(this.#env, session),
       tool,
       input,
       verdict,
@@ -100,7 +102,7 @@ export class ToolCallProcessor {
       await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict);
       return {
         kind: 'result',
-        output: { blocked: true, reason: decision.reason, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
+        output: { blocked: true, reason: decision.reason, policyId: decision.policyId, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
         isError: true,
       };
     }
@@ -160,7 +162,7 @@ export class ToolCallProcessor {
           audit: {
             type: 'tool_auto_approved',
             actor: rule,
-            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict },
+            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, policyId: decision.policyId, verdict },
           },
         },
       );
@@ -184,6 +186,8 @@ export class ToolCallProcessor {
             verdict,
             requestedBy: session.identity.username,
             expiresAt,
+            policyId: decision.policyId,
+            requiredApprovals: decision.requiredApprovals,
           },
         },
       },
@@ -201,7 +205,10 @@ export class ToolCallProcessor {
       requestedBy: session.identity.username,
       requestedAt: createdAt,
       ...(expiresAt ? { expiresAt } : {}),
-      fourEyes: this.#env.fourEyesTools.has(tool.name),
+      policyId: decision.policyId,
+      requiredApprovals: decision.requiredApprovals,
+      approvals: [],
+      eligibleApprovers: await eligibleApprovers(this.#env, session, tool, input, []),
       ...(assistantText ? { text: assistantText } : {}),
     };
     return { kind: 'interrupt', interrupt };

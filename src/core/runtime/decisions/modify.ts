@@ -1,5 +1,6 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
+import { eligibleApprovers, policySubject } from '../approval-policy.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
 import { prepareInput } from '../tool-input.ts';
@@ -18,7 +19,14 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const input = prepareInput(tool, editedArgs, session);
   const toolContext = createToolContext(env, session, tool, original.id);
   const verdict = tool.validate ? await tool.validate(input, toolContext) : undefined;
-  const policy = decidePolicy({ tool, input, verdict, autoApproveRules: [], sessionOptions: session.state.options });
+  const policy = decidePolicy({
+    ...policySubject(env, session),
+    tool,
+    input,
+    verdict,
+    autoApproveRules: [],
+    sessionOptions: session.state.options,
+  });
   if (policy.action === 'block') {
     env.lifecycle.transition(session.uow, call, {
       to: 'blocked',
@@ -49,7 +57,8 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
     },
     live: { type: 'decision', data: { callId: original.id, decision: 'modify', by: actor.username } },
   });
-  const needsFreshReview = preview?.bindingDigest !== undefined;
+  // A call that needs two people is never approved by one person's edit.
+  const needsFreshReview = preview?.bindingDigest !== undefined || (policy.action === 'ask' && policy.requiredApprovals > 1);
   const row = {
     ...original,
     id: callId,
@@ -98,6 +107,9 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         argsHash,
         ...(preview ? { preview } : {}),
         ...(verdict ? { verdict } : {}),
+        ...(policy.action === 'ask' ? { policyId: policy.policyId, requiredApprovals: policy.requiredApprovals } : {}),
+        approvals: [],
+        eligibleApprovers: await eligibleApprovers(env, session, tool, input, []),
         requestedAt: decidedAt,
       },
     };
