@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accessAgent } from '../../src/agents/access/index.ts';
+import type { AccessDatabase } from '../../src/agents/access/service/schema.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { UserRepository } from '../../src/core/identity/users.ts';
+import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { createServer } from '../../src/server/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
+
+// Issue 11 acceptance: over HTTP, john_doe requests DB_WRITE_PROD; his own approve gets 403 naming
+// who can approve; alice's approve executes it; both are in the audit log.
+describe('separation of duties over HTTP', () => {
+  let handle: TestStore;
+  let runtime: Runtime;
+  let app: FastifyInstance;
+  const tokens: Record<string, string> = {};
+
+  beforeEach(async () => {
+    handle = await sqliteTestStore.create();
+    runtime = await createRuntime({ store: handle.store, agents: [accessAgent], env: {} });
+    const users = new UserRepository(handle.store);
+    for (const [username, role] of [
+      ['john_doe', 'user'],
+      ['alice', 'approver'],
+      ['jane_smith', 'user'],
+    ] as const) {
+      await users.create({ username, password: 'correct-horse-battery', roles: [role] });
+      tokens[username] = (await users.createToken(username, 'test')).token;
+    }
+    app = await createServer({ runtime, store: handle.store, users });
+  });
+  afterEach(async () => {
+    await app.close();
+    await runtime.close();
+    await handle.dispose();
+  });
+
+  const post = (as: string, url: string, payload: unknown) =>
+    app.inject({ method: 'POST', url, payload: payload as Record<string, unknown>, headers: { authorization: `Bearer ${tokens[as]}` } });
+
+  it('john cannot approve his own DB_WRITE_PROD; alice can, and it is granted; both are audited', async () => {
+    const started = await post('john_doe', '/api/sessions', { agent: 'access' });
+    expect(started.statusCode).toBe(201);
+    const sessionId = (started.json() as { id: string }).id;
+    await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: 'I need database access' });
+    const proposal = await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: 'Production, write' });
+    const interrupt = (proposal.json() as { interrupt: Record<string, unknown> }).interrupt;
+    expect(interrupt).toMatchObject({
+      tool: 'grant_access_to_user',
+      args: { access_name: 'DB_WRITE_PROD' },
+      policyId: 'state-changes-need-approval',
+      requiredApprovals: 1,
+      eligibleApprovers: ['alice'],
+    });
+    const callId = interrupt.callId as string;
+
+    const own = await post('john_doe', `/api/sessions/${sessionId}/decisions`, { type: 'approve', callId });
+    expect(own.statusCode).toBe(403);
+    expect(own.json()).toMatchObject({ code: 'APPROVAL_REFUSED' });
+    expect((own.json() as { message: string }).message).toBe(
+      'john_doe may not approve grant_access_to_user: nobody approves their own production, write, admin or finance access (policy sod-no-self-approval-sensitive-access). Who can approve: alice.',
+    );
+    const held = () =>
+      (handle.store.db as unknown as Kysely<AccessDatabase>)
+        .selectFrom('user_accesses as g')
+        .innerJoin('accesses as a', 'a.id', 'g.access_id')
+        .select('a.name')
+        .execute()
+        .then((rows) => rows.map((row) => row.name));
+    expect(await held()).toEqual([]);
+    const stillWaiting = await app.inject({
+      method: 'GET',
+      url: `/api/sessions/${sessionId}`,
+      headers: { authorization: `Bearer ${tokens.alice}` },
+    });
+    expect(stillWaiting.json()).toMatchObject({ status: 'waiting', interrupt: { callId } });
+
+    const byJane = await post('jane_smith', `/api/sessions/${sessionId}/decisions`, { type: 'approve', callId });
+    expect(byJane.statusCode).toBe(403);
+
+    const byAlice = await post('alice', `/api/sessions/${sessionId}/decisions`, { type: 'approve', callId });
+    expect(byAlice.statusCode).toBe(200);
+    expect(await held()).toEqual(['DB_WRITE_PROD']);
+
+    const events = await new AuditLog(handle.store).list({ sessionId });
+    const refused = events.find((event) => event.type === 'approval_refused');
+    expect(refused).toMatchObject({
+      actor: 'user:john_doe',
+      payload: { callId, tool: 'grant_access_to_user', policyId: 'sod-no-self-approval-sensitive-access', eligibleApprovers: ['alice'] },
+    });
+    expect(events.find((event) => event.type === 'tool_approved')).toMatchObject({ actor: 'user:alice', payload: { approver: 'alice' } });
+    expect(events.some((event) => event.type === 'tool_executed')).toBe(true);
+    expect((await new AuditLog(handle.store).verify()).ok).toBe(true);
+  });
+});
