@@ -56,7 +56,9 @@ describe('sandbox agent through the core runtime (offline interpreter)', () => {
 
   it('write → preview → approve → committed', async () => {
     const { sessionId, callId } = await proposeWrite();
-    const turn = await runtime.decide(sessionId, { type: 'approve', callId }, testIdentity);
+    // A sandbox commit is high risk: under the default policy someone other than the requester approves it.
+    await expect(runtime.decide(sessionId, { type: 'approve', callId }, testIdentity)).rejects.toMatchObject({ code: 'APPROVAL_REFUSED' });
+    const turn = await runtime.decide(sessionId, { type: 'approve', callId }, { userId: 99, username: 'carol', roles: ['approver'] });
     expect(turn.status).toBe('completed');
     expect(count(db)).toBe(1);
   });
