@@ -3,6 +3,7 @@ import { agents as allAgents } from '../agents/index.ts';
 import type { AgentDefinition } from '../core/agent/index.ts';
 import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
+import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../core/policy/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
 
@@ -15,6 +16,11 @@ export interface OpenOpsgateOptions {
   readonly logger?: Logger;
   /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
   readonly stepLimit?: number;
+}
+
+/** `OPSGATE_POLICY_DIR` (validated now, a typed error when broken), else the default policy. */
+export function policyFromEnvironment(env: Readonly<Record<string, string | undefined>>): CallPolicy {
+  return createCedarPolicy(loadPolicyDirectory(env.OPSGATE_POLICY_DIR || undefined));
 }
 
 export interface Opsgate {
@@ -42,11 +48,13 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const choice = chooseModel(env);
   const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
+  const policy = policyFromEnvironment(env);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
   try {
     const runtime = await createRuntime({
       store,
       agents: selected,
+      policy,
       ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
       logger: options.logger ?? pino({ level: env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2)),
       dataDir,

@@ -60,7 +60,7 @@ describe('separation of duties over HTTP', () => {
     expect(own.statusCode).toBe(403);
     expect(own.json()).toMatchObject({ code: 'APPROVAL_REFUSED' });
     expect((own.json() as { message: string }).message).toBe(
-      'john_doe may not approve grant_access_to_user: nobody approves their own production, write, admin or finance access (policy sod-no-self-approval-sensitive-access). Who can approve: alice.',
+      'john_doe may not approve grant_access_to_user: nobody approves their own write, admin or finance access (policy sod-no-self-approval-sensitive-access). Who can approve: alice.',
     );
     const held = () =>
       (handle.store.db as unknown as Kysely<AccessDatabase>)

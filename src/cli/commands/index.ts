@@ -7,6 +7,7 @@ import { checkSqlCommand } from './check-sql.ts';
 import { hostsCommand } from './hosts.ts';
 import { mcpCommand } from './mcp.ts';
 import { mcpServerCommand } from './mcp-server.ts';
+import { policyCommand } from './policy.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
 import { usersCommand } from './users.ts';
@@ -24,4 +25,5 @@ export const commands: readonly CliCommand[] = [
   mcpServerCommand,
   accessServiceCommand,
   hostsCommand,
+  policyCommand,
 ];
