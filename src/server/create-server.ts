@@ -14,6 +14,7 @@ import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { LoginSessions } from './login-sessions.ts';
+import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
@@ -94,6 +95,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     installAuthentication(privateApp, users, sessions);
     privateAuthRoutes(privateApp, catalog, { sessions });
     sessionRoutes(privateApp, catalog, options.runtime);
+    approvalRoutes(privateApp, catalog, options.runtime);
     eventSocketRoute(privateApp, options.runtime);
     auditRoutes(privateApp, catalog, {
       reader: new AuditReader(options.store),

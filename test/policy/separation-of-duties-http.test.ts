@@ -94,4 +94,51 @@ describe('separation of duties over HTTP', () => {
     expect(events.some((event) => event.type === 'tool_executed')).toBe(true);
     expect((await new AuditLog(handle.store).verify()).ok).toBe(true);
   });
+
+  const get = (as: string, url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${tokens[as]}` } });
+
+  async function proposeWriteAccess(answer = 'Production, write'): Promise<{ sessionId: string; callId: string }> {
+    const sessionId = ((await post('john_doe', '/api/sessions', { agent: 'access' })).json() as { id: string }).id;
+    await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: 'I need database access' });
+    const proposal = await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: answer });
+    return { sessionId, callId: (proposal.json() as { interrupt: { callId: string } }).interrupt.callId };
+  }
+
+  it('the inbox API lists what waits for whom, approves and rejects by call id, and keeps the history', async () => {
+    const { sessionId, callId } = await proposeWriteAccess();
+    const forAlice = (await get('alice', '/api/approvals')).json() as { pending: Array<Record<string, unknown>>; waitingForMe: number };
+    expect(forAlice.waitingForMe).toBe(1);
+    expect(forAlice.pending).toMatchObject([
+      { sessionId, agent: 'access', mayApprove: true, interrupt: { callId, requestedBy: 'john_doe' } },
+    ]);
+    const forJohn = (await get('john_doe', '/api/approvals')).json() as { pending: unknown[]; waitingForMe: number };
+    expect(forJohn).toMatchObject({ waitingForMe: 0, pending: [{ mayApprove: false }] });
+    expect((await get('jane_smith', '/api/approvals')).json()).toEqual({ pending: [], waitingForMe: 0 });
+    expect((await get('jane_smith', `/api/approvals/${callId}`)).statusCode).toBe(404);
+    expect((await get('alice', `/api/approvals/${callId}`)).json()).toMatchObject({
+      sessionId,
+      interrupt: { policyId: 'state-changes-need-approval' },
+    });
+
+    const refused = await post('john_doe', `/api/approvals/${callId}/approve`, {});
+    expect(refused.statusCode).toBe(403);
+    expect((refused.json() as { message: string }).message).toContain('Who can approve: alice.');
+    const approved = await post('alice', `/api/approvals/${callId}/approve`, {});
+    expect(approved.statusCode).toBe(200);
+    expect((await get('alice', '/api/approvals')).json()).toEqual({ pending: [], waitingForMe: 0 });
+    const history = (await get('alice', '/api/approvals/history')).json() as { decided: Array<Record<string, unknown>> };
+    expect(history.decided[0]).toMatchObject({
+      callId,
+      tool: 'grant_access_to_user',
+      status: 'executed',
+      approvedBy: 'alice',
+      requestedBy: 'john_doe',
+    });
+
+    const second = await proposeWriteAccess('Production, read only');
+    const rejected = await post('alice', `/api/approvals/${second.callId}/reject`, { reason: 'use the read replica' });
+    expect(rejected.statusCode).toBe(200);
+    const after = (await get('john_doe', '/api/approvals/history')).json() as { decided: Array<Record<string, unknown>> };
+    expect(after.decided[0]).toMatchObject({ callId: second.callId, status: 'rejected' });
+  });
 });

@@ -10,6 +10,7 @@ import { createOfflineModel } from '../model/index.ts';
 import { createCedarPolicy, loadPolicyDirectory } from '../policy/index.ts';
 import { resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
+import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
 import { listApproverCandidates } from './approver-candidates.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
@@ -382,6 +383,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
       assertRead(row, actor);
       return snapshot(sessionId);
+    },
+
+    pendingApprovals(actor) {
+      return listPendingApprovals({ db: store.db, policy: processor.env.policy, now }, actor);
+    },
+
+    approvalHistory(actor, limit) {
+      return listDecidedApprovals(store.db, actor, limit);
     },
 
     async listSessions(actor, filter = {}) {

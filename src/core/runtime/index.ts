@@ -1,3 +1,4 @@
+export type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
 export { decisionFromText } from './chat-decisions.ts';
 export { createRuntime } from './create-runtime.ts';
 export { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';

@@ -4,6 +4,7 @@ import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.
 import type { Identity } from '../identity/index.ts';
 import type { CallPolicy } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
+import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
@@ -85,6 +86,10 @@ export interface Runtime {
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
   listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
+  /** Calls waiting for approval in the sessions `actor` may see, each saying whether the policy lets `actor` approve it. */
+  pendingApprovals(actor: Identity): Promise<PendingApproval[]>;
+  /** Decided approvals, newest first. Default limit 50. */
+  approvalHistory(actor: Identity, limit?: number): Promise<DecidedApproval[]>;
   /**
    * Turns calls that dead instances left `executing` into `unknown` (never re-run) and returns
    * their sessions to idle. Runs at start-up and with every heartbeat; live replicas keep theirs.
