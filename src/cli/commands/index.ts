@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.ts';
 import { accessServiceCommand } from './access-service.ts';
+import { approvalsCommand } from './approvals.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
@@ -18,6 +19,7 @@ export const commands: readonly CliCommand[] = [
   usersCommand,
   chatCommand,
   sessionsCommand,
+  approvalsCommand,
   auditCommand,
   checkCommand,
   checkSqlCommand,
