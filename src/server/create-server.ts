@@ -23,6 +23,7 @@ import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
+import { WebhookDispatcher, type WebhookOptions } from './webhooks/index.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -44,6 +45,8 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Signed approval webhooks; without it nothing is sent. */
+  readonly webhooks?: WebhookOptions;
 }
 
 /**
@@ -89,6 +92,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/openapi.json', async () => openApi());
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
+  if (options.webhooks) {
+    const dispatcher = await WebhookDispatcher.create(options.store, options.webhooks, options.logger ? { logger: options.logger } : {});
+    dispatcher.start(options.runtime.events);
+    app.addHook('onClose', () => dispatcher.close());
+  }
 
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {

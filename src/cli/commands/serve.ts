@@ -10,6 +10,7 @@ import { AuditLog } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
+import { webhookOptionsFromEnv } from '../../server/webhooks/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
 
@@ -70,6 +71,7 @@ export interface ServeOptions {
 /** Starts everything `opsgate serve` runs; resolves once listening. */
 export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
   const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const webhooks = webhookOptionsFromEnv(options.env);
   const opsgate = await openOpsgate({ env: options.env, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   try {
     const users = new UserRepository(opsgate.store);
@@ -86,6 +88,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       auditVerify: () => audit.verify(),
       logger,
       ...(hosts ? { hosts } : {}),
+      ...(webhooks ? { webhooks } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     });
     try {
@@ -156,7 +159,8 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 <data-dir>/demo-logins.txt (mode 0600). Build the UI first with scripts/build-web.sh (npm start does).
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
-OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn).`,
+OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
+default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
     const port = parseIntegerOption('port', values.port, 8080, 0, 65535);
