@@ -14,6 +14,7 @@ import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { LoginSessions } from './login-sessions.ts';
+import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
 import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Single sign-on with an OpenID Connect issuer, beside local passwords. Default none. */
+  readonly oidc?: OidcConfig;
   /** Signed approval webhooks; without it nothing is sent. */
   readonly webhooks?: WebhookOptions;
 }
@@ -81,6 +84,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     secureCookies: options.secureCookies ?? false,
     rateLimit: options.loginRateLimit ?? { max: 10, timeWindow: 60_000 },
   });
+  if (options.oidc) {
+    const login = await OidcLogin.create(options.oidc, options.store, users, options.clock);
+    oidcRoutes(app, { login, sessions, secureCookies: options.secureCookies ?? false });
+  }
   apiRoute(app, catalog, { method: 'GET', path: '/api/health', summary: 'Liveness.', tag: 'meta', auth: false }, async () => ({
     ok: true,
   }));

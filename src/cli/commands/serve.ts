@@ -10,6 +10,7 @@ import { AuditLog } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
+import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
 import { webhookOptionsFromEnv } from '../../server/webhooks/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
@@ -72,6 +73,7 @@ export interface ServeOptions {
 export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
   const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
   const webhooks = webhookOptionsFromEnv(options.env);
+  const oidc = oidcConfigFromEnv(options.env);
   const opsgate = await openOpsgate({ env: options.env, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   try {
     const users = new UserRepository(opsgate.store);
@@ -89,6 +91,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       logger,
       ...(hosts ? { hosts } : {}),
       ...(webhooks ? { webhooks } : {}),
+      ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     });
     try {
@@ -160,7 +163,8 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
-default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks).`,
+default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
+OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
     const port = parseIntegerOption('port', values.port, 8080, 0, 65535);
