@@ -144,6 +144,21 @@ export class ToolCallLifecycle {
   }
 }
 
+/** What a `tool_proposed` event records: the exact arguments and hash the approval will be bound to. */
+export interface ProposalFacts {
+  readonly callId: string;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly argsHash: string;
+  readonly risk: string;
+  readonly verdict: unknown;
+  readonly requestedBy: string;
+}
+
+export function proposalAudit(actor: AuditActor, facts: ProposalFacts, extra: Record<string, unknown> = {}): TransitionAudit {
+  return { type: 'tool_proposed', actor, payload: { ...facts, ...extra } };
+}
+
 /** A call loaded from the store, to be changed through the lifecycle. */
 export function trackStored(row: ToolCallRow): TrackedCall {
   return { row, queued: false };

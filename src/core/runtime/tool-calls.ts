@@ -10,7 +10,7 @@ import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
-import type { TrackedCall } from './tool-call-lifecycle.ts';
+import { proposalAudit, type TrackedCall } from './tool-call-lifecycle.ts';
 import { createToolContext, type ToolContextHandle } from './tool-context.ts';
 import { ToolContinuation } from './tool-continuation.ts';
 import { prepareInput } from './tool-input.ts';
@@ -174,22 +174,11 @@ export class ToolCallProcessor {
       session,
       { ...row, expires_at: expiresAt },
       {
-        audit: {
-          type: 'tool_proposed',
-          actor: agentActor(session.agent.definition.name),
-          payload: {
-            callId,
-            tool: tool.name,
-            args: input,
-            argsHash,
-            risk: tool.risk,
-            verdict,
-            requestedBy: session.identity.username,
-            expiresAt,
-            policyId: decision.policyId,
-            requiredApprovals: decision.requiredApprovals,
-          },
-        },
+        audit: proposalAudit(
+          agentActor(session.agent.definition.name),
+          { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: session.identity.username },
+          { expiresAt, policyId: decision.policyId, requiredApprovals: decision.requiredApprovals },
+        ),
       },
     );
     const interrupt: Interrupt = {

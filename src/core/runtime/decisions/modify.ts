@@ -1,6 +1,7 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
 import { eligibleApprovers, policySubject } from '../approval-policy.ts';
+import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
 import { prepareInput } from '../tool-input.ts';
@@ -75,20 +76,14 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
       session,
       { ...row, status: 'proposed', approved_by: null, decided_at: null },
       {
-        audit: {
-          type: 'tool_proposed',
-          actor: by,
-          payload: {
-            callId,
-            tool: tool.name,
-            args: input,
-            argsHash,
-            risk: tool.risk,
-            verdict,
-            requestedBy: interrupt.requestedBy,
+        audit: proposalAudit(
+          by,
+          { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: interrupt.requestedBy },
+          {
             modifiedFrom: original.id,
+            ...(policy.action === 'ask' ? { policyId: policy.policyId, requiredApprovals: policy.requiredApprovals } : {}),
           },
-        },
+        ),
       },
     );
     // The tool binds more than the arguments: the person must see the new preview and approve it.
