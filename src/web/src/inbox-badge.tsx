@@ -27,7 +27,7 @@ export function InboxLink({ current }: { current: boolean }) {
     <a href="#/inbox" aria-current={current ? 'page' : undefined}>
       Approvals{' '}
       {count > 0 && (
-        <span class="badge" data-testid="inbox-badge" aria-label={`${count} waiting for you`}>
+        <span class="badge" data-testid="inbox-badge" title={`${count} waiting for you`}>
           {count}
         </span>
       )}
