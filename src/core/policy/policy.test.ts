@@ -1,8 +1,11 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/index.ts';
 import { approvalHash } from './approval-binding.ts';
-import { createCedarPolicy, loadPolicyDirectory } from './cedar/index.ts';
+import { createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
 import { decidePolicy, type PolicyInput } from './policy.ts';
 
 const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
@@ -41,6 +44,38 @@ describe('decidePolicy', () => {
       rule: 'agent-mode-auto-approve',
       policyId: 'troubleshoot-agent-mode-auto-approve',
     });
+  });
+});
+
+describe('decidePolicy with a policy directory of its own', () => {
+  it('names the validator when it blocks without a rule, and the Cedar policy when a forbid blocks', () => {
+    expect(
+      decide({ tool: write, input: {}, verdict: { verdict: 'block', reason: 'no' }, autoApproveRules: [], sessionOptions: {} }),
+    ).toMatchObject({
+      action: 'block',
+      policyId: 'validator',
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'frozen.cedar'),
+      '@id("change-freeze")\n@reason("changes are frozen")\nforbid (principal, action == Opsgate::Action::"call", resource)\nwhen { context.mutable && context.riskLevel >= 2 };\n',
+    );
+    try {
+      const frozen = createCedarPolicy(loadPolicyDirectory(dir));
+      expect(
+        decidePolicy({ ...base, policy: frozen, tool: write, input: {}, risk: 'high', autoApproveRules: [], sessionOptions: {} }),
+      ).toEqual({
+        action: 'block',
+        policyId: 'change-freeze',
+        reason: 'changes are frozen',
+      });
+      expect(decidePolicy({ ...base, policy: frozen, tool: write, input: {}, autoApproveRules: [], sessionOptions: {} }).action).toBe(
+        'ask',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
