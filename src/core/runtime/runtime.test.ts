@@ -171,6 +171,39 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     rmSync(policyDir, { recursive: true, force: true });
   });
 
+  it('a policy asking for two approvers keeps the call waiting after the first, refuses the same person twice, and runs after the second', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'two.cedar'),
+      '@id("two-approvers-for-transfers")\npermit (principal, action == Opsgate::Action::"requireSecondApprover", resource)\nwhen { context.tool == "transfer" };\n',
+    );
+    const runtime = await start({ policyDir });
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    expect(turn.interrupt).toMatchObject({ policyId: 'two-approvers-for-transfers', requiredApprovals: 2, approvals: [] });
+    const callId = turn.interrupt!.callId;
+    const first = await runtime.decide(session.id, { type: 'approve', callId }, approver);
+    expect(first.status).toBe('waiting');
+    expect(first.interrupt).toMatchObject({ callId, approvals: ['carol'] });
+    expect(recorder.transfers).toHaveLength(0);
+    await expect(runtime.decide(session.id, { type: 'approve', callId }, approver)).rejects.toMatchObject({
+      code: 'APPROVAL_REFUSED',
+      fields: { policyId: 'sod-distinct-approvers' },
+    });
+    const dave: Identity = { userId: 4, username: 'dave', roles: ['approver'] };
+    const done = await runtime.decide(session.id, { type: 'approve', callId }, dave);
+    expect(done.status).toBe('completed');
+    expect(recorder.transfers).toHaveLength(1);
+    const types = (await new AuditLog(testStore.store).list({ sessionId: session.id })).map((event) => event.type);
+    expect(types.filter((type) => ['approval_recorded', 'approval_refused', 'tool_approved'].includes(type))).toEqual([
+      'approval_recorded',
+      'approval_refused',
+      'tool_approved',
+    ]);
+    rmSync(policyDir, { recursive: true, force: true });
+  });
+
   it('expired approvals cannot be approved', async () => {
     const clock = fixedClock();
     const runtime = await start({ clock, approvalTtlMs: 60_000 });
