@@ -6,6 +6,7 @@ import { chooseModel, createConfiguredModel, describeModelChoice } from '../core
 import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../core/policy/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
+import type { RuntimeObserver } from '../core/telemetry/index.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -16,6 +17,8 @@ export interface OpenOpsgateOptions {
   readonly logger?: Logger;
   /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
   readonly stepLimit?: number;
+  /** Receives the runtime's metrics. Default none. */
+  readonly observer?: RuntimeObserver;
 }
 
 /** `OPSGATE_POLICY_DIR` (validated now, a typed error when broken), else the default policy. */
@@ -60,6 +63,7 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       dataDir,
       env,
       ...(stepLimit ? { stepLimit } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
       ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
     });
     return {

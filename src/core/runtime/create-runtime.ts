@@ -8,7 +8,8 @@ import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
 import { createCedarPolicy, loadPolicyDirectory } from '../policy/index.ts';
-import { resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
 import { listApproverCandidates } from './approver-candidates.ts';
@@ -47,8 +48,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger: Logger = options.logger ?? pino({ level: 'silent' });
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? randomUUID;
+  const observer = options.observer ?? NO_OBSERVER;
   const audit = new AuditLog(store, now);
-  const events = new SessionEvents(store, now);
+  audit.observeAppends((ms) => observer.auditSealed(ms));
+  if (options.observer) observeTransactions({ transaction: (ms, retries) => observer.storeTransaction(ms, retries) });
+  const events = new SessionEvents(store, now, observer);
   await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
@@ -58,7 +62,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     db: store.db,
     audit,
     events,
-    lifecycle: new ToolCallLifecycle(audit, events),
+    lifecycle: new ToolCallLifecycle(audit, events, observer),
     logger,
     now,
     generateId,
@@ -171,6 +175,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const finish = (working: WorkingSession, status: LoopStatus, firstNewSeq: number): TurnResult => {
     sessions.put(working);
+    observer.turn(working.row.agent, status);
     const session = snapshotOf(working);
     const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
     return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
@@ -182,6 +187,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       return await run();
     } catch (error) {
       sessions.forget(working.id);
+      observer.turn(working.row.agent, 'failed');
       // Keep what the turn did so far (the person's message, calls that ran) and free the session.
       if (!(error instanceof StaleWriteError) && !working.uow.isEmpty) {
         working.save('idle', now().toISOString());
