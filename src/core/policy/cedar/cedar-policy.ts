@@ -65,6 +65,8 @@ interface Answer {
 
 const NO_POLICY = 'no-matching-policy';
 let preparsedSets = 0;
+/** Answers remembered per policy set (a loaded set never changes). At most 2,000 requests. */
+const ANSWER_CACHE_SIZE = 2000;
 
 export function createCedarPolicy(set: PolicySet): CallPolicy {
   const staticPolicies = Object.fromEntries([...set.policies].map(([id, policy]) => [id, policy.text]));
@@ -77,7 +79,28 @@ export function createCedarPolicy(set: PolicySet): CallPolicy {
     if (parsed.type === 'failure')
       throw PolicyErrors.POLICY_INVALID({ dir: set.dir, detail: parsed.errors.map((error) => error.message).join('; ') });
 
+  // An answer is a pure function of the request, so an identical request (the same person, call
+  // and resource in the same hour) is answered from memory; the oldest entries leave first.
+  const answers = new Map<string, Answer>();
+
   function ask(
+    action: string,
+    principal: string,
+    resource: EntityJson,
+    context: Record<string, CedarValueJson>,
+    entities: EntityJson[],
+    tool: string,
+  ): Answer {
+    const key = JSON.stringify([action, principal, resource, context, entities]);
+    const known = answers.get(key);
+    if (known) return known;
+    const answer = evaluate(action, principal, resource, context, entities, tool);
+    if (answers.size >= ANSWER_CACHE_SIZE) answers.delete(answers.keys().next().value as string);
+    answers.set(key, answer);
+    return answer;
+  }
+
+  function evaluate(
     action: string,
     principal: string,
     resource: EntityJson,
