@@ -204,6 +204,24 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     rmSync(policyDir, { recursive: true, force: true });
   });
 
+  it('a forbid in the policy blocks the call before any approval, and the audit names the policy', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'freeze.cedar'),
+      '@id("transfer-freeze")\n@reason("transfers are frozen this quarter")\nforbid (principal, action == Opsgate::Action::"call", resource)\nwhen { context.tool == "transfer" };\n',
+    );
+    const runtime = await start({ policyDir });
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    expect(turn.interrupt).toBeUndefined();
+    expect(turn.session.toolCalls.find((c) => c.tool === 'transfer')?.status).toBe('blocked');
+    expect(recorder.transfers).toHaveLength(0);
+    const blocked = (await new AuditLog(testStore.store).list({ sessionId: session.id, type: 'tool_blocked' }))[0];
+    expect(blocked?.payload).toMatchObject({ tool: 'transfer', reason: 'transfers are frozen this quarter', policyId: 'transfer-freeze' });
+    rmSync(policyDir, { recursive: true, force: true });
+  });
+
   it('expired approvals cannot be approved', async () => {
     const clock = fixedClock();
     const runtime = await start({ clock, approvalTtlMs: 60_000 });

@@ -100,7 +100,7 @@ export class ToolCallProcessor {
       sessionOptions: session.state.options,
     });
     if (decision.action === 'block') {
-      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict);
+      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, decision.policyId);
       return {
         kind: 'result',
         output: { blocked: true, reason: decision.reason, policyId: decision.policyId, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
@@ -356,6 +356,7 @@ export class ToolCallProcessor {
     input: unknown,
     reason: string,
     verdict: ValidatorVerdict | undefined,
+    policyId?: string,
   ): Promise<void> {
     const { db, now, lifecycle } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
@@ -385,6 +386,7 @@ export class ToolCallProcessor {
             tool: toolName,
             args,
             reason,
+            ...(policyId ? { policyId } : {}),
             ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}),
           },
         },
