@@ -116,6 +116,7 @@ describe('single sign-on with OpenID Connect', () => {
   }
 
   it('signs a person in through the provider, creating them with the roles their groups map to', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/oidc/status' })).json()).toEqual({ enabled: true, loginUrl: '/api/oidc/login' });
     const done = await app.inject({ method: 'GET', url: await callbackFor('carol') });
     expect(done.statusCode).toBe(200);
     const cookie = done.cookies.find((c) => c.name === 'opsgate_session')!;

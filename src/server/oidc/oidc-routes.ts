@@ -3,10 +3,12 @@ import { type LoginSessions, SESSION_COOKIE } from '../login-sessions.ts';
 import type { OidcLogin } from './oidc-login.ts';
 
 /**
- * Public: GET /api/oidc/login sends the browser to the issuer; GET /api/oidc/callback signs the
+ * Public: GET /api/oidc/status tells the login screen to offer single sign-on (absent without
+ * it); GET /api/oidc/login sends the browser to the issuer; GET /api/oidc/callback signs the
  * person in (the same session cookie as a password login) and returns them to the UI.
  */
 export function oidcRoutes(app: FastifyInstance, deps: { login: OidcLogin; sessions: LoginSessions; secureCookies: boolean }): void {
+  app.get('/api/oidc/status', async () => ({ enabled: true, loginUrl: '/api/oidc/login' }));
   app.get('/api/oidc/login', async (_request, reply) => {
     const url = await deps.login.start();
     return reply.redirect(url.href, 302);
