@@ -182,7 +182,16 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     const session = await runtime.startSession({ agent: 'ledger', identity: alice });
     const turn = await runtime.send(session.id, 'pay bob 30', alice);
     expect(turn.interrupt).toMatchObject({ policyId: 'two-approvers-for-transfers', requiredApprovals: 2, approvals: [] });
-    const callId = turn.interrupt!.callId;
+    // An edit never counts as an approval: the edited call is a new proposal that needs both people.
+    const edited = await runtime.decide(
+      session.id,
+      { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: 25, user_id: 1 } },
+      approver,
+    );
+    expect(edited.status).toBe('waiting');
+    expect(edited.interrupt).toMatchObject({ args: { amount: 25 }, requiredApprovals: 2, approvals: [] });
+    expect(recorder.transfers).toHaveLength(0);
+    const callId = edited.interrupt!.callId;
     const first = await runtime.decide(session.id, { type: 'approve', callId }, approver);
     expect(first.status).toBe('waiting');
     expect(first.interrupt).toMatchObject({ callId, approvals: ['carol'] });

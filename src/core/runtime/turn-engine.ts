@@ -148,7 +148,7 @@ export class TurnEngine {
         });
       else {
         if (hasExpired(approval)) throw await expireCall(approval);
-        const check = await authorizeApprover(approval);
+        const check = await authorizeApprover(approval, decision.type);
         if (check.kind === 'waiting') return this.#pause(session, check.interrupt);
         outcome = decision.type === 'modify' ? await modifyCall(approval, decision.args) : await approveCall(approval);
       }

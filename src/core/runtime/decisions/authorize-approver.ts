@@ -9,11 +9,13 @@ export type ApproverCheck = { readonly kind: 'approved' } | { readonly kind: 'wa
 
 /**
  * Separation of duties: asks the policy whether this person may approve (or edit) the pending call.
+ * `kind` is the decision: an edit is checked like an approval but never counts as one (an edited
+ * call that needs two people becomes a new proposal).
  * A refusal is audited (`approval_refused`), stored with the session still waiting, and thrown as
  * `APPROVAL_REFUSED` (403) naming who can approve. When the policy wants more approvers than have
  * approved so far, the approval is recorded (`approval_recorded`) and the call keeps waiting.
  */
-export async function authorizeApprover(context: ApprovalDecisionContext): Promise<ApproverCheck> {
+export async function authorizeApprover(context: ApprovalDecisionContext, kind: 'approve' | 'modify'): Promise<ApproverCheck> {
   const { session, actor, env, call, interrupt, decidedAt } = context;
   const { id: callId, tool: toolName } = call.row;
   const tool = session.agent.registry.resolve(toolName, session.row.role, session.phase);
@@ -49,7 +51,7 @@ export async function authorizeApprover(context: ApprovalDecisionContext): Promi
     });
   }
   const approvals = [...approvalsSoFar, actor.username];
-  if (approvals.length >= (interrupt.requiredApprovals ?? 1)) return { kind: 'approved' };
+  if (kind === 'modify' || approvals.length >= (interrupt.requiredApprovals ?? 1)) return { kind: 'approved' };
   const remaining = env.policy.mayApprove({
     approver: requester,
     requester,
