@@ -377,7 +377,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     async decide(sessionId, decision, actor) {
       const working = await loadWorking(sessionId);
-      assertRead(working.row, actor);
+      if (!mayRead(working.row, actor)) {
+        // Every refused decision is audited, also one on a session the person may not see.
+        await audit.append({
+          sessionId,
+          type: 'approval_refused',
+          actor: userActor(actor.username),
+          payload: { callId: decision.callId, reason: 'not the owner of the session and not an approver' },
+        });
+        throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+      }
       if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
       const firstNewSeq = working.nextMessageSeq();
       const status = await guarded(working, () => engine.decide(working, decision, actor));

@@ -139,6 +139,8 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(await runtime.listSessions(bob)).toHaveLength(0);
     const done = await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
     expect(done.session.toolCalls.find((c) => c.tool === 'transfer')?.approvedBy).toBe('carol');
+    const refused = await new AuditLog(testStore.store).list({ sessionId: session.id, type: 'approval_refused' });
+    expect(refused).toMatchObject([{ actor: 'user:bob', payload: { callId: turn.interrupt!.callId } }]);
   });
 
   it('a plain "yes" in chat approves the pending call; "no" rejects it', async () => {
