@@ -7,18 +7,18 @@ import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { createServer } from '../../src/server/index.ts';
-import { sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
+import { type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 // Issue 11 acceptance: over HTTP, john_doe requests DB_WRITE_PROD; his own approve gets 403 naming
 // who can approve; alice's approve executes it; both are in the audit log.
-describe('separation of duties over HTTP', () => {
+describe.each(testStoreFactories())('separation of duties over HTTP on $dialect', (factory) => {
   let handle: TestStore;
   let runtime: Runtime;
   let app: FastifyInstance;
   const tokens: Record<string, string> = {};
 
   beforeEach(async () => {
-    handle = await sqliteTestStore.create();
+    handle = await factory.create();
     runtime = await createRuntime({ store: handle.store, agents: [accessAgent], env: {} });
     const users = new UserRepository(handle.store);
     for (const [username, role] of [

@@ -9,7 +9,7 @@ import {
   WebhookDispatcher,
   webhookOptionsFromEnv,
 } from '../../src/server/webhooks/index.ts';
-import { createLedgerAgent, createLedgerModel, sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
+import { createLedgerAgent, createLedgerModel, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 const SECRET = 'a-shared-secret-of-some-length';
 
@@ -59,12 +59,12 @@ async function startReceiver(secret: string, failFirst: number) {
   };
 }
 
-describe('approval webhooks', () => {
+describe.each(testStoreFactories())('approval webhooks on $dialect', (factory) => {
   let handle: TestStore;
   let runtime: Runtime;
   const alice = { userId: 1, username: 'alice', roles: ['user'] };
   beforeEach(async () => {
-    handle = await sqliteTestStore.create();
+    handle = await factory.create();
     runtime = await createRuntime({
       store: handle.store,
       agents: [createLedgerAgent({ reads: 0, transfers: [] })],
