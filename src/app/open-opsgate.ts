@@ -7,6 +7,7 @@ import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../core
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
 import type { RuntimeObserver } from '../core/telemetry/index.ts';
+import { OidcIdentities, oidcConfigFromEnv } from '../server/oidc/index.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -52,12 +53,16 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const policy = policyFromEnvironment(env);
+  const sso = oidcConfigFromEnv(env);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
   try {
+    // With single sign-on, people's teams come from the claims of their last sign-on.
+    const teamDirectory = sso ? await OidcIdentities.create(store) : undefined;
     const runtime = await createRuntime({
       store,
       agents: selected,
       policy,
+      ...(teamDirectory ? { teamDirectory } : {}),
       ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
       logger: options.logger ?? pino({ level: env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2)),
       dataDir,

@@ -1,19 +1,24 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Provider from 'oidc-provider';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserRepository } from '../../src/core/identity/users.ts';
+import { DEFAULT_POLICY_DIR } from '../../src/core/policy/index.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { createServer } from '../../src/server/index.ts';
-import { oidcConfigFromEnv } from '../../src/server/oidc/index.ts';
-import { createLedgerAgent, createLedgerModel, sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
+import { OidcIdentities, oidcConfigFromEnv } from '../../src/server/oidc/index.ts';
+import { createLedgerAgent, createLedgerModel, type LedgerRecorder, sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
 
 const REDIRECT_URI = 'http://opsgate.test/api/oidc/callback';
 const PEOPLE: Record<string, Record<string, unknown>> = {
   carol: { preferred_username: 'carol', groups: ['ops-approvers', 'staff'], teams: ['platform'] },
   dave: { preferred_username: 'dave', groups: ['staff'], teams: ['finance'] },
   alice: { preferred_username: 'alice', groups: ['ops-admins'] },
+  erin: { preferred_username: 'erin', groups: ['ops-approvers'], teams: ['finance'] },
 };
 
 /** A real OpenID Connect provider (oidc-provider) on 127.0.0.1, with its development login screens. */
@@ -79,14 +84,24 @@ describe('single sign-on with OpenID Connect', () => {
   let runtime: Runtime;
   let app: FastifyInstance;
   let provider: { issuer: string; close(): Promise<void> };
+  let policyDir: string;
+  const recorder: LedgerRecorder = { reads: 0, transfers: [] };
 
   beforeEach(async () => {
     provider = await startProvider();
     handle = await sqliteTestStore.create();
+    policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'teams.cedar'),
+      '@id("finance-team-does-not-approve-transfers")\n@reason("the finance team does not approve transfers it may book")\nforbid (principal in Opsgate::Team::"finance", action == Opsgate::Action::"approve", resource)\nwhen { context.tool == "transfer" };\n',
+    );
     runtime = await createRuntime({
       store: handle.store,
-      agents: [createLedgerAgent({ reads: 0, transfers: [] })],
+      agents: [createLedgerAgent(recorder)],
       model: () => createLedgerModel(),
+      policyDir,
+      teamDirectory: await OidcIdentities.create(handle.store),
     });
     const users = new UserRepository(handle.store);
     await users.create({ username: 'alice', password: 'local-password-1', roles: ['user'] });
@@ -105,6 +120,7 @@ describe('single sign-on with OpenID Connect', () => {
     await runtime.close();
     await handle.dispose();
     await provider.close();
+    rmSync(policyDir, { recursive: true, force: true });
   });
 
   async function callbackFor(who: string): Promise<string> {
@@ -145,6 +161,28 @@ describe('single sign-on with OpenID Connect', () => {
     expect(takeover.statusCode).toBe(409);
     expect(takeover.json()).toMatchObject({ code: 'OIDC_ACCOUNT_CONFLICT' });
     expect(await new UserRepository(handle.store).findByName('alice')).toMatchObject({ roles: ['user'] });
+  });
+
+  it('teams from the claims reach the Cedar policy: a finance approver is refused a transfer, another approver is not', async () => {
+    for (const who of ['erin', 'carol']) expect((await app.inject({ method: 'GET', url: await callbackFor(who) })).statusCode).toBe(200);
+    const users = new UserRepository(handle.store);
+    const identity = async (name: string) => {
+      const user = (await users.findByName(name))!;
+      return { userId: user.id, username: user.username, roles: user.roles };
+    };
+    const alice = await identity('alice');
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    expect(turn.interrupt).toMatchObject({ tool: 'transfer', eligibleApprovers: ['alice', 'carol'] });
+    await expect(
+      runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, await identity('erin')),
+    ).rejects.toMatchObject({
+      code: 'APPROVAL_REFUSED',
+      fields: { policyId: 'finance-team-does-not-approve-transfers' },
+    });
+    const done = await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, await identity('carol'));
+    expect(done.status).toBe('completed');
+    expect(recorder.transfers).toHaveLength(1);
   });
 
   it('refuses half a configuration and a role map naming no role', () => {

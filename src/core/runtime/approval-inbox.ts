@@ -1,5 +1,5 @@
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
-import type { CallPolicy } from '../policy/index.ts';
+import type { CallPolicy, PolicyPrincipal } from '../policy/index.ts';
 import type { Risk } from '../tools/index.ts';
 import type { Db } from './session-repository.ts';
 import { parseSessionState } from './session-state.ts';
@@ -34,6 +34,7 @@ export interface ApprovalInboxOptions {
   readonly db: Db;
   readonly policy: CallPolicy;
   readonly now: () => Date;
+  readonly withTeams: (people: readonly PolicyPrincipal[]) => Promise<PolicyPrincipal[]>;
 }
 
 /** Pending approvals across the sessions `actor` may see (their own; every session for approvers). */
@@ -52,9 +53,13 @@ export async function listPendingApprovals(options: ApprovalInboxOptions, actor:
     const interrupt = JSON.parse(row.interrupt ?? 'null') as Interrupt | null;
     if (interrupt?.type !== 'approval') continue;
     const state = parseSessionState(row.state);
+    const [approver, requester] = await options.withTeams([
+      { username: actor.username, roles: actor.roles },
+      { username: interrupt.requestedBy, roles: state.roles },
+    ]);
     const verdict = options.policy.mayApprove({
-      approver: { username: actor.username, roles: actor.roles },
-      requester: { username: interrupt.requestedBy, roles: state.roles },
+      approver: approver!,
+      requester: requester!,
       call: {
         tool: interrupt.tool,
         agent: row.agent,

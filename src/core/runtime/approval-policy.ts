@@ -3,16 +3,18 @@ import type { AnyToolDefinition } from '../tools/index.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
 import type { WorkingSession } from './working-session.ts';
 
-/** Who asks and when, for a policy question about a call of this session. */
-export function policySubject(
+/** Who asks (with their teams) and when, for a policy question about a call of this session. */
+export async function policySubject(
   env: ToolCallEnvironment,
   session: WorkingSession,
-): { readonly policy: CallPolicy; readonly user: PolicyPrincipal; readonly agent: string; readonly at: Date } {
-  return { policy: env.policy, user: requesterOf(session), agent: session.agent.definition.name, at: env.now() };
+): Promise<{ readonly policy: CallPolicy; readonly user: PolicyPrincipal; readonly agent: string; readonly at: Date }> {
+  return { policy: env.policy, user: await requesterOf(env, session), agent: session.agent.definition.name, at: env.now() };
 }
 
-export function requesterOf(session: WorkingSession): PolicyPrincipal {
-  return { username: session.identity.username, roles: session.identity.roles };
+/** The session's owner as the policy sees them. */
+export async function requesterOf(env: ToolCallEnvironment, session: WorkingSession): Promise<PolicyPrincipal> {
+  const [requester] = await env.withTeams([{ username: session.identity.username, roles: session.identity.roles }]);
+  return requester!;
 }
 
 export function policyCall(session: WorkingSession, tool: AnyToolDefinition, args: Readonly<Record<string, unknown>>): PolicyCall {
@@ -28,7 +30,7 @@ export async function eligibleApprovers(
   approvalsSoFar: readonly string[],
 ): Promise<readonly string[]> {
   const candidates = await env.approverCandidates();
-  const requester = requesterOf(session);
+  const requester = await requesterOf(env, session);
   const call = policyCall(session, tool, args);
   return env.policy.mayApprove({ approver: requester, requester, call, approvalsSoFar, candidates, at: env.now() }).eligibleApprovers;
 }

@@ -23,6 +23,7 @@ import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
@@ -68,7 +69,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     policy: options.policy ?? createCedarPolicy(loadPolicyDirectory(options.policyDir)),
-    approverCandidates: () => listApproverCandidates(store),
+    approverCandidates: async () => withTeams(options.teamDirectory, await listApproverCandidates(store)),
+    withTeams: (people) => withTeams(options.teamDirectory, people),
     runnerId: instance.id,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
@@ -401,7 +403,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     pendingApprovals(actor) {
-      return listPendingApprovals({ db: store.db, policy: processor.env.policy, now }, actor);
+      return listPendingApprovals({ db: store.db, policy: processor.env.policy, now, withTeams: processor.env.withTeams }, actor);
     },
 
     approvalHistory(actor, limit) {

@@ -6,6 +6,7 @@ import type { CallPolicy } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
 import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
+import type { TeamDirectory } from './team-directory.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
@@ -26,6 +27,8 @@ export interface RuntimeOptions {
   readonly policy?: CallPolicy;
   /** A directory of Cedar policies (`OPSGATE_POLICY_DIR`). Default: the policy shipped in src/core/policy/cedar/default. */
   readonly policyDir?: string;
+  /** Where people's teams come from, for the policy's principals. Default none (nobody is in a team). */
+  readonly teamDirectory?: TeamDirectory;
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */

@@ -22,6 +22,8 @@ export interface ToolCallEnvironment {
   readonly policy: CallPolicy;
   /** The people the policy is asked about when it names who can approve. */
   approverCandidates(): Promise<readonly PolicyPrincipal[]>;
+  /** The people with their teams, for the policy's principals. */
+  withTeams(people: readonly PolicyPrincipal[]): Promise<PolicyPrincipal[]>;
   /** The runtime instance recorded on calls it moves to `executing`. */
   readonly runnerId: string;
 }

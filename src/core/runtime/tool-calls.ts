@@ -92,7 +92,7 @@ export class ToolCallProcessor {
     const context = createToolContext(this.#env, session, tool, callId);
     const verdict = tool.validate ? await tool.validate(input, context) : undefined;
     const decision = decidePolicy({
-      ...policySubject(this.#env, session),
+      ...(await policySubject(this.#env, session)),
       tool,
       input,
       verdict,

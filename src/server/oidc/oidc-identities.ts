@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { TeamDirectory } from '../../core/runtime/index.ts';
 import type { Store, StoreMigration } from '../../core/store/index.ts';
 
 interface OidcIdentitiesTable {
@@ -12,6 +13,7 @@ interface OidcIdentitiesTable {
 
 interface OidcDatabase {
   oidc_identities: OidcIdentitiesTable;
+  users: { id: number; username: string };
 }
 
 export const oidcIdentitiesMigration: StoreMigration = {
@@ -29,9 +31,18 @@ export const oidcIdentitiesMigration: StoreMigration = {
   },
 };
 
-/** Which opsgate user an issuer's subject is: a sign-on never takes over an account by name alone. */
-export class OidcIdentities {
+/**
+ * Which opsgate user an issuer's subject is (a sign-on never takes over an account by name alone),
+ * and the teams their last sign-on named: the team directory of the Cedar policy's principals.
+ */
+export class OidcIdentities implements TeamDirectory {
   readonly #db: Kysely<OidcDatabase>;
+
+  /** Creates the `oidc_identities` table when missing. */
+  static async create(store: Store): Promise<OidcIdentities> {
+    await store.migrate([oidcIdentitiesMigration]);
+    return new OidcIdentities(store);
+  }
 
   constructor(store: Store) {
     this.#db = store.db as unknown as Kysely<OidcDatabase>;
@@ -54,5 +65,17 @@ export class OidcIdentities {
       .values({ issuer: input.issuer, subject: input.subject, user_id: input.userId, teams, updated_at: input.at })
       .onConflict((oc) => oc.columns(['issuer', 'subject']).doUpdateSet({ teams, updated_at: input.at }))
       .execute();
+  }
+
+  async teamsOf(usernames: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>> {
+    if (usernames.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('oidc_identities as o')
+      .innerJoin('users as u', 'u.id', 'o.user_id')
+      .select(['u.username', 'o.teams'])
+      .where('u.username', 'in', [...usernames])
+      .orderBy('o.updated_at', 'asc')
+      .execute();
+    return new Map(rows.map((row) => [row.username, JSON.parse(row.teams) as string[]]));
   }
 }

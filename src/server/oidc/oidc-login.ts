@@ -5,7 +5,7 @@ import type { UserRepository } from '../../core/identity/users.ts';
 import type { Store } from '../../core/store/index.ts';
 import { mapClaims, type OidcConfig } from './oidc-config.ts';
 import { OidcErrors } from './oidc-errors.ts';
-import { OidcIdentities, oidcIdentitiesMigration } from './oidc-identities.ts';
+import { OidcIdentities } from './oidc-identities.ts';
 
 /** How long a started sign-on may take before its callback is refused. 10 minutes. */
 const PENDING_TTL_MS = 10 * 60 * 1000;
@@ -37,8 +37,7 @@ export class OidcLogin {
     users: UserRepository,
     clock: Clock = { now: () => new Date() },
   ): Promise<OidcLogin> {
-    await store.migrate([oidcIdentitiesMigration]);
-    return new OidcLogin(config, users, new OidcIdentities(store), clock);
+    return new OidcLogin(config, users, await OidcIdentities.create(store), clock);
   }
 
   constructor(config: OidcConfig, users: UserRepository, identities: OidcIdentities, clock: Clock) {

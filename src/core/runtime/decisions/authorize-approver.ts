@@ -22,9 +22,10 @@ export async function authorizeApprover(context: ApprovalDecisionContext, kind: 
   const subject = policyCall(session, tool, JSON.parse(call.row.args) as Record<string, unknown>);
   const approvalsSoFar = interrupt.approvals ?? [];
   const candidates = await env.approverCandidates();
-  const requester = requesterOf(session);
+  const requester = await requesterOf(env, session);
+  const [approver] = await env.withTeams([{ username: actor.username, roles: actor.roles }]);
   const verdict = env.policy.mayApprove({
-    approver: { username: actor.username, roles: actor.roles },
+    approver: approver!,
     requester,
     call: subject,
     approvalsSoFar,

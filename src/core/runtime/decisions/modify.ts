@@ -21,7 +21,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const toolContext = createToolContext(env, session, tool, original.id);
   const verdict = tool.validate ? await tool.validate(input, toolContext) : undefined;
   const policy = decidePolicy({
-    ...policySubject(env, session),
+    ...(await policySubject(env, session)),
     tool,
     input,
     verdict,
