@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,29 @@ describe('openOpsgate configuration', () => {
     } finally {
       await opsgate.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a broken OPSGATE_POLICY_DIR at start-up with a typed error naming the file, before touching the data dir', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'opsgate-config-'));
+    const policyDir = join(root, 'policies');
+    const dataDir = join(root, 'data');
+    try {
+      await expect(openOpsgate({ env: { OPSGATE_POLICY_DIR: policyDir }, dataDir, agentNames: [] })).rejects.toMatchObject({
+        code: 'POLICY_DIR_NOT_FOUND',
+      });
+      mkdirSync(policyDir);
+      writeFileSync(
+        join(policyDir, 'broken.cedar'),
+        '@id("oops") permit (principal, action == Opsgate::Action::"run", resource) when { context.nope };',
+      );
+      await expect(openOpsgate({ env: { OPSGATE_POLICY_DIR: policyDir }, dataDir, agentNames: [] })).rejects.toMatchObject({
+        code: 'POLICY_INVALID',
+        message: expect.stringContaining('policy "oops"'),
+      });
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

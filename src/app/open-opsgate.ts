@@ -3,9 +3,11 @@ import { agents as allAgents } from '../agents/index.ts';
 import type { AgentDefinition } from '../core/agent/index.ts';
 import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
+import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../core/policy/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
 import type { RuntimeObserver } from '../core/telemetry/index.ts';
+import { OidcIdentities, oidcConfigFromEnv } from '../server/oidc/index.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -18,6 +20,11 @@ export interface OpenOpsgateOptions {
   readonly stepLimit?: number;
   /** Receives the runtime's metrics. Default none. */
   readonly observer?: RuntimeObserver;
+}
+
+/** `OPSGATE_POLICY_DIR` (validated now, a typed error when broken), else the default policy. */
+export function policyFromEnvironment(env: Readonly<Record<string, string | undefined>>): CallPolicy {
+  return createCedarPolicy(loadPolicyDirectory(env.OPSGATE_POLICY_DIR || undefined));
 }
 
 export interface Opsgate {
@@ -45,11 +52,17 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const choice = chooseModel(env);
   const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
+  const policy = policyFromEnvironment(env);
+  const sso = oidcConfigFromEnv(env);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
   try {
+    // With single sign-on, people's teams come from the claims of their last sign-on.
+    const teamDirectory = sso ? await OidcIdentities.create(store) : undefined;
     const runtime = await createRuntime({
       store,
       agents: selected,
+      policy,
+      ...(teamDirectory ? { teamDirectory } : {}),
       ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
       logger: options.logger ?? pino({ level: env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2)),
       dataDir,

@@ -14,6 +14,8 @@ import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { LoginSessions } from './login-sessions.ts';
+import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
+import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
@@ -23,6 +25,7 @@ import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
+import { WebhookDispatcher, type WebhookOptions } from './webhooks/index.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -44,6 +47,10 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Single sign-on with an OpenID Connect issuer, beside local passwords. Default none. */
+  readonly oidc?: OidcConfig;
+  /** Signed approval webhooks; without it nothing is sent. */
+  readonly webhooks?: WebhookOptions;
   /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
 }
@@ -80,6 +87,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     secureCookies: options.secureCookies ?? false,
     rateLimit: options.loginRateLimit ?? { max: 10, timeWindow: 60_000 },
   });
+  if (options.oidc) {
+    const login = await OidcLogin.create(options.oidc, options.store, users, options.clock);
+    oidcRoutes(app, { login, sessions, secureCookies: options.secureCookies ?? false });
+  }
   apiRoute(app, catalog, { method: 'GET', path: '/api/health', summary: 'Liveness.', tag: 'meta', auth: false }, async () => ({
     ok: true,
   }));
@@ -92,12 +103,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   if (options.metrics) metricsRoute(app, options.metrics);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
+  if (options.webhooks) {
+    const dispatcher = await WebhookDispatcher.create(options.store, options.webhooks, options.logger ? { logger: options.logger } : {});
+    dispatcher.start(options.runtime.events);
+    app.addHook('onClose', () => dispatcher.close());
+  }
 
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
     installAuthentication(privateApp, users, sessions);
     privateAuthRoutes(privateApp, catalog, { sessions });
     sessionRoutes(privateApp, catalog, options.runtime);
+    approvalRoutes(privateApp, catalog, options.runtime);
     eventSocketRoute(privateApp, options.runtime);
     auditRoutes(privateApp, catalog, {
       reader: new AuditReader(options.store),

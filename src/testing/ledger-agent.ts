@@ -44,7 +44,8 @@ export function createLedgerAgent(recorder: LedgerRecorder): AgentDefinition {
             description: 'Transfer an amount to someone.',
             input: z.object({ to: z.string().min(1), amount: z.number().positive(), user_id: z.number().int() }),
             mutability: 'mutable',
-            risk: 'high',
+            // Medium: under the default policy the requester may approve it; self-approval of high risk is refused.
+            risk: 'medium',
             identity: { userId: 'user_id' },
             execute: async (input) => {
               recorder.onTransferStart?.();

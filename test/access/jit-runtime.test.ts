@@ -11,6 +11,7 @@ import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { generateResult, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 const john: Identity = { userId: 42, username: 'john_doe', roles: ['user'] };
+const alice: Identity = { userId: 43, username: 'alice', roles: ['approver'] };
 
 /** A model that insists on the finance access whatever is asked: the validator must stop it. */
 function financeModel(): MockLanguageModelV4 {
@@ -103,11 +104,12 @@ describe.each(testStoreFactories())('just-in-time access through the runtime on 
     expect(ask.interrupt).toMatchObject({
       type: 'approval',
       tool: 'grant_access_to_user',
-      risk: 'critical',
+      risk: 'high',
       riskReason: 'grant DB_WRITE_PROD: production + write access, expires after 2 days',
       args: { access_name: 'DB_WRITE_PROD', duration_days: 2, reason: 'incident 4711' },
     });
-    await rt.send(session.id, 'yes', john);
+    // A production write is high risk: someone other than john approves it (separation of duties).
+    await rt.decide(session.id, { type: 'approve', callId: (ask.interrupt as { callId: string }).callId }, alice);
     expect(await active('john_doe')).toEqual(['DB_WRITE_PROD']);
 
     const revoke = await rt.send(session.id, 'Please revoke DB_WRITE_PROD', john);

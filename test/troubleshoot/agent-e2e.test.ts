@@ -11,6 +11,8 @@ import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts'
 import { MemorySecretStore } from './helpers.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
+// Commands on a host are high risk: under the default policy another person approves them.
+const approver: Identity = { userId: 2, username: 'carol', roles: ['approver'] };
 
 describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offline interpreter, real sshd)', () => {
   let sshd: TestSshd;
@@ -47,7 +49,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     const approved: string[] = [];
     while (turn.status === 'waiting' && turn.interrupt?.type === 'approval') {
       approved.push(String(turn.interrupt.args.command));
-      turn = await runtime.decide(sessionId, { type: 'approve', callId: turn.interrupt.callId }, alice);
+      turn = await runtime.decide(sessionId, { type: 'approve', callId: turn.interrupt.callId }, approver);
     }
     return { last: turn, approved };
   }
@@ -158,7 +160,7 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     try {
       const session = await slow.startSession({ agent: 'troubleshoot', identity: alice });
       const proposed = await slow.send(session.id, 'run echo first-part; sleep 3; echo second-part', alice);
-      const running = await slow.decide(session.id, { type: 'approve', callId: proposed.interrupt!.callId }, alice);
+      const running = await slow.decide(session.id, { type: 'approve', callId: proposed.interrupt!.callId }, approver);
       expect(running.status).toBe('waiting');
       expect(running.interrupt).toMatchObject({ type: 'continue', tool: 'suggest_ssh_command' });
       expect((running.interrupt as { message: string }).message).toMatch(/still running/);

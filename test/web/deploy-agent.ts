@@ -31,7 +31,8 @@ export function createDeployAgent(scaled: number[]): AgentDefinition {
             description: 'Scale the web service.',
             input: z.object({ replicas: z.number().int().min(1).max(10) }).strict(),
             mutability: 'mutable',
-            risk: 'high',
+            // Medium: under the default policy the requester may approve (and modify) it in these UI tests.
+            risk: 'medium',
             preview: (input) => ({
               kind: 'values diff',
               summary: `web: 1 → ${input.replicas} replicas`,

@@ -18,6 +18,8 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
     let server: WebServer;
     let browser: Browser;
     let page: Page;
+    // alice (an approver) approves john's commands here; low-risk ones john could approve himself.
+    let approverPage: Page;
 
     beforeAll(async () => {
       mkdirSync(SHOTS, { recursive: true });
@@ -49,6 +51,12 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByTestId('new-troubleshoot').click();
       await page.waitForURL(/#\/sessions\//);
+      approverPage = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await approverPage.goto(`${server.url}/`);
+      await approverPage.getByLabel('Username').fill('alice');
+      await approverPage.getByLabel('Password').fill(PASSWORD);
+      await approverPage.getByRole('button', { name: 'Sign in' }).click();
+      await approverPage.getByTestId('who').waitFor();
     }, TIMEOUT);
 
     afterAll(async () => {
@@ -56,6 +64,13 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
       await server?.close();
       await sshd?.stop();
     });
+
+    const approveAsAlice = async () => {
+      await approverPage.goto(page.url());
+      await approverPage.reload();
+      await approverPage.getByTestId('approve').click();
+      await approverPage.waitForFunction(() => !document.querySelector('[data-testid="approval-panel"]'), undefined, { timeout: 30_000 });
+    };
 
     const say = async (text: string) => {
       await page.getByLabel('Message').fill(text);
@@ -69,7 +84,9 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
         await page.getByTestId('approval-panel').waitFor();
         await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('echo hello-from-$((6*7))');
         await expect.poll(() => page.getByTestId('verdict').textContent()).toContain('allowed');
-        await page.getByTestId('approve').click();
+        // echo is a low-risk command: john may approve it himself, and so may alice.
+        await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('alice, john_doe');
+        await approveAsAlice();
         await page.locator('[data-testid="terminal"] .xterm-rows').getByText('hello-from-42').first().waitFor();
         await page.getByTestId('suggestions').getByRole('button', { name: 'Check logs' }).waitFor();
         await page.screenshot({ path: join(SHOTS, '13-terminal.png'), fullPage: true });
@@ -82,7 +99,7 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
       async () => {
         await say('run sleep 4; echo finished-sleeping');
         await page.getByTestId('approval-panel').waitFor();
-        await page.getByTestId('approve').click();
+        await approveAsAlice();
         await page.getByTestId('continue-panel').waitFor({ timeout: 30_000 });
         await page.screenshot({ path: join(SHOTS, '14-read-output-continue.png'), fullPage: true });
         await page.getByRole('button', { name: 'Read Output & Continue' }).click();

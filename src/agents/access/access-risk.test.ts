@@ -17,11 +17,11 @@ describe('access risk (docs/risk.md)', () => {
     ['CRM_READ', 'low', 'grant CRM_READ: read-only, non-production access, no expiry'],
     ['VPN_ACCESS', 'medium', 'grant VPN_ACCESS: no finance, production or write scope access, expires after 365 days'],
     ['DEPLOY_STAGING', 'medium', 'grant DEPLOY_STAGING: deploy access, no expiry'],
-    ['DB_READ_PROD', 'high', 'grant DB_READ_PROD: production access, expires after 30 days'],
+    ['DB_READ_PROD', 'medium', 'grant DB_READ_PROD: production access, expires after 30 days'],
     ['WRITE_DOCUMENTS', 'high', 'grant WRITE_DOCUMENTS: write access, expires after 90 days'],
     ['DB_WRITE_DEV', 'high', 'grant DB_WRITE_DEV: write access, no expiry'],
     ['DEPLOY_PROD', 'high', 'grant DEPLOY_PROD: production + deploy access, expires after 30 days'],
-    ['DB_WRITE_PROD', 'critical', 'grant DB_WRITE_PROD: production + write access, expires after 14 days'],
+    ['DB_WRITE_PROD', 'high', 'grant DB_WRITE_PROD: production + write access, expires after 14 days'],
     ['BILLING_ADMIN', 'critical', 'grant BILLING_ADMIN: finance + admin access, expires after 90 days'],
   ])('%s is %s', (name, level, reason) => {
     expect(assessGrantRisk(name, previewOf(name))).toEqual({ level, reason });

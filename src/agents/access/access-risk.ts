@@ -11,7 +11,9 @@ const FACTORS: ReadonlyArray<{
     weight: 2,
     applies: (tokens, teams) => teams.has('finance') || tokens.has('BILLING') || tokens.has('FINANCE') || tokens.has('PAYROLL'),
   },
-  { label: 'production', weight: 2, applies: (tokens) => tokens.has('PROD') || tokens.has('PRODUCTION') },
+  // Production alone (a read) ranks above a plain read but stays self-approvable: the access
+  // contract's flow 2 has the requester approve his own production read.
+  { label: 'production', weight: 1, applies: (tokens) => tokens.has('PROD') || tokens.has('PRODUCTION') },
   { label: 'write', weight: 2, applies: (tokens) => tokens.has('WRITE') },
   { label: 'admin', weight: 2, applies: (tokens) => tokens.has('ADMIN') },
   { label: 'deploy', weight: 1, applies: (tokens) => tokens.has('DEPLOY') },

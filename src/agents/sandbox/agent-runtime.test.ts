@@ -54,11 +54,23 @@ describe('sandbox agent through the core runtime (offline interpreter)', () => {
     expect(turn.messages.at(-1)?.text).toContain('Ada Lovelace');
   });
 
-  it('write → preview → approve → committed', async () => {
+  it('write → preview → approve → committed (one inserted row is medium risk: the requester may approve it)', async () => {
     const { sessionId, callId } = await proposeWrite();
     const turn = await runtime.decide(sessionId, { type: 'approve', callId }, testIdentity);
     expect(turn.status).toBe('completed');
     expect(count(db)).toBe(1);
+  });
+
+  it('a delete is high risk: the requester may not approve it, another person may', async () => {
+    const { sessionId: insertSession, callId: insertCall } = await proposeWrite();
+    await runtime.decide(insertSession, { type: 'approve', callId: insertCall }, testIdentity);
+    const session = await runtime.startSession({ agent: 'sandbox', identity: testIdentity });
+    const turn = await runtime.send(session.id, 'DELETE FROM customers WHERE id = 55', testIdentity);
+    expect(turn.interrupt).toMatchObject({ type: 'approval', tool: 'commit_transaction', risk: 'high' });
+    const callId = (turn.interrupt as { callId: string }).callId;
+    await expect(runtime.decide(session.id, { type: 'approve', callId }, testIdentity)).rejects.toMatchObject({ code: 'APPROVAL_REFUSED' });
+    const approved = await runtime.decide(session.id, { type: 'approve', callId }, { userId: 99, username: 'carol', roles: ['approver'] });
+    expect(approved.status).toBe('completed');
   });
 
   it('write → preview → reject → rolled back', async () => {

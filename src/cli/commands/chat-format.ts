@@ -33,7 +33,8 @@ export function formatInterrupt(interrupt: Interrupt): string {
   if (interrupt.type === 'continue') return `\n⏳ ${interrupt.message}\n  type "continue" to read the output so far and go on\n`;
   const lines = [
     '',
-    `┌─ approval needed: ${interrupt.tool} (risk ${interrupt.risk})${interrupt.fourEyes ? ' — needs a second person' : ''}`,
+    `┌─ approval needed: ${interrupt.tool} (risk ${interrupt.risk}) — policy ${interrupt.policyId}${interrupt.requiredApprovals > 1 ? `, ${interrupt.requiredApprovals} approvers` : ''}`,
+    `│ who can approve: ${interrupt.eligibleApprovers.join(', ') || 'nobody under the current policy'}`,
     `│ arguments: ${JSON.stringify(interrupt.args)}`,
   ];
   if (interrupt.preview) {

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.ts';
 import { accessServiceCommand } from './access-service.ts';
+import { approvalsCommand } from './approvals.ts';
 import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
@@ -7,6 +8,7 @@ import { checkSqlCommand } from './check-sql.ts';
 import { hostsCommand } from './hosts.ts';
 import { mcpCommand } from './mcp.ts';
 import { mcpServerCommand } from './mcp-server.ts';
+import { policyCommand } from './policy.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsCommand } from './sessions.ts';
 import { usersCommand } from './users.ts';
@@ -17,6 +19,7 @@ export const commands: readonly CliCommand[] = [
   usersCommand,
   chatCommand,
   sessionsCommand,
+  approvalsCommand,
   auditCommand,
   checkCommand,
   checkSqlCommand,
@@ -24,4 +27,5 @@ export const commands: readonly CliCommand[] = [
   mcpServerCommand,
   accessServiceCommand,
   hostsCommand,
+  policyCommand,
 ];

@@ -12,6 +12,8 @@ import { UserRepository } from '../../core/identity/users.ts';
 import { createPrometheusObserver } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
+import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
+import { webhookOptionsFromEnv } from '../../server/webhooks/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
 
@@ -72,6 +74,8 @@ export interface ServeOptions {
 /** Starts everything `opsgate serve` runs; resolves once listening. */
 export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
   const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const webhooks = webhookOptionsFromEnv(options.env);
+  const oidc = oidcConfigFromEnv(options.env);
   const tracing = startTracing(options.env);
   const metrics = createPrometheusObserver();
   const opsgate = await openOpsgate({
@@ -99,6 +103,8 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
         ...(options.env.OPSGATE_METRICS_TOKEN ? { token: options.env.OPSGATE_METRICS_TOKEN } : {}),
       },
       ...(hosts ? { hosts } : {}),
+      ...(webhooks ? { webhooks } : {}),
+      ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     });
     try {
@@ -171,7 +177,9 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 <data-dir>/demo-logins.txt (mode 0600). Build the UI first with scripts/build-web.sh (npm start does).
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
-OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn).`,
+OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
+default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
+OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
     const port = parseIntegerOption('port', values.port, 8080, 0, 65535);

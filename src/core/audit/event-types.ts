@@ -5,6 +5,8 @@ export const CORE_AUDIT_EVENT_TYPES = [
   'tool_proposed',
   'tool_blocked',
   'tool_approved',
+  'approval_recorded',
+  'approval_refused',
   'tool_auto_approved',
   'tool_rejected',
   'tool_modified',

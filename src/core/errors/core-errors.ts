@@ -29,10 +29,6 @@ export const CoreErrors = defineErrorCodes({
     status: 409,
     message: 'The arguments of {tool} changed after they were approved. The call was not run; approve the new arguments explicitly.',
   },
-  FOUR_EYES_REQUIRED: {
-    status: 403,
-    message: '{tool} needs a second person: the requester cannot approve their own call. Ask an approver.',
-  },
   ROLE_REQUIRED: { status: 403, message: 'This needs the {role} role. Ask an admin to grant it.' },
   CALL_ALREADY_DECIDED: {
     status: 409,

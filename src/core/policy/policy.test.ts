@@ -1,37 +1,81 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/index.ts';
 import { approvalHash } from './approval-binding.ts';
-import { decidePolicy } from './policy.ts';
+import { createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
+import { decidePolicy, type PolicyInput } from './policy.ts';
 
 const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
 const write = defineTool({ name: 'w', description: 'w', input: z.object({}), mutability: 'mutable', execute: async () => 0 });
+const policy = createCedarPolicy(loadPolicyDirectory());
+const base = { policy, user: { username: 'john_doe', roles: ['user'] }, agent: 'troubleshoot', at: new Date('2026-11-22T10:00:00Z') };
+const decide = (input: Omit<PolicyInput, keyof typeof base>) => decidePolicy({ ...base, ...input });
 const rule = {
   name: 'agent-mode-auto-approve',
-  applies: (call: { sessionOptions: Readonly<Record<string, unknown>> }) => call.sessionOptions.autoApprove === true,
+  applies: (call: { sessionOptions: Readonly<Record<string, unknown>> }) =>
+    call.sessionOptions.autoApprove === true && call.sessionOptions.agentMode === true,
 };
 
 describe('decidePolicy', () => {
   it('blocks whatever the validator blocks, even read-only tools and auto-approve sessions', () => {
     const verdict = { verdict: 'block' as const, reason: 'rm -rf /', rule: 'linux.rm-root' };
-    expect(decidePolicy({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toMatchObject(
-      { action: 'block', reason: 'rm -rf /' },
-    );
-    expect(decidePolicy({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { autoApprove: true } }).action).toBe(
-      'block',
-    );
+    expect(
+      decide({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { agentMode: true, autoApprove: true } }),
+    ).toMatchObject({ action: 'block', reason: 'rm -rf /' });
+    expect(
+      decide({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { agentMode: true, autoApprove: true } }).action,
+    ).toBe('block');
   });
   it('runs read-only tools', () => {
-    expect(decidePolicy({ tool: read, input: {}, autoApproveRules: [], sessionOptions: {} })).toEqual({ action: 'run' });
+    expect(decide({ tool: read, input: {}, autoApproveRules: [], sessionOptions: {} })).toEqual({
+      action: 'run',
+      policyId: 'read-only-runs',
+    });
   });
   it('asks for mutable tools unless a named rule applies, and names the rule', () => {
     expect(
-      decidePolicy({ tool: write, input: {}, verdict: { verdict: 'allow', reason: 'ok' }, autoApproveRules: [rule], sessionOptions: {} }),
-    ).toEqual({ action: 'ask' });
-    expect(decidePolicy({ tool: write, input: {}, autoApproveRules: [rule], sessionOptions: { autoApprove: true } })).toEqual({
+      decide({ tool: write, input: {}, verdict: { verdict: 'allow', reason: 'ok' }, autoApproveRules: [rule], sessionOptions: {} }),
+    ).toMatchObject({ action: 'ask', policyId: 'state-changes-need-approval', requiredApprovals: 1 });
+    expect(decide({ tool: write, input: {}, autoApproveRules: [rule], sessionOptions: { agentMode: true, autoApprove: true } })).toEqual({
       action: 'auto',
       rule: 'agent-mode-auto-approve',
+      policyId: 'troubleshoot-agent-mode-auto-approve',
     });
+  });
+});
+
+describe('decidePolicy with a policy directory of its own', () => {
+  it('names the validator when it blocks without a rule, and the Cedar policy when a forbid blocks', () => {
+    expect(
+      decide({ tool: write, input: {}, verdict: { verdict: 'block', reason: 'no' }, autoApproveRules: [], sessionOptions: {} }),
+    ).toMatchObject({
+      action: 'block',
+      policyId: 'validator',
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'frozen.cedar'),
+      '@id("change-freeze")\n@reason("changes are frozen")\nforbid (principal, action == Opsgate::Action::"call", resource)\nwhen { context.mutable && context.riskLevel >= 2 };\n',
+    );
+    try {
+      const frozen = createCedarPolicy(loadPolicyDirectory(dir));
+      expect(
+        decidePolicy({ ...base, policy: frozen, tool: write, input: {}, risk: 'high', autoApproveRules: [], sessionOptions: {} }),
+      ).toEqual({
+        action: 'block',
+        policyId: 'change-freeze',
+        reason: 'changes are frozen',
+      });
+      expect(decidePolicy({ ...base, policy: frozen, tool: write, input: {}, autoApproveRules: [], sessionOptions: {} }).action).toBe(
+        'ask',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

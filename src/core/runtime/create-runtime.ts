@@ -7,9 +7,12 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
+import { createCedarPolicy, loadPolicyDirectory } from '../policy/index.ts';
 import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
 import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
+import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
+import { listApproverCandidates } from './approver-candidates.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
@@ -20,6 +23,7 @@ import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
@@ -64,7 +68,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now,
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
-    fourEyesTools: new Set(options.fourEyesTools ?? []),
+    policy: options.policy ?? createCedarPolicy(loadPolicyDirectory(options.policyDir)),
+    approverCandidates: async () => withTeams(options.teamDirectory, await listApproverCandidates(store)),
+    withTeams: (people) => withTeams(options.teamDirectory, people),
     runnerId: instance.id,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
@@ -373,7 +379,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     async decide(sessionId, decision, actor) {
       const working = await loadWorking(sessionId);
-      assertRead(working.row, actor);
+      if (!mayRead(working.row, actor)) {
+        // Every refused decision is audited, also one on a session the person may not see.
+        await audit.append({
+          sessionId,
+          type: 'approval_refused',
+          actor: userActor(actor.username),
+          payload: { callId: decision.callId, reason: 'not the owner of the session and not an approver' },
+        });
+        throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+      }
       if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
       const firstNewSeq = working.nextMessageSeq();
       const status = await guarded(working, () => engine.decide(working, decision, actor));
@@ -385,6 +400,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
       assertRead(row, actor);
       return snapshot(sessionId);
+    },
+
+    pendingApprovals(actor) {
+      return listPendingApprovals({ db: store.db, policy: processor.env.policy, now, withTeams: processor.env.withTeams }, actor);
+    },
+
+    approvalHistory(actor, limit) {
+      return listDecidedApprovals(store.db, actor, limit);
     },
 
     async listSessions(actor, filter = {}) {

@@ -2,8 +2,11 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { Logger } from 'pino';
 import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
+import type { CallPolicy } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
 import type { RuntimeObserver } from '../telemetry/index.ts';
+import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
+import type { TeamDirectory } from './team-directory.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
@@ -20,8 +23,12 @@ export interface RuntimeOptions {
   readonly stepLimit?: number;
   /** How long an approval request stays valid. Default 24 h; 0 disables expiry. */
   readonly approvalTtlMs?: number;
-  /** Tools whose approver must differ from the requester. Default none. */
-  readonly fourEyesTools?: readonly string[];
+  /** Decides which calls run, wait or are blocked, and who may approve. Default: the Cedar policy in `policyDir`. */
+  readonly policy?: CallPolicy;
+  /** A directory of Cedar policies (`OPSGATE_POLICY_DIR`). Default: the policy shipped in src/core/policy/cedar/default. */
+  readonly policyDir?: string;
+  /** Where people's teams come from, for the policy's principals. Default none (nobody is in a team). */
+  readonly teamDirectory?: TeamDirectory;
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */
@@ -85,6 +92,10 @@ export interface Runtime {
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
   listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
+  /** Calls waiting for approval in the sessions `actor` may see, each saying whether the policy lets `actor` approve it. */
+  pendingApprovals(actor: Identity): Promise<PendingApproval[]>;
+  /** Decided approvals, newest first. Default limit 50. */
+  approvalHistory(actor: Identity, limit?: number): Promise<DecidedApproval[]>;
   /**
    * Turns calls that dead instances left `executing` into `unknown` (never re-run) and returns
    * their sessions to idle. Runs at start-up and with every heartbeat; live replicas keep theirs.

@@ -1,3 +1,6 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +13,7 @@ import {
 } from '../../testing/index.ts';
 import { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../identity/index.ts';
+import { DEFAULT_POLICY_DIR } from '../policy/index.ts';
 import { createRuntime } from './create-runtime.ts';
 import type { RuntimeOptions } from './runtime-api.ts';
 
@@ -39,7 +43,14 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(turn.status).toBe('waiting');
     expect(recorder.reads).toBe(1);
     expect(recorder.transfers).toHaveLength(0);
-    expect(turn.interrupt).toMatchObject({ type: 'approval', tool: 'transfer', args: { to: 'bob', amount: 30, user_id: 1 }, risk: 'high' });
+    expect(turn.interrupt).toMatchObject({
+      type: 'approval',
+      tool: 'transfer',
+      args: { to: 'bob', amount: 30, user_id: 1 },
+      risk: 'medium',
+      policyId: 'state-changes-need-approval',
+      requiredApprovals: 1,
+    });
     await first.close();
 
     const second = await start();
@@ -128,6 +139,8 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(await runtime.listSessions(bob)).toHaveLength(0);
     const done = await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
     expect(done.session.toolCalls.find((c) => c.tool === 'transfer')?.approvedBy).toBe('carol');
+    const refused = await new AuditLog(testStore.store).list({ sessionId: session.id, type: 'approval_refused' });
+    expect(refused).toMatchObject([{ actor: 'user:bob', payload: { callId: turn.interrupt!.callId } }]);
   });
 
   it('a plain "yes" in chat approves the pending call; "no" rejects it', async () => {
@@ -141,15 +154,83 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     expect(recorder.transfers).toHaveLength(1);
   });
 
-  it('four-eyes tools need an approver other than the requester', async () => {
-    const runtime = await start({ fourEyesTools: ['transfer'] });
+  it('a policy that forbids self-approval refuses the requester with a typed, audited error', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'transfers.cedar'),
+      '@id("no-self-approved-transfers")\nforbid (principal, action == Opsgate::Action::"approve", resource)\nwhen { context.tool == "transfer" && principal == context.requester };\n',
+    );
+    const runtime = await start({ policyDir });
     const session = await runtime.startSession({ agent: 'ledger', identity: { ...alice, roles: ['approver'] } });
     const turn = await runtime.send(session.id, 'pay bob 30', { ...alice, roles: ['approver'] });
     await expect(
       runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, { ...alice, roles: ['approver'] }),
-    ).rejects.toMatchObject({ code: 'FOUR_EYES_REQUIRED' });
+    ).rejects.toMatchObject({ code: 'APPROVAL_REFUSED', status: 403, fields: { policyId: 'no-self-approved-transfers' } });
+    expect(recorder.transfers).toHaveLength(0);
     await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
     expect(recorder.transfers).toHaveLength(1);
+    rmSync(policyDir, { recursive: true, force: true });
+  });
+
+  it('a policy asking for two approvers keeps the call waiting after the first, refuses the same person twice, and runs after the second', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'two.cedar'),
+      '@id("two-approvers-for-transfers")\npermit (principal, action == Opsgate::Action::"requireSecondApprover", resource)\nwhen { context.tool == "transfer" };\n',
+    );
+    const runtime = await start({ policyDir });
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    expect(turn.interrupt).toMatchObject({ policyId: 'two-approvers-for-transfers', requiredApprovals: 2, approvals: [] });
+    // An edit never counts as an approval: the edited call is a new proposal that needs both people.
+    const edited = await runtime.decide(
+      session.id,
+      { type: 'modify', callId: turn.interrupt!.callId, args: { to: 'bob', amount: 25, user_id: 1 } },
+      approver,
+    );
+    expect(edited.status).toBe('waiting');
+    expect(edited.interrupt).toMatchObject({ args: { amount: 25 }, requiredApprovals: 2, approvals: [] });
+    expect(recorder.transfers).toHaveLength(0);
+    const callId = edited.interrupt!.callId;
+    const first = await runtime.decide(session.id, { type: 'approve', callId }, approver);
+    expect(first.status).toBe('waiting');
+    expect(first.interrupt).toMatchObject({ callId, approvals: ['carol'] });
+    expect(recorder.transfers).toHaveLength(0);
+    await expect(runtime.decide(session.id, { type: 'approve', callId }, approver)).rejects.toMatchObject({
+      code: 'APPROVAL_REFUSED',
+      fields: { policyId: 'sod-distinct-approvers' },
+    });
+    const dave: Identity = { userId: 4, username: 'dave', roles: ['approver'] };
+    const done = await runtime.decide(session.id, { type: 'approve', callId }, dave);
+    expect(done.status).toBe('completed');
+    expect(recorder.transfers).toHaveLength(1);
+    const types = (await new AuditLog(testStore.store).list({ sessionId: session.id })).map((event) => event.type);
+    expect(types.filter((type) => ['approval_recorded', 'approval_refused', 'tool_approved'].includes(type))).toEqual([
+      'approval_recorded',
+      'approval_refused',
+      'tool_approved',
+    ]);
+    rmSync(policyDir, { recursive: true, force: true });
+  });
+
+  it('a forbid in the policy blocks the call before any approval, and the audit names the policy', async () => {
+    const policyDir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
+    writeFileSync(
+      join(policyDir, 'freeze.cedar'),
+      '@id("transfer-freeze")\n@reason("transfers are frozen this quarter")\nforbid (principal, action == Opsgate::Action::"call", resource)\nwhen { context.tool == "transfer" };\n',
+    );
+    const runtime = await start({ policyDir });
+    const session = await runtime.startSession({ agent: 'ledger', identity: alice });
+    const turn = await runtime.send(session.id, 'pay bob 30', alice);
+    expect(turn.interrupt).toBeUndefined();
+    expect(turn.session.toolCalls.find((c) => c.tool === 'transfer')?.status).toBe('blocked');
+    expect(recorder.transfers).toHaveLength(0);
+    const blocked = (await new AuditLog(testStore.store).list({ sessionId: session.id, type: 'tool_blocked' }))[0];
+    expect(blocked?.payload).toMatchObject({ tool: 'transfer', reason: 'transfers are frozen this quarter', policyId: 'transfer-freeze' });
+    rmSync(policyDir, { recursive: true, force: true });
   });
 
   it('expired approvals cannot be approved', async () => {

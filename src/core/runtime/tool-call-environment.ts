@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/index.ts';
+import type { CallPolicy, PolicyPrincipal } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
 import type { SessionEvents } from './events.ts';
 import type { Db } from './session-repository.ts';
@@ -17,7 +18,12 @@ export interface ToolCallEnvironment {
   readonly now: () => Date;
   readonly generateId: () => string;
   readonly approvalTtlMs: number;
-  readonly fourEyesTools: ReadonlySet<string>;
+  /** Decides run | ask | auto | block and who may approve (the Cedar policy). */
+  readonly policy: CallPolicy;
+  /** The people the policy is asked about when it names who can approve. */
+  approverCandidates(): Promise<readonly PolicyPrincipal[]>;
+  /** The people with their teams, for the policy's principals. */
+  withTeams(people: readonly PolicyPrincipal[]): Promise<PolicyPrincipal[]>;
   /** The runtime instance recorded on calls it moves to `executing`. */
   readonly runnerId: string;
 }

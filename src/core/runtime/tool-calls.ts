@@ -6,6 +6,7 @@ import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
 import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
+import { eligibleApprovers, policySubject } from './approval-policy.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
@@ -91,17 +92,19 @@ export class ToolCallProcessor {
     const context = createToolContext(this.#env, session, tool, callId);
     const verdict = tool.validate ? await tool.validate(input, context) : undefined;
     const decision = decidePolicy({
+      ...(await policySubject(this.#env, session)),
       tool,
       input,
+      risk: assessToolRisk(tool, input).level,
       verdict,
       autoApproveRules: session.agent.parts.autoApproveRules ?? [],
       sessionOptions: session.state.options,
     });
     if (decision.action === 'block') {
-      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict);
+      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, decision.policyId);
       return {
         kind: 'result',
-        output: { blocked: true, reason: decision.reason, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
+        output: { blocked: true, reason: decision.reason, policyId: decision.policyId, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
         isError: true,
       };
     }
@@ -162,7 +165,7 @@ export class ToolCallProcessor {
           audit: {
             type: 'tool_auto_approved',
             actor: rule,
-            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict },
+            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, policyId: decision.policyId, verdict },
           },
         },
       );
@@ -177,7 +180,7 @@ export class ToolCallProcessor {
         audit: proposalAudit(
           agentActor(session.agent.definition.name),
           { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: session.identity.username },
-          { riskReason: risk.reason, expiresAt },
+          { riskReason: risk.reason, expiresAt, policyId: decision.policyId, requiredApprovals: decision.requiredApprovals },
         ),
       },
     );
@@ -195,7 +198,10 @@ export class ToolCallProcessor {
       requestedBy: session.identity.username,
       requestedAt: createdAt,
       ...(expiresAt ? { expiresAt } : {}),
-      fourEyes: this.#env.fourEyesTools.has(tool.name),
+      policyId: decision.policyId,
+      requiredApprovals: decision.requiredApprovals,
+      approvals: [],
+      eligibleApprovers: await eligibleApprovers(this.#env, session, tool, input, [], risk.level),
       ...(assistantText ? { text: assistantText } : {}),
     };
     return { kind: 'interrupt', interrupt };
@@ -353,6 +359,7 @@ export class ToolCallProcessor {
     input: unknown,
     reason: string,
     verdict: ValidatorVerdict | undefined,
+    policyId?: string,
   ): Promise<void> {
     const { db, now, lifecycle } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
@@ -382,6 +389,7 @@ export class ToolCallProcessor {
             tool: toolName,
             args,
             reason,
+            ...(policyId ? { policyId } : {}),
             ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}),
           },
         },

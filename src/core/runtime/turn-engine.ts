@@ -8,6 +8,7 @@ import {
   type ApprovalDecisionContext,
   answerQuestion,
   approveCall,
+  authorizeApprover,
   continueAfterSoftTimeout,
   type DecisionContext,
   expireCall,
@@ -146,9 +147,9 @@ export class TurnEngine {
           detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).',
         });
       else {
-        if (interrupt.fourEyes && actor.userId === approval.call.row.requested_by)
-          throw CoreErrors.FOUR_EYES_REQUIRED({ tool: approval.call.row.tool });
         if (hasExpired(approval)) throw await expireCall(approval);
+        const check = await authorizeApprover(approval, decision.type);
+        if (check.kind === 'waiting') return this.#pause(session, check.interrupt);
         outcome = decision.type === 'modify' ? await modifyCall(approval, decision.args) : await approveCall(approval);
       }
       if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);

@@ -22,8 +22,14 @@ export interface ApprovalInterrupt {
   readonly requestedBy: string;
   readonly requestedAt: string;
   readonly expiresAt?: string;
-  /** Needs an approver other than the requester. */
-  readonly fourEyes: boolean;
+  /** The policy (`@id`) that required approval. */
+  readonly policyId: string;
+  /** Distinct people who must approve before the call runs (1, or 2 when the policy asks for a second approver). */
+  readonly requiredApprovals: number;
+  /** Who approved so far (while more approvals are needed). */
+  readonly approvals: readonly string[];
+  /** Who the policy lets approve this call now (usernames). */
+  readonly eligibleApprovers: readonly string[];
   /** What the agent said when it asked. */
   readonly text?: string;
 }

@@ -22,7 +22,8 @@ export class ApiError extends Error {
 
 let csrfToken: string | undefined;
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** One JSON request with the CSRF token; an error answer becomes an `ApiError`. */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;

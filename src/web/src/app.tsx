@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, whenUnauthorized } from './api.ts';
 import { AuditScreen } from './audit-screen.tsx';
 import { ChatScreen } from './chat-screen.tsx';
+import { InboxLink } from './inbox-badge.tsx';
+import { InboxScreen } from './inbox-screen.tsx';
 import { LoginScreen } from './login-screen.tsx';
 import { SessionsScreen } from './sessions-screen.tsx';
 import { useRoute } from './use-route.ts';
@@ -28,6 +30,7 @@ export function App() {
           <a href="#/audit" aria-current={route.name === 'audit' ? 'page' : undefined}>
             Audit log
           </a>
+          <InboxLink current={route.name === 'inbox'} />
         </nav>
         <span class="who" data-testid="who">
           {me.username} <small>({me.roles.join(', ')})</small>
@@ -46,6 +49,7 @@ export function App() {
       <main>
         {route.name === 'sessions' && <SessionsScreen me={me} />}
         {route.name === 'session' && <ChatScreen key={route.id} sessionId={route.id} me={me} />}
+        {route.name === 'inbox' && <InboxScreen me={me} />}
         {route.name === 'audit' && <AuditScreen me={me} {...(route.sessionId ? { sessionId: route.sessionId } : {})} />}
       </main>
     </div>

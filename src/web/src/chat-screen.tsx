@@ -117,7 +117,14 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
           {error}
         </p>
       )}
-      <Composer disabled={busy || !!interrupt} waiting={!!interrupt} onSend={send} />
+      {session.username === me.username ? (
+        <Composer disabled={busy || !!interrupt} waiting={!!interrupt} onSend={send} />
+      ) : (
+        <p class="muted" data-testid="observer-note">
+          This is {session.username}'s session: you can decide its pending requests and read its history; only {session.username} sends
+          messages here.
+        </p>
+      )}
       <FeedbackControl sessionId={session.id} label="How was this session?" />
     </div>
   );

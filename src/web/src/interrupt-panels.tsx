@@ -28,7 +28,9 @@ export function ApprovalPanel({
   const [editError, setEditError] = useState('');
   const ownCall = interrupt.requestedBy === me.username;
   const blocked = interrupt.verdict?.verdict === 'block';
-  const approveDisabled = busy || blocked || (interrupt.fourEyes && ownCall);
+  const eligible = interrupt.eligibleApprovers ?? [];
+  const mayApprove = eligible.includes(me.username);
+  const approveDisabled = busy || blocked || (ownCall && !mayApprove);
   return (
     <section class="panel approval" aria-labelledby="approval-title" data-testid="approval-panel">
       <h3 id="approval-title">
@@ -56,12 +58,18 @@ export function ApprovalPanel({
             </dd>
           </>
         )}
-        {interrupt.fourEyes && (
-          <>
-            <dt>Four eyes</dt>
-            <dd>{ownCall ? 'You asked for this call: another approver must decide it.' : 'The requester cannot approve this call.'}</dd>
-          </>
-        )}
+        <dt>Policy</dt>
+        <dd data-testid="approval-policy">
+          {interrupt.policyId}
+          {(interrupt.requiredApprovals ?? 1) > 1 &&
+            ` (needs ${interrupt.requiredApprovals} approvers; approved so far: ${(interrupt.approvals ?? []).join(', ') || 'nobody'})`}
+        </dd>
+        <dt>Who can approve</dt>
+        <dd data-testid="eligible-approvers">
+          {ownCall && !mayApprove
+            ? `Waiting for an approver: ${eligible.join(', ') || 'nobody under the current policy'}`
+            : eligible.join(', ') || 'nobody under the current policy'}
+        </dd>
       </dl>
       {interrupt.preview && <PreviewView preview={interrupt.preview} />}
       <h4>Exact arguments</h4>

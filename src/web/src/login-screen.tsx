@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Me } from './api.ts';
+import { SsoLink } from './sso-link.tsx';
 
 export function LoginScreen({ onLogin }: { onLogin: (me: Me) => void }) {
   const [error, setError] = useState('');
@@ -40,6 +41,7 @@ export function LoginScreen({ onLogin }: { onLogin: (me: Me) => void }) {
         <button type="submit" class="primary" disabled={busy}>
           Sign in
         </button>
+        <SsoLink />
       </form>
     </main>
   );

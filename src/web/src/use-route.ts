@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`. Hash routing needs no server fallback. */
+/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`, `#/inbox`. Hash routing needs no server fallback. */
 export type Route =
   | { readonly name: 'sessions' }
   | { readonly name: 'session'; readonly id: string }
-  | { readonly name: 'audit'; readonly sessionId?: string };
+  | { readonly name: 'audit'; readonly sessionId?: string }
+  | { readonly name: 'inbox' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -12,6 +13,7 @@ export function parseRoute(hash: string): Route {
   if (session) return { name: 'session', id: decodeURIComponent(session[1]!) };
   const audit = /^\/audit(?:\?session=([^&]+))?$/.exec(path);
   if (audit) return audit[1] ? { name: 'audit', sessionId: decodeURIComponent(audit[1]) } : { name: 'audit' };
+  if (path === '/inbox') return { name: 'inbox' };
   return { name: 'sessions' };
 }
 

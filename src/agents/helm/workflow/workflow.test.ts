@@ -6,6 +6,8 @@ import { SimulatedCluster } from '../backends/simulator/simulated-cluster.ts';
 import { helmAgent } from '../index.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
+// Helm changes are high or critical risk: under the default policy someone else approves them.
+const approver: Identity = { userId: 2, username: 'carol', roles: ['approver'] };
 
 describe.each(testStoreFactories())('helm workflows through the runtime on the simulator ($dialect)', (factory) => {
   let testStore: TestStore;
@@ -28,7 +30,7 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
   }
   const answer = (id: string, turn: TurnResult, value: 'yes' | 'no' | { custom: string } = 'yes') =>
     runtime.decide(id, { type: 'answer', callId: turn.interrupt!.callId, answer: value }, alice);
-  const approve = (id: string, turn: TurnResult) => runtime.decide(id, { type: 'approve', callId: turn.interrupt!.callId }, alice);
+  const approve = (id: string, turn: TurnResult) => runtime.decide(id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
   const lastText = (turn: TurnResult) => turn.messages.filter((m) => m.role === 'assistant').at(-1)?.text ?? '';
 
   async function install(command = 'install webapp as web version 1.0.0 set replicaCount=3') {
@@ -120,7 +122,7 @@ describe.each(testStoreFactories())('helm workflows through the runtime on the s
     const again = await runtime.decide(
       id,
       { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } },
-      alice,
+      approver,
     );
     expect(again.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart' });
     const fresh = again.interrupt as unknown as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };

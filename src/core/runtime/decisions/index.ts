@@ -1,5 +1,6 @@
 export { answerQuestion } from './answer.ts';
 export { approveCall } from './approve.ts';
+export { type ApproverCheck, authorizeApprover } from './authorize-approver.ts';
 export { continueAfterSoftTimeout } from './continue.ts';
 export type { ApprovalDecisionContext, DecisionContext } from './decision-context.ts';
 export { expireCall, hasExpired } from './expire.ts';

@@ -1,6 +1,7 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
 import { assessToolRisk } from '../../tools/index.ts';
+import { eligibleApprovers, policySubject } from '../approval-policy.ts';
 import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
@@ -20,7 +21,15 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const input = prepareInput(tool, editedArgs, session);
   const toolContext = createToolContext(env, session, tool, original.id);
   const verdict = tool.validate ? await tool.validate(input, toolContext) : undefined;
-  const policy = decidePolicy({ tool, input, verdict, autoApproveRules: [], sessionOptions: session.state.options });
+  const policy = decidePolicy({
+    ...(await policySubject(env, session)),
+    tool,
+    input,
+    risk: assessToolRisk(tool, input).level,
+    verdict,
+    autoApproveRules: [],
+    sessionOptions: session.state.options,
+  });
   if (policy.action === 'block') {
     env.lifecycle.transition(session.uow, call, {
       to: 'blocked',
@@ -53,7 +62,8 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
     },
     live: { type: 'decision', data: { callId: original.id, decision: 'modify', by: actor.username } },
   });
-  const needsFreshReview = preview?.bindingDigest !== undefined;
+  // A call that needs two people is never approved by one person's edit.
+  const needsFreshReview = preview?.bindingDigest !== undefined || (policy.action === 'ask' && policy.requiredApprovals > 1);
   const row = {
     ...original,
     id: callId,
@@ -74,7 +84,11 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         audit: proposalAudit(
           by,
           { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: interrupt.requestedBy },
-          { riskReason: risk.reason, modifiedFrom: original.id },
+          {
+            riskReason: risk.reason,
+            modifiedFrom: original.id,
+            ...(policy.action === 'ask' ? { policyId: policy.policyId, requiredApprovals: policy.requiredApprovals } : {}),
+          },
         ),
       },
     );
@@ -96,6 +110,9 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         riskReason: risk.reason,
         ...(preview ? { preview } : {}),
         ...(verdict ? { verdict } : {}),
+        ...(policy.action === 'ask' ? { policyId: policy.policyId, requiredApprovals: policy.requiredApprovals } : {}),
+        approvals: [],
+        eligibleApprovers: await eligibleApprovers(env, session, tool, input, [], risk.level),
         requestedAt: decidedAt,
       },
     };

@@ -1,0 +1,112 @@
+import { openOpsgate } from '../../app/open-opsgate.ts';
+import type { Identity } from '../../core/identity/index.ts';
+import { UserRepository } from '../../core/identity/users.ts';
+import type { PendingApproval, Runtime } from '../../core/runtime/index.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { parseCommandArgs } from '../parse-args.ts';
+
+const usage = `Usage: opsgate approvals list [--user NAME] [--history] [--json]
+       opsgate approvals show CALL_ID [--user NAME]
+       opsgate approvals approve CALL_ID [--user NAME]
+       opsgate approvals reject CALL_ID [--reason TEXT] [--user NAME]
+
+The approver's inbox at the terminal, on the data store (OPSGATE_DATA_DIR / OPSGATE_DATABASE_URL).
+list     calls waiting for approval in the sessions NAME may see; "*" marks those the policy lets
+         NAME approve. --history lists decided approvals instead, newest first.
+show     one pending call: tool, exact arguments, risk, policy and who can approve.
+approve  approves as NAME; exit 1 with the reason and who can approve when the policy refuses.
+reject   rejects as NAME with a reason.
+  --user NAME   who acts (default: $OPSGATE_USER, then $USER)`;
+
+function describe(item: PendingApproval, me: string): string[] {
+  const { interrupt } = item;
+  return [
+    `call      ${interrupt.callId}${item.mayApprove ? '  (you may approve)' : ''}`,
+    `session   ${item.sessionId} (${item.agent}: ${item.title})`,
+    `tool      ${interrupt.tool} (risk ${interrupt.risk})`,
+    `arguments ${JSON.stringify(interrupt.args)}`,
+    ...(interrupt.preview ? [`preview   ${interrupt.preview.summary}`] : []),
+    `asked by  ${interrupt.requestedBy} at ${interrupt.requestedAt}`,
+    `policy    ${interrupt.policyId}${interrupt.requiredApprovals > 1 ? ` (${interrupt.requiredApprovals} approvers; so far: ${interrupt.approvals.join(', ') || 'nobody'})` : ''}`,
+    `approvers ${interrupt.eligibleApprovers.filter((name) => name !== me || item.mayApprove).join(', ') || 'nobody under the current policy'}`,
+  ];
+}
+
+async function pendingCall(runtime: Runtime, actor: Identity, callId: string | undefined): Promise<PendingApproval> {
+  if (!callId) throw new UsageError('name the call: opsgate approvals show|approve|reject CALL_ID');
+  const found = (await runtime.pendingApprovals(actor)).find((item) => item.interrupt.callId === callId);
+  if (!found)
+    throw new UsageError(`no call ${callId} waits for approval in the sessions ${actor.username} may see; see "opsgate approvals list"`);
+  return found;
+}
+
+async function list(runtime: Runtime, actor: Identity, values: { history?: boolean; json?: boolean }, io: CliIo): Promise<number> {
+  if (values.history) {
+    const decided = await runtime.approvalHistory(actor);
+    if (values.json) io.stdout.write(`${JSON.stringify(decided, null, 2)}\n`);
+    else if (decided.length === 0) io.stdout.write('no decided approvals\n');
+    else
+      for (const d of decided)
+        io.stdout.write(
+          `${d.decidedAt}  ${d.status.padEnd(9)} ${d.tool.padEnd(28)} by ${d.approvedBy ?? '-'}  asked by ${d.requestedBy}  ${d.callId}\n`,
+        );
+    return 0;
+  }
+  const pending = await runtime.pendingApprovals(actor);
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify({ pending, waitingForMe: pending.filter((p) => p.mayApprove).length }, null, 2)}\n`);
+    return 0;
+  }
+  io.stdout.write(`${pending.filter((p) => p.mayApprove).length} waiting for ${actor.username}, ${pending.length} pending in all\n`);
+  for (const p of pending)
+    io.stdout.write(
+      `${p.mayApprove ? '*' : ' '} ${p.interrupt.callId}  ${p.interrupt.tool.padEnd(28)} risk ${p.interrupt.risk.padEnd(8)} asked by ${p.interrupt.requestedBy}  ${JSON.stringify(p.interrupt.args)}\n`,
+    );
+  return 0;
+}
+
+/** `opsgate approvals`: list, show, approve and reject pending calls as a named person. */
+export const approvalsCommand: CliCommand = {
+  name: 'approvals',
+  summary: "the approver's inbox: list | show | approve | reject pending calls",
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { user: { type: 'string' }, history: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' } },
+      true,
+    );
+    const [verb, callId, ...extra] = positionals;
+    if (verb !== 'list' && verb !== 'show' && verb !== 'approve' && verb !== 'reject')
+      throw new UsageError('expected list, show, approve or reject (see opsgate approvals --help)');
+    if (extra.length > 0 || (verb === 'list' && callId !== undefined)) throw new UsageError('too many arguments');
+    if (values.reason !== undefined && verb !== 'reject') throw new UsageError('--reason belongs to "approvals reject"');
+    if ((values.history || values.json) && verb !== 'list') throw new UsageError('--history and --json belong to "approvals list"');
+    const opsgate = await openOpsgate({ env: io.env });
+    try {
+      const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
+      const user = await new UserRepository(opsgate.store).findByName(username);
+      if (!user) throw new UsageError(`no user named "${username}"; create one with "opsgate users add ${username}"`);
+      const actor: Identity = { userId: user.id, username: user.username, roles: user.roles };
+      const { runtime } = opsgate;
+      if (verb === 'list') return await list(runtime, actor, values, io);
+      const item = await pendingCall(runtime, actor, callId);
+      if (verb === 'show') {
+        io.stdout.write(`${describe(item, actor.username).join('\n')}\n`);
+        return 0;
+      }
+      const decision =
+        verb === 'approve'
+          ? ({ type: 'approve', callId: item.interrupt.callId } as const)
+          : ({ type: 'reject', callId: item.interrupt.callId, ...(values.reason ? { reason: values.reason } : {}) } as const);
+      const result = await runtime.decide(item.sessionId, decision, actor);
+      const call = result.session.toolCalls.find((c) => c.id === item.interrupt.callId);
+      io.stdout.write(
+        `${verb === 'approve' ? 'approved' : 'rejected'} ${item.interrupt.callId} (${item.interrupt.tool}): now ${call?.status ?? result.status}\n`,
+      );
+      return 0;
+    } finally {
+      await opsgate.close();
+    }
+  },
+};

@@ -1,0 +1,231 @@
+import type { CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import {
+  actionUid,
+  callFacts,
+  type PolicyCall,
+  type PolicyPrincipal,
+  principalEntities,
+  resourceEntity,
+  userUid,
+} from './cedar-request.ts';
+import type { PolicySet } from './policy-directory.ts';
+import { PolicyErrors } from './policy-errors.ts';
+
+export interface DecideCallInput {
+  readonly user: PolicyPrincipal;
+  readonly call: PolicyCall;
+  /** The agent's auto-approve rule that matches this call, if any; the policy decides whether it may apply. */
+  readonly autoApproveRule?: string;
+  readonly sessionOptions?: Readonly<Record<string, unknown>>;
+  readonly at: Date;
+}
+
+export interface CallDecision {
+  readonly action: 'run' | 'ask' | 'block' | 'auto';
+  /** The policy that decided, by its `@id`. */
+  readonly policyId: string;
+  readonly reason: string;
+  /** People who must approve before an `ask` runs: 1, or 2 when a policy asks for a second approver. 0 otherwise. */
+  readonly requiredApprovals: number;
+  /** For `auto`: the agent rule the policy let apply. */
+  readonly rule?: string;
+}
+
+export interface MayApproveInput {
+  readonly approver: PolicyPrincipal;
+  readonly requester: PolicyPrincipal;
+  readonly call: PolicyCall;
+  /** Usernames who already approved this call. */
+  readonly approvalsSoFar: readonly string[];
+  /** People to test for `eligibleApprovers`. Default none. */
+  readonly candidates?: readonly PolicyPrincipal[];
+  readonly at: Date;
+}
+
+export interface ApprovalVerdict {
+  readonly allowed: boolean;
+  readonly policyId: string;
+  readonly reason: string;
+  /** Usernames among the candidates the policy lets approve this call now. */
+  readonly eligibleApprovers: readonly string[];
+}
+
+/** Decides run | ask | block | auto for a call and who may approve it, by a validated Cedar policy set. */
+export interface CallPolicy {
+  readonly dir: string;
+  decideCall(input: DecideCallInput): CallDecision;
+  mayApprove(input: MayApproveInput): ApprovalVerdict;
+}
+
+interface Answer {
+  readonly allowed: boolean;
+  readonly policyIds: readonly string[];
+}
+
+const NO_POLICY = 'no-matching-policy';
+let preparsedSets = 0;
+/** Answers remembered per policy set (a loaded set never changes). At most 2,000 requests. */
+const ANSWER_CACHE_SIZE = 2000;
+
+export function createCedarPolicy(set: PolicySet): CallPolicy {
+  const staticPolicies = Object.fromEntries([...set.policies].map(([id, policy]) => [id, policy.text]));
+  // Parsed once into the engine's cache: parsing the schema and policies per request costs milliseconds.
+  preparsedSets += 1;
+  const setName = `opsgate-policy-${preparsedSets}`;
+  const parsedPolicies = cedar.preparsePolicySet(setName, { staticPolicies });
+  const parsedSchema = cedar.preparseSchema(setName, set.schema);
+  for (const parsed of [parsedPolicies, parsedSchema])
+    if (parsed.type === 'failure')
+      throw PolicyErrors.POLICY_INVALID({ dir: set.dir, detail: parsed.errors.map((error) => error.message).join('; ') });
+
+  // An answer is a pure function of the request, so an identical request (the same person, call
+  // and resource in the same hour) is answered from memory; the oldest entries leave first.
+  const answers = new Map<string, Answer>();
+
+  function ask(
+    action: string,
+    principal: string,
+    resource: EntityJson,
+    context: Record<string, CedarValueJson>,
+    entities: EntityJson[],
+    tool: string,
+  ): Answer {
+    const key = JSON.stringify([action, principal, resource, context, entities]);
+    const known = answers.get(key);
+    if (known) return known;
+    const answer = evaluate(action, principal, resource, context, entities, tool);
+    if (answers.size >= ANSWER_CACHE_SIZE) answers.delete(answers.keys().next().value as string);
+    answers.set(key, answer);
+    return answer;
+  }
+
+  function evaluate(
+    action: string,
+    principal: string,
+    resource: EntityJson,
+    context: Record<string, CedarValueJson>,
+    entities: EntityJson[],
+    tool: string,
+  ): Answer {
+    const answer = cedar.statefulIsAuthorized({
+      principal: userUid(principal),
+      action: actionUid(action),
+      resource: resource.uid,
+      context,
+      preparsedSchemaName: setName,
+      validateRequest: true,
+      preparsedPolicySetId: setName,
+      entities: [...entities, resource],
+    });
+    if (answer.type === 'failure')
+      throw PolicyErrors.POLICY_EVALUATION_FAILED({ action, tool, detail: answer.errors.map((error) => error.message).join('; ') });
+    const { decision, diagnostics } = answer.response;
+    if (diagnostics.errors.length > 0)
+      throw PolicyErrors.POLICY_EVALUATION_FAILED({
+        action,
+        tool,
+        detail: diagnostics.errors.map((error) => `${error.policyId}: ${error.error.message}`).join('; '),
+      });
+    return { allowed: decision === 'allow', policyIds: [...diagnostics.reason].sort() };
+  }
+
+  function reasonOf(policyId: string, fallback: string): string {
+    return set.policies.get(policyId)?.reason ?? fallback;
+  }
+
+  return {
+    dir: set.dir,
+
+    decideCall(input) {
+      const { user, call } = input;
+      const options = input.sessionOptions ?? {};
+      const context = {
+        ...callFacts(call, user.username, input.at),
+        autoApproveRule: input.autoApproveRule ?? '',
+        agentMode: options.agentMode === true,
+        autoApprove: options.autoApprove === true,
+      };
+      const resource = resourceEntity(call);
+      const entities = principalEntities(user);
+      const check = (action: string) => ask(action, user.username, resource, context, entities, call.tool);
+
+      const allowed = check('call');
+      if (!allowed.allowed) {
+        const policyId = allowed.policyIds[0] ?? NO_POLICY;
+        return { action: 'block', policyId, reason: reasonOf(policyId, `No policy allows ${call.tool} here.`), requiredApprovals: 0 };
+      }
+      const run = check('run');
+      if (run.allowed) {
+        const policyId = run.policyIds[0] ?? NO_POLICY;
+        return {
+          action: 'run',
+          policyId,
+          reason: reasonOf(policyId, `Policy ${policyId} lets ${call.tool} run at once.`),
+          requiredApprovals: 0,
+        };
+      }
+      if (input.autoApproveRule) {
+        const auto = check('autoApprove');
+        if (auto.allowed) {
+          const policyId = auto.policyIds[0] ?? NO_POLICY;
+          return {
+            action: 'auto',
+            policyId,
+            rule: input.autoApproveRule,
+            reason: reasonOf(policyId, `Policy ${policyId} lets rule ${input.autoApproveRule} approve ${call.tool}.`),
+            requiredApprovals: 0,
+          };
+        }
+      }
+      const needsApproval = check('ask');
+      if (!needsApproval.allowed) {
+        const policyId = needsApproval.policyIds[0] ?? NO_POLICY;
+        return {
+          action: 'block',
+          policyId,
+          reason: reasonOf(policyId, `No policy lets ${call.tool} run or wait for approval.`),
+          requiredApprovals: 0,
+        };
+      }
+      const second = check('requireSecondApprover');
+      const policyId = second.allowed ? (second.policyIds[0] ?? NO_POLICY) : (needsApproval.policyIds[0] ?? NO_POLICY);
+      const requiredApprovals = second.allowed ? 2 : 1;
+      const fallback = second.allowed
+        ? `Policy ${policyId} asks two distinct people to approve ${call.tool}.`
+        : `Policy ${policyId} asks a person to approve ${call.tool}.`;
+      return { action: 'ask', policyId, reason: reasonOf(policyId, fallback), requiredApprovals };
+    },
+
+    mayApprove(input) {
+      const { call, requester } = input;
+      const facts = { ...callFacts(call, requester.username, input.at), approvalsSoFar: [...input.approvalsSoFar] };
+      const resource = resourceEntity(call);
+      const verdictFor = (approver: PolicyPrincipal): Answer => {
+        const entities = principalEntities(approver);
+        if (approver.username !== requester.username)
+          entities.push(...principalEntities(requester).filter((entity) => !entities.some((known) => sameUid(known, entity))));
+        return ask('approve', approver.username, resource, facts, entities, call.tool);
+      };
+      const verdict = verdictFor(input.approver);
+      const eligibleApprovers = (input.candidates ?? [])
+        .filter((candidate) => verdictFor(candidate).allowed)
+        .map((candidate) => candidate.username)
+        .sort();
+      const policyId = verdict.policyIds[0] ?? NO_POLICY;
+      if (verdict.allowed)
+        return {
+          allowed: true,
+          policyId,
+          reason: reasonOf(policyId, `Policy ${policyId} lets ${input.approver.username} approve ${call.tool}.`),
+          eligibleApprovers,
+        };
+      const reason = reasonOf(policyId, verdict.policyIds.length > 0 ? `policy ${policyId} forbids it` : 'no policy lets them approve it');
+      return { allowed: false, policyId, reason, eligibleApprovers };
+    },
+  };
+}
+
+function sameUid(a: EntityJson, b: EntityJson): boolean {
+  return JSON.stringify(a.uid) === JSON.stringify(b.uid);
+}

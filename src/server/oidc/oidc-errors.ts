@@ -1,0 +1,13 @@
+import { defineErrorCodes } from '../../core/errors/index.ts';
+
+export const OidcErrors = defineErrorCodes({
+  OIDC_LOGIN_FAILED: {
+    status: 401,
+    message: 'Single sign-on failed: {detail}. Start again from the login page; if it keeps failing, tell an admin.',
+  },
+  OIDC_ACCOUNT_CONFLICT: {
+    status: 409,
+    message:
+      'A local account named {username} exists and is not linked to this sign-on identity, so it was not taken over. Ask an admin to rename one of them.',
+  },
+});
