@@ -5,6 +5,8 @@ import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
+import type { RuntimeMetrics } from '../core/telemetry/index.ts';
+import { instrumentRuntime } from './instrument-runtime.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -15,6 +17,8 @@ export interface OpenOpsgateOptions {
   readonly logger?: Logger;
   /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
   readonly stepLimit?: number;
+  /** Where the runtime reports turns, tool calls, store and audit timings. Default: nowhere. */
+  readonly metrics?: RuntimeMetrics;
 }
 
 export interface Opsgate {
@@ -44,7 +48,7 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
   try {
-    const runtime = await createRuntime({
+    const created = await createRuntime({
       store,
       agents: selected,
       ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
@@ -53,7 +57,9 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       env,
       ...(stepLimit ? { stepLimit } : {}),
       ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
+    const runtime = options.metrics ? instrumentRuntime(created, options.metrics) : created;
     return {
       store,
       runtime,

@@ -18,6 +18,7 @@ import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
+import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -43,6 +44,8 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Serves `GET /metrics` (Prometheus text) when given; see `MetricsEndpoint.token`. Default: no route. */
+  readonly metrics?: MetricsEndpoint;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   };
   app.get('/openapi.json', async () => openApi());
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
+  if (options.metrics) metricsRoute(app, options.metrics);
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
 
   // Private: one encapsulated context, authenticated once.

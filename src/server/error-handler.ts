@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { OpsgateError } from '../core/errors/index.ts';
 import { ServerErrors } from './server-errors.ts';
+import { STORE_RETRY_AFTER_SECONDS, storeUnavailable } from './store-failures.ts';
 
 /** The client sees `{ code, message }` and the right status, never a stack trace. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | OpsgateError | Error, request, reply) => {
     let failure: OpsgateError;
+    const unavailable = OpsgateError.isInstance(error) ? undefined : storeUnavailable(error);
     if (OpsgateError.isInstance(error)) {
       failure = error;
+    } else if (unavailable) {
+      failure = unavailable;
+      void reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode === 429) {
       failure = ServerErrors.RATE_LIMITED({
         retryAfter: reply.getHeader('retry-after') ? `${reply.getHeader('retry-after')} seconds` : 'a minute',

@@ -8,6 +8,7 @@ import { openOpsgate } from '../../app/open-opsgate.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
 import { AuditLog } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
+import { createMetrics } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
@@ -67,10 +68,22 @@ export interface ServeOptions {
   readonly webRoot?: string;
 }
 
+/** `OPSGATE_METRICS_TOKEN`: when set, scrapes of /metrics must send it as a bearer token. */
+function metricsToken(env: Readonly<Record<string, string | undefined>>): { token?: string } {
+  const token = env.OPSGATE_METRICS_TOKEN?.trim();
+  return token ? { token } : {};
+}
+
 /** Starts everything `opsgate serve` runs; resolves once listening. */
 export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
   const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
-  const opsgate = await openOpsgate({ env: options.env, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  const metrics = options.env.OPSGATE_METRICS === 'off' ? undefined : createMetrics();
+  const opsgate = await openOpsgate({
+    env: options.env,
+    logger,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(metrics ? { metrics } : {}),
+  });
   try {
     const users = new UserRepository(opsgate.store);
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
@@ -87,6 +100,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       logger,
       ...(hosts ? { hosts } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+      ...(metrics ? { metrics: { render: metrics.render, contentType: metrics.contentType, ...metricsToken(options.env) } } : {}),
     });
     try {
       await app.listen({ port: options.port, host: options.host });

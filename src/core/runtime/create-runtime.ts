@@ -45,6 +45,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? randomUUID;
   const audit = new AuditLog(store, now);
+  if (options.metrics) audit.observeAppends((ms) => options.metrics?.auditAppend(ms));
   const events = new SessionEvents(store, now);
   await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
 import type { Store } from '../store/index.ts';
+import type { RuntimeMetrics } from '../telemetry/index.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   readonly heartbeatMs?: number;
   /** How long another instance may be silent before its work is recovered. Default 30 s. */
   readonly instanceStaleMs?: number;
+  /** Where the runtime reports what it does (`createMetrics()` for Prometheus). Default: nowhere. */
+  readonly metrics?: RuntimeMetrics;
 }
 
 export interface AgentInfo {

@@ -1,0 +1,1 @@
+export { createMetrics, type MetricsOptions, type OpsgateMetrics, type RuntimeMetrics } from './metrics.ts';
