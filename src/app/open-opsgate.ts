@@ -5,8 +5,7 @@ import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
-import type { RuntimeMetrics } from '../core/telemetry/index.ts';
-import { instrumentRuntime } from './instrument-runtime.ts';
+import type { RuntimeObserver } from '../core/telemetry/index.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -17,8 +16,8 @@ export interface OpenOpsgateOptions {
   readonly logger?: Logger;
   /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
   readonly stepLimit?: number;
-  /** Where the runtime reports turns, tool calls, store and audit timings. Default: nowhere. */
-  readonly metrics?: RuntimeMetrics;
+  /** Receives the runtime's metrics. Default none. */
+  readonly observer?: RuntimeObserver;
 }
 
 export interface Opsgate {
@@ -48,7 +47,7 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
   try {
-    const created = await createRuntime({
+    const runtime = await createRuntime({
       store,
       agents: selected,
       ...(choice ? { model: () => createConfiguredModel(choice, env) } : {}),
@@ -56,10 +55,9 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       dataDir,
       env,
       ...(stepLimit ? { stepLimit } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
       ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
-      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
-    const runtime = options.metrics ? instrumentRuntime(created, options.metrics) : created;
     return {
       store,
       runtime,

@@ -44,7 +44,7 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
-  /** Serves `GET /metrics` (Prometheus text) when given; see `MetricsEndpoint.token`. Default: no route. */
+  /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
 }
 
@@ -89,8 +89,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     return document;
   };
   app.get('/openapi.json', async () => openApi());
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   if (options.metrics) metricsRoute(app, options.metrics);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
 
   // Private: one encapsulated context, authenticated once.

@@ -12,14 +12,6 @@ export const ServerErrors = defineErrorCodes({
   ROUTE_NOT_FOUND: { status: 404, message: 'There is no endpoint {method} {url}. See /docs for the API.' },
   INVALID_REQUEST: { status: 400, message: 'The request is invalid: {detail}' },
   AUDIT_UNAVAILABLE: { status: 503, message: 'The audit log is not available in this server. Run "opsgate audit verify" instead.' },
-  METRICS_TOKEN_REQUIRED: {
-    status: 401,
-    message: 'GET /metrics needs the header "Authorization: Bearer <OPSGATE_METRICS_TOKEN>"; set the same token in your scraper.',
-  },
-  STORE_UNAVAILABLE: {
-    status: 503,
-    message: 'The database is not reachable right now ({detail}). Nothing was changed; try again in a few seconds.',
-  },
   HOSTS_UNAVAILABLE: { status: 404, message: 'No agent in this server manages hosts.' },
   INTERNAL: {
     status: 500,

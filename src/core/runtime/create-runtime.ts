@@ -7,7 +7,8 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
-import { resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
@@ -44,9 +45,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger: Logger = options.logger ?? pino({ level: 'silent' });
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? randomUUID;
+  const observer = options.observer ?? NO_OBSERVER;
   const audit = new AuditLog(store, now);
-  if (options.metrics) audit.observeAppends((ms) => options.metrics?.auditAppend(ms));
-  const events = new SessionEvents(store, now);
+  audit.observeAppends((ms) => observer.auditSealed(ms));
+  if (options.observer) observeTransactions({ transaction: (ms, retries) => observer.storeTransaction(ms, retries) });
+  const events = new SessionEvents(store, now, observer);
   await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
@@ -56,7 +59,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     db: store.db,
     audit,
     events,
-    lifecycle: new ToolCallLifecycle(audit, events),
+    lifecycle: new ToolCallLifecycle(audit, events, observer),
     logger,
     now,
     generateId,
@@ -168,6 +171,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const finish = (working: WorkingSession, status: LoopStatus, firstNewSeq: number): TurnResult => {
     sessions.put(working);
+    observer.turn(working.row.agent, status);
     const session = snapshotOf(working);
     const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
     return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
@@ -179,6 +183,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       return await run();
     } catch (error) {
       sessions.forget(working.id);
+      observer.turn(working.row.agent, 'failed');
       // Keep what the turn did so far (the person's message, calls that ran) and free the session.
       if (!(error instanceof StaleWriteError) && !working.uow.isEmpty) {
         working.save('idle', now().toISOString());

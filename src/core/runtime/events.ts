@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
 import type { Store, UnitOfWork, WriteTransaction } from '../store/index.ts';
+import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -22,9 +23,12 @@ export class SessionEvents implements SessionEventFeed {
   readonly #relayTails = new Map<string, Promise<void>>();
   #stopListening: (() => Promise<void>) | undefined;
 
-  constructor(store: Store, now: () => Date) {
+  readonly #observer: RuntimeObserver;
+
+  constructor(store: Store, now: () => Date, observer: RuntimeObserver = NO_OBSERVER) {
     this.#store = store;
     this.#now = now;
+    this.#observer = observer;
     this.#emitter.setMaxListeners(0);
   }
 
@@ -58,7 +62,7 @@ export class SessionEvents implements SessionEventFeed {
       if (seq <= after) return;
       for (const event of await this.since(sessionId, after)) {
         this.#relayed.set(sessionId, event.seq);
-        this.#emit(event);
+        this.#emit(event, true);
       }
     });
     this.#relayTails.set(
@@ -67,7 +71,8 @@ export class SessionEvents implements SessionEventFeed {
     );
   }
 
-  #emit(event: SessionEvent): void {
+  #emit(event: SessionEvent, relayed = false): void {
+    this.#observer.liveEventLag(Math.max(0, Date.now() - Date.parse(event.createdAt)), relayed);
     this.#emitter.emit(event.sessionId, event);
     this.#emitter.emit('*', event);
   }

@@ -1,5 +1,6 @@
 import type { AuditActor, AuditEventType, AuditLog } from '../audit/index.ts';
 import { StaleWriteError, type UnitOfWork } from '../store/index.ts';
+import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEvents } from './events.ts';
 import { sessionRepository, type ToolCallRow } from './session-repository.ts';
 import type { ToolCallStatus } from './types.ts';
@@ -93,10 +94,12 @@ function assertAllowed(from: From, transition: Transition): void {
 export class ToolCallLifecycle {
   readonly #audit: AuditLog;
   readonly #events: SessionEvents;
+  readonly #observer: RuntimeObserver;
 
-  constructor(audit: AuditLog, events: SessionEvents) {
+  constructor(audit: AuditLog, events: SessionEvents, observer: RuntimeObserver = NO_OBSERVER) {
     this.#audit = audit;
     this.#events = events;
+    this.#observer = observer;
   }
 
   /** Records a new call of a session in its first status. */
@@ -113,6 +116,7 @@ export class ToolCallLifecycle {
     });
     uow.afterCommit(() => {
       call.queued = false;
+      this.#observer.toolCall(row.tool, row.status as ToolCallStatus);
     });
     this.#effects(uow, row.session_id, effects);
     return call;
@@ -136,6 +140,11 @@ export class ToolCallLifecycle {
       });
     }
     this.#effects(uow, call.row.session_id, transition);
+    const { tool, created_at: proposedAt, decided_at: decidedAt } = call.row;
+    uow.afterCommit(() => {
+      this.#observer.toolCall(tool, transition.to);
+      if (from === 'proposed' && decidedAt) this.#observer.approvalWait(Math.max(0, Date.parse(decidedAt) - Date.parse(proposedAt)) / 1000);
+    });
   }
 
   #effects(uow: UnitOfWork, sessionId: string, effects: Pick<Transition, 'audit' | 'live'>): void {

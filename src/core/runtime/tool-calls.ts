@@ -4,6 +4,7 @@ import { agentActor, approverActor, canonicalJson, ruleActor, SYSTEM_ACTOR } fro
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { StaleWriteError } from '../store/index.ts';
+import { withToolSpan } from '../telemetry/index.ts';
 import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
@@ -257,7 +258,7 @@ export class ToolCallProcessor {
     let output: unknown;
     let failure: unknown;
     try {
-      output = await chain();
+      output = await withToolSpan({ tool: tool.name, callId, description: tool.description, mutability: tool.mutability }, chain);
     } catch (error) {
       failure = error;
     }

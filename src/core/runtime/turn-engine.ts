@@ -3,6 +3,7 @@ import { SYSTEM_ACTOR } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import type { Identity } from '../identity/index.ts';
 import { StaleWriteError } from '../store/index.ts';
+import { withModelSpan } from '../telemetry/index.ts';
 import {
   type ApprovalDecisionContext,
   answerQuestion,
@@ -235,14 +236,17 @@ export class TurnEngine {
     const system = [agent.definition.instructions, agent.parts.instructionsFor?.(view), ...facts].filter(Boolean).join('\n\n');
     try {
       const events = this.#processor.env.events;
-      return await runModelStep(
-        agent.model,
-        {
-          prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
-          tools: offered.map(toModelTool),
-          toolChoice: { type: 'auto' },
-        },
-        (text) => events.publish(session.id, 'text.delta', { text }),
+      return await withModelSpan({ provider: agent.model.provider, modelId: agent.model.modelId }, (reportUsage) =>
+        runModelStep(
+          agent.model,
+          {
+            prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
+            tools: offered.map(toModelTool),
+            toolChoice: { type: 'auto' },
+          },
+          (text) => events.publish(session.id, 'text.delta', { text }),
+          (usage) => reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total }),
+        ),
       );
     } catch (error) {
       if (OpsgateError.isInstance(error)) throw error;

@@ -1,1 +1,3 @@
-export { createMetrics, type MetricsOptions, type OpsgateMetrics, type RuntimeMetrics } from './metrics.ts';
+export { NO_OBSERVER, type RuntimeObserver } from './observer.ts';
+export { createPrometheusObserver, type PrometheusObserver } from './prometheus-observer.ts';
+export { type ModelSpanInfo, type ModelUsage, type ToolSpanInfo, withModelSpan, withToolSpan } from './tracing.ts';

@@ -1,28 +1,44 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ServerErrors } from '../server-errors.ts';
+import { defineErrorCodes } from '../../core/errors/index.ts';
 
-/** What `/metrics` serves: the Prometheus text of a registry (`createMetrics()` in core/telemetry). */
+export const MetricsErrors = defineErrorCodes({
+  METRICS_TOKEN_REQUIRED: {
+    status: 401,
+    message: 'GET /metrics needs "Authorization: Bearer <OPSGATE_METRICS_TOKEN>". Put the token in the scraper’s configuration.',
+  },
+  METRICS_LOOPBACK_ONLY: {
+    status: 403,
+    message:
+      'Without OPSGATE_METRICS_TOKEN, /metrics answers only on this machine (127.0.0.1, ::1). Set the token to scrape it from elsewhere.',
+  },
+});
+
 export interface MetricsEndpoint {
+  /** The metrics in Prometheus' text format. */
   render(): Promise<string>;
-  readonly contentType: string;
-  /**
-   * When set, a scrape must send `Authorization: Bearer TOKEN`. Unset, `/metrics` is public like
-   * Prometheus expects on an internal network: it shows counts and timings, never session content.
-   */
+  /** Bearer token the scraper must send. Without one, only loopback clients are answered. */
   readonly token?: string;
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** `GET /metrics` in the Prometheus text format, outside the login context (scrapers have no login). */
-export function metricsRoute(app: FastifyInstance, endpoint: MetricsEndpoint): void {
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** `GET /metrics` for Prometheus: outside the login context, guarded by its own token (or loopback). */
+export function metricsRoute(app: FastifyInstance, metrics: MetricsEndpoint): void {
   app.get('/metrics', async (request, reply) => {
-    if (endpoint.token && !tokenMatches(request.headers.authorization, endpoint.token)) throw ServerErrors.METRICS_TOKEN_REQUIRED();
-    return reply.type(endpoint.contentType).send(await endpoint.render());
+    if (metrics.token) {
+      const header = request.headers.authorization ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+      if (!sameSecret(given, metrics.token)) throw MetricsErrors.METRICS_TOKEN_REQUIRED();
+    } else if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
+      throw MetricsErrors.METRICS_LOOPBACK_ONLY();
+    }
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.render());
   });
 }
