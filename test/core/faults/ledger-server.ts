@@ -59,7 +59,7 @@ export async function createFaultUsers(store: Store): Promise<{ user: string; ap
 
 export interface HttpAnswer {
   readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
+  readonly headers: Readonly<Record<string, string | string[] | number | undefined>>;
   readonly body: Record<string, unknown>;
 }
 
