@@ -12,6 +12,11 @@ export const ServerErrors = defineErrorCodes({
   ROUTE_NOT_FOUND: { status: 404, message: 'There is no endpoint {method} {url}. See /docs for the API.' },
   INVALID_REQUEST: { status: 400, message: 'The request is invalid: {detail}' },
   AUDIT_UNAVAILABLE: { status: 503, message: 'The audit log is not available in this server. Run "opsgate audit verify" instead.' },
+  STORE_FULL: {
+    status: 507,
+    message:
+      "The database's disk is full, so this change was not stored. Free disk space (or grow the volume), then try again; what was stored before is intact.",
+  },
   HOSTS_UNAVAILABLE: { status: 404, message: 'No agent in this server manages hosts.' },
   INTERNAL: {
     status: 500,
