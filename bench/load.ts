@@ -1,7 +1,8 @@
 // `npm run bench:load`: the approval round trip (ledger agent: read → gated transfer → pause →
 // approve → execute → answer) with C sessions in flight, on SQLite and on PostgreSQL with fsync on,
 // in 1 and 3 processes; then three anchors on the same PostgreSQL at C=64. Prints scenarios/s,
-// p50/p99, errors and transactions per scenario (pg_stat_database.xact_commit delta), and checks
+// p50/p99, errors, transactions per scenario (pg_stat_database.xact_commit delta; reads count too)
+// and WAL fsyncs per scenario (pg_stat_wal.wal_sync, what durable commits cost), and checks
 // exactly-once (transfers executed == scenarios completed, each with its audit event, audit verifies).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,19 +36,28 @@ async function createDatabase(): Promise<{ name: string; url: string }> {
   return { name, url: url.toString() };
 }
 
+/** The counters a round trip is charged with: committed transactions of its database, WAL flushes of the cluster. */
+interface PgCounters {
+  readonly xactCommit: number;
+  readonly walSync: number;
+}
+
 /**
- * Committed transactions of one database. Backends flush their counters when they exit (or when
- * idle for a while), so callers close their pools first; this waits until the figure stops moving.
+ * Reads the counters. Backends flush their statistics when they exit (or after idling a while),
+ * so callers close their pools first; this waits until the figures stop moving.
  */
-async function xactCommits(database: string): Promise<number> {
-  let last = -1;
+async function pgCounters(database: string): Promise<PgCounters> {
+  let last: PgCounters = { xactCommit: -1, walSync: -1 };
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const client = await admin.connect();
     try {
       await client.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [database]);
-      const now = Number(rows[0]?.n ?? 0);
-      if (now === last) return now;
+      const { rows } = await client.query<{ xact: string; wal: string }>(
+        'SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = $1) AS xact, (SELECT wal_sync FROM pg_stat_wal) AS wal',
+        [database],
+      );
+      const now = { xactCommit: Number(rows[0]?.xact ?? 0), walSync: Number(rows[0]?.wal ?? 0) };
+      if (now.xactCommit === last.xactCommit && now.walSync === last.walSync) return now;
       last = now;
     } finally {
       client.release();
@@ -55,6 +65,18 @@ async function xactCommits(database: string): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return last;
+}
+
+/** Per-scenario deltas: transactions (reads included, as `xact_commit` counts them) and WAL fsyncs. */
+function perScenario(
+  before: PgCounters,
+  after: PgCounters,
+  scenarios: number,
+): { xact_per_scenario: number; wal_syncs_per_scenario: number } {
+  return {
+    xact_per_scenario: Number(((after.xactCommit - before.xactCommit) / scenarios).toFixed(2)),
+    wal_syncs_per_scenario: Number(((after.walSync - before.walSync) / scenarios).toFixed(2)),
+  };
 }
 
 function runWorker(task: WorkerTask, ready: () => void, go: Promise<void>): Promise<WorkerReport> {
@@ -78,6 +100,17 @@ function reportErrors(label: string, errors: readonly string[]): void {
   if (errors.length === 0) return;
   const distinct = [...new Set(errors)].slice(0, 3);
   console.error(`${label}: ${errors.length} errors, e.g. ${distinct.join(' | ')}`);
+}
+
+/** `tool_executed` events of the transfer tool, read page by page (a page holds at most 5,000). */
+async function countAuditedTransfers(audit: AuditLog): Promise<number> {
+  let count = 0;
+  for (let afterSeq = 0; ; ) {
+    const page = await audit.list({ type: 'tool_executed', afterSeq, limit: 5000 });
+    if (page.length === 0) return count;
+    count += page.filter((event) => event.payload.tool === 'transfer').length;
+    afterSeq = page.at(-1)!.seq;
+  }
 }
 
 async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, concurrency: number): Promise<BenchRow> {
@@ -107,12 +140,12 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     workers.push(worker);
     await Promise.race([isReady, worker]);
   }
-  const before = database ? await xactCommits(database.name) : 0;
+  const before = database ? await pgCounters(database.name) : undefined;
   const started = performance.now();
   start();
   const reports = await Promise.all(workers);
   const elapsed = (performance.now() - started) / 1000;
-  const after = database ? await xactCommits(database.name) : 0;
+  const after = database ? await pgCounters(database.name) : undefined;
 
   const store = await openStore({ databaseUrl: database?.url ?? '', sqlitePath, poolSize: 2 });
   const audit = new AuditLog(store);
@@ -123,9 +156,7 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     .where('tool', '=', 'transfer')
     .where('status', '=', 'executed')
     .executeTakeFirstOrThrow();
-  const auditedTransfers = (await audit.list({ type: 'tool_executed', limit: 1_000_000 })).filter(
-    (e) => e.payload.tool === 'transfer',
-  ).length;
+  const auditedTransfers = await countAuditedTransfers(audit);
   await store.close();
 
   const samples = reports.flatMap((r) => r.samples);
@@ -145,7 +176,7 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     p50_ms: stats.p50,
     p99_ms: stats.p99,
     errors: errors.length,
-    xact_per_scenario: database ? Number(((after - before) / scenarios).toFixed(2)) : '-',
+    ...(before && after ? perScenario(before, after, scenarios) : { xact_per_scenario: '-', wal_syncs_per_scenario: '-' }),
     exactly_once: transfers === completed && Number(executedRows.n) === allTransfers && auditedTransfers === allTransfers,
     audit_verifies: verification.ok,
   };
@@ -159,12 +190,12 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
   // A fresh pool, so the warm-up's counters are flushed (backends exit) before the baseline.
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   const scenario = await setup(pool);
-  const before = await xactCommits(database.name);
+  const before = await pgCounters(database.name);
   const transfersBefore = counters.transfers;
   const scenarios = scenariosAt(ANCHOR_CONCURRENCY);
   const result = await drive(scenarios, ANCHOR_CONCURRENCY, scenario);
   await pool.end();
-  const after = await xactCommits(database.name);
+  const after = await pgCounters(database.name);
   reportErrors(system, result.errors);
   const stats = summarise(result.samples);
   return {
@@ -176,7 +207,7 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
     p50_ms: stats.p50,
     p99_ms: stats.p99,
     errors: result.errors.length,
-    xact_per_scenario: Number(((after - before) / scenarios).toFixed(2)),
+    ...perScenario(before, after, scenarios),
     exactly_once: counters.transfers - transfersBefore === result.completed,
     audit_verifies: '-',
   };
