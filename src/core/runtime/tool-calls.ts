@@ -5,7 +5,7 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
-import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
+import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
@@ -108,6 +108,7 @@ export class ToolCallProcessor {
 
     const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
+    const risk = assessToolRisk(tool, input, preview);
     const createdAt = now().toISOString();
     const row = newToolCallRow({
       id: callId,
@@ -117,7 +118,7 @@ export class ToolCallProcessor {
       args: JSON.stringify(input),
       args_hash: argsHash,
       mutability: tool.mutability,
-      risk: tool.risk,
+      risk: risk.level,
       status: 'proposed',
       verdict: verdict ? JSON.stringify(verdict) : null,
       preview: preview ? JSON.stringify(preview) : null,
@@ -175,8 +176,8 @@ export class ToolCallProcessor {
       {
         audit: proposalAudit(
           agentActor(session.agent.definition.name),
-          { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: session.identity.username },
-          { expiresAt },
+          { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: session.identity.username },
+          { riskReason: risk.reason, expiresAt },
         ),
       },
     );
@@ -187,7 +188,8 @@ export class ToolCallProcessor {
       tool: tool.name,
       args: input,
       argsHash,
-      risk: tool.risk,
+      risk: risk.level,
+      riskReason: risk.reason,
       ...(preview ? { preview } : {}),
       ...(verdict ? { verdict } : {}),
       requestedBy: session.identity.username,

@@ -1,5 +1,6 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
+import { assessToolRisk } from '../../tools/index.ts';
 import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
@@ -39,6 +40,8 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const preview = await tool.preview?.(input, toolContext);
   const callId = `${original.id}.m${Date.now().toString(36)}`;
   const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
+  // The edited arguments carry their own risk (a larger amount, a production target).
+  const risk = assessToolRisk(tool, input, preview);
   const from = JSON.parse(original.args) as unknown;
   env.lifecycle.transition(session.uow, call, {
     to: 'rejected',
@@ -57,6 +60,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
     seq: session.nextToolCallSeq(),
     args: JSON.stringify(input),
     args_hash: argsHash,
+    risk: risk.level,
     preview: preview ? JSON.stringify(preview) : null,
     verdict: verdict ? JSON.stringify(verdict) : null,
     decision: null,
@@ -69,8 +73,8 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
       {
         audit: proposalAudit(
           by,
-          { callId, tool: tool.name, args: input, argsHash, risk: tool.risk, verdict, requestedBy: interrupt.requestedBy },
-          { modifiedFrom: original.id },
+          { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: interrupt.requestedBy },
+          { riskReason: risk.reason, modifiedFrom: original.id },
         ),
       },
     );
@@ -88,6 +92,8 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         callId,
         args: input,
         argsHash,
+        risk: risk.level,
+        riskReason: risk.reason,
         ...(preview ? { preview } : {}),
         ...(verdict ? { verdict } : {}),
         requestedAt: decidedAt,
