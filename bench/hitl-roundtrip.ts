@@ -93,8 +93,15 @@ async function aiSdkScenario(dir: string): Promise<BenchRow> {
 async function openAiAgentsScenario(dir: string): Promise<BenchRow | undefined> {
   const db = new DatabaseSync(join(dir, 'openai-agents.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+  db.exec('CREATE TABLE IF NOT EXISTS agents_state (id INTEGER PRIMARY KEY, state TEXT NOT NULL)');
+  const save = db.prepare('INSERT INTO agents_state (state) VALUES (?)');
+  const load = db.prepare('SELECT state FROM agents_state WHERE id = ?');
+  const rows = {
+    save: (state: string) => Number(save.run(state).lastInsertRowid),
+    load: (id: number) => String((load.get(id) as { state: string }).state),
+  };
   try {
-    return await measure('openai-agents needsApproval + RunState', createOpenAiAgentsScenario(db));
+    return await measure('openai-agents needsApproval + RunState', createOpenAiAgentsScenario(rows));
   } catch (error) {
     console.error(`openai-agents anchor skipped: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

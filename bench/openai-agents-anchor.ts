@@ -1,7 +1,6 @@
 // The OpenAI Agents SDK's approval round trip for the HITL benchmark: `needsApproval` on the
 // mutable tool, `RunState` serialised to a string and stored, restored, approved, run again.
 // Its model is a scripted `Model` making the same decisions as the ledger mock model.
-import type { DatabaseSync } from 'node:sqlite';
 import {
   Agent,
   type AgentInputItem,
@@ -44,12 +43,15 @@ const scriptedModel: Model = {
   },
 };
 
+/** Where the paused run's state string is kept: one row per pause (SQLite or PostgreSQL). */
+export interface StateRows {
+  save(state: string): Promise<number> | number;
+  load(id: number): Promise<string> | string;
+}
+
 /** One scenario per call: message → read → mutable call paused → state stored → restored → approved → final answer. */
-export function createOpenAiAgentsScenario(db: DatabaseSync): () => Promise<void> {
+export function createOpenAiAgentsScenario(rows: StateRows, onTransfer: () => void = () => {}): () => Promise<void> {
   setTracingDisabled(true);
-  db.exec('CREATE TABLE IF NOT EXISTS agents_state (id INTEGER PRIMARY KEY, state TEXT NOT NULL)');
-  const save = db.prepare('INSERT INTO agents_state (state) VALUES (?)');
-  const load = db.prepare('SELECT state FROM agents_state WHERE id = ?');
   const agent = new Agent({
     name: 'ledger',
     instructions: 'You manage a ledger.',
@@ -61,7 +63,10 @@ export function createOpenAiAgentsScenario(db: DatabaseSync): () => Promise<void
         description: 'Transfer an amount.',
         parameters: z.object({ to: z.string(), amount: z.number() }),
         needsApproval: true,
-        execute: async (input) => ({ ok: true, transferred: input.amount, to: input.to }),
+        execute: async (input) => {
+          onTransfer();
+          return { ok: true, transferred: input.amount, to: input.to };
+        },
       }),
     ],
   });
@@ -69,8 +74,8 @@ export function createOpenAiAgentsScenario(db: DatabaseSync): () => Promise<void
     const paused = await run(agent, 'pay bob 30');
     const interruption = paused.interruptions?.[0];
     if (!interruption) throw new Error('expected an approval interruption');
-    const id = Number(save.run(paused.state.toString()).lastInsertRowid);
-    const state = await RunState.fromString(agent, String((load.get(id) as { state: string }).state));
+    const id = await rows.save(paused.state.toString());
+    const state = await RunState.fromString(agent, await rows.load(id));
     state.approve(interruption);
     const done = await run(agent, state);
     if (done.finalOutput !== 'Done') throw new Error(`unexpected final output: ${String(done.finalOutput)}`);

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { CoreErrors, OpsgateError } from '../core/errors/index.ts';
 import { isStoreUnavailable } from '../core/store/index.ts';
 import { ServerErrors } from './server-errors.ts';
+import { isStoreFull } from './store-full.ts';
 
 /** Seconds a client should wait before retrying when the store is unavailable. */
 const STORE_RETRY_AFTER_SECONDS = 2;
@@ -15,6 +16,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       failure = error;
     } else if (isStoreUnavailable(error)) {
       failure = CoreErrors.STORE_UNAVAILABLE({}, { cause: error });
+    } else if (isStoreFull(error)) {
+      failure = ServerErrors.STORE_FULL({}, { cause: error });
     } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode === 429) {
       failure = ServerErrors.RATE_LIMITED({
         retryAfter: reply.getHeader('retry-after') ? `${reply.getHeader('retry-after')} seconds` : 'a minute',

@@ -17,6 +17,11 @@ export const ServerErrors = defineErrorCodes({
     message:
       'No call {callId} waits for approval in the sessions you may see. List what waits with GET /api/approvals or "opsgate approvals list".',
   },
+  STORE_FULL: {
+    status: 507,
+    message:
+      "The database's disk is full, so this change was not stored. Free disk space (or grow the volume), then try again; what was stored before is intact.",
+  },
   HOSTS_UNAVAILABLE: { status: 404, message: 'No agent in this server manages hosts.' },
   INTERNAL: {
     status: 500,

@@ -26,6 +26,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   #groupOpen = false;
   #explicitDepth = 0;
   #commitScheduled = false;
+  /** Why the last scheduled group commit failed; the next `flush()` throws it, so no side effect follows lost writes. */
+  #groupFailure: Error | undefined;
 
   constructor(database: DatabaseSync) {
     this.#database = database;
@@ -33,9 +35,18 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   /** Commits the open write group now (before a side effect that must follow durable state). */
   flush(): void {
+    const failure = this.#groupFailure;
+    this.#groupFailure = undefined;
+    if (failure) throw failure;
     if (!this.#groupOpen) return;
     this.#groupOpen = false;
-    this.#database.exec('COMMIT');
+    try {
+      this.#database.exec('COMMIT');
+    } catch (error) {
+      // A failed COMMIT (a full disk) may leave the group open; end it so later writes can start.
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   close(): void {
@@ -52,7 +63,13 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#commitScheduled = true;
       setImmediate(() => {
         this.#commitScheduled = false;
-        if (this.#database.isOpen) this.flush();
+        if (!this.#database.isOpen || !this.#groupOpen) return;
+        try {
+          this.flush();
+        } catch (error) {
+          // Thrown here it would kill the process; the next flush reports it instead.
+          this.#groupFailure = error instanceof Error ? error : new Error(String(error));
+        }
       });
     }
   }
@@ -81,6 +98,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
         return statement.all(...toSqlValues(parameters));
       },
       run: (parameters) => {
+        // SQLite already rolled back when a COMMIT failed (a full disk); a ROLLBACK then would
+        // hide that error behind "no transaction is active".
+        if (control && /^\s*rollback\s*$/i.test(sql) && !this.#database.isTransaction) {
+          this.#control(sql);
+          return { changes: 0, lastInsertRowid: 0 };
+        }
         if (control) this.#control(sql);
         else if (mutates) this.#beforeWrite();
         return statement.run(...toSqlValues(parameters));

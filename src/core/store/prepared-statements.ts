@@ -37,7 +37,13 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
   return new Proxy(pool, {
     get(target, property, receiver) {
       if (property !== 'connect') return Reflect.get(target, property, receiver);
-      return async () => wrap(await target.connect());
+      return async () => {
+        const client = await target.connect();
+        // A checked-out client has no pool listener: when the server goes away mid-query, pg
+        // emits 'error' on it as well as failing the query, which would kill the process.
+        if (client.listenerCount('error') === 0) client.on('error', () => {});
+        return wrap(client);
+      };
     },
   });
 }

@@ -1,0 +1,68 @@
+// One opsgate process of the load benchmark (started with fork by bench/load.ts): opens the store,
+// warms up, reopens (so the parent can read the transaction counter without the warm-up), waits
+// for "go", runs its share of approval round trips and reports over IPC.
+import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
+import { drive } from './drive.ts';
+
+export interface WorkerTask {
+  readonly databaseUrl: string;
+  readonly sqlitePath: string;
+  readonly concurrency: number;
+  readonly scenarios: number;
+  readonly warmup: number;
+  /** Distinguishes the users of each process so amounts and sessions never collide. */
+  readonly worker: number;
+}
+
+export interface WorkerReport {
+  readonly samples: number[];
+  readonly errors: string[];
+  readonly completed: number;
+  readonly elapsedMs: number;
+  /** Transfers the ledger tool executed in the measured run. */
+  readonly transfers: number;
+  /** Transfers executed during the warm-up (they are in the database and the audit too). */
+  readonly warmupTransfers: number;
+}
+
+const approver = { userId: 1, username: 'approver', roles: ['approver'] };
+
+async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store: Store; runtime: Runtime }> {
+  const store = await openStore({ databaseUrl: task.databaseUrl, sqlitePath: task.sqlitePath, poolSize: 10 });
+  const model = createLedgerModel();
+  const runtime = await createRuntime({ store, agents: [createLedgerAgent(recorder)], model: () => model });
+  return { store, runtime };
+}
+
+async function roundTrip(runtime: Runtime, userId: number): Promise<void> {
+  const user = { userId, username: `u${userId}`, roles: ['user'] };
+  const session = await runtime.startSession({ agent: 'ledger', identity: user });
+  const paused = await runtime.send(session.id, `pay bob ${userId}`, user);
+  if (paused.status !== 'waiting' || paused.interrupt?.type !== 'approval')
+    throw new Error(`expected an approval pause, got ${paused.status}`);
+  const done = await runtime.decide(session.id, { type: 'approve', callId: paused.interrupt.callId }, approver);
+  if (done.status !== 'completed') throw new Error(`expected a final answer, got ${done.status}`);
+}
+
+async function main(task: WorkerTask): Promise<WorkerReport> {
+  const warmRecorder: LedgerRecorder = { reads: 0, transfers: [] };
+  const warm = await open(task, warmRecorder);
+  await drive(task.warmup, task.concurrency, (i) => roundTrip(warm.runtime, 1_000_000 + task.worker * 100_000 + i));
+  await warm.runtime.close();
+  await warm.store.close();
+
+  const recorder: LedgerRecorder = { reads: 0, transfers: [] };
+  const { store, runtime } = await open(task, recorder);
+  process.send?.({ type: 'ready' });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const result = await drive(task.scenarios, task.concurrency, (i) => roundTrip(runtime, 10_000_000 + task.worker * 1_000_000 + i));
+  await runtime.close();
+  await store.close();
+  return { ...result, transfers: recorder.transfers.length, warmupTransfers: warmRecorder.transfers.length };
+}
+
+const task = JSON.parse(process.argv[2] ?? '{}') as WorkerTask;
+const report = await main(task);
+process.send?.({ type: 'report', report }, () => process.exit(0));
