@@ -39,6 +39,9 @@ export const MAX_COMMAND_LENGTH = 65_536;
 /** Wrapper nesting beyond this many levels is blocked. */
 export const MAX_NESTING = 8;
 
+const IFS = /\$(?:IFS\b|\{IFS[^}]*\})/;
+const IFS_ALL = new RegExp(IFS.source, 'g');
+
 class Blocked {
   readonly verdict: Verdict;
   constructor(verdict: Verdict) {
@@ -86,6 +89,8 @@ export class CommandValidator {
 
   #checkBash(source: string, depth: number, via: readonly string[]): void {
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source, `more than ${MAX_NESTING} nested wrappers`));
+    // `$IFS` between words splits them at run time (`rm -rf$IFS/etc`): check the line as split too.
+    if (IFS.test(source)) this.#checkBash(source.replace(IFS_ALL, ' '), depth + 1, [...via, '$IFS split']);
     const tree = this.#parser.parse(source);
     if (!tree) throw new Blocked(structural('unparseable', source, 'the shell parser gave up'));
     try {
@@ -93,8 +98,13 @@ export class CommandValidator {
         throw new Blocked(structural('unparseable', source, 'the command has a shell syntax error, so what would run cannot be known'));
       // `cd` earlier on the line makes relative paths known (`cd / && rm -rf *`).
       let cwd: string | undefined;
+      const temporaryVariables = new Set<string>();
       for (const command of collectSimpleCommands(tree.rootNode)) {
-        this.#checkLinuxCommand({ ...command, cwd, via: [...via, ...command.via] }, depth);
+        this.#checkLinuxCommand({ ...command, cwd, temporaryVariables, via: [...via, ...command.via] }, depth);
+        for (const assignment of command.assignments)
+          if (/^(?:\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`)$/.test(assignment.value.text.replace(/"/g, '')))
+            temporaryVariables.add(assignment.name);
+          else temporaryVariables.delete(assignment.name);
         if (command.program === 'cd' || command.program === 'pushd') {
           const target = command.args.find((a) => !a.text.startsWith('-') || a.text === '-');
           cwd = target && !target.static ? undefined : changeDirectory(cwd, target?.text);

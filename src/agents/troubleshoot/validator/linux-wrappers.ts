@@ -72,16 +72,106 @@ function joined(words: readonly Word[]): Word {
   return { text: words.map((word) => word.text).join(' '), static: words.every((word) => word.static) };
 }
 
-/** The index of the script operand of `sh -c`, or -1 when there is no `-c`. */
+/**
+ * The index of the script operand of `sh -c`, or -1 when there is no `-c`. Like bash, options may
+ * follow `-c` and `--` may end them (`zsh -lc -- 'cmd'`, `bash -c -x 'cmd'`).
+ */
 function shellCommandIndex(args: readonly Word[]): number {
+  let command = false;
   for (let index = 0; index < args.length; index++) {
     const text = args[index]!.text;
-    if (!args[index]!.static || !text.startsWith('-') || text === '-' || text === '--') return -1;
+    if (!args[index]!.static || text === '-') return command ? index : -1;
+    if (text === '--') return command && index + 1 < args.length ? index + 1 : -1;
+    if (!/^[-+]/.test(text)) return command ? index : -1;
     if (text.startsWith('--')) continue;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) return index + 1;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) command = true;
     if (/^[-+]o$/.test(text)) index++;
   }
   return -1;
+}
+
+/** The body of a static heredoc the command reads (`python3 <<'EOF' … EOF`), else undefined. */
+export function staticHeredoc(command: SimpleCommand): string | undefined {
+  if (command.input !== 'heredoc') return undefined;
+  const heredoc = command.redirects.findLast((redirect) => redirect.operator === '<<');
+  return heredoc?.target.static ? heredoc.target.text : undefined;
+}
+
+/** GNU parallel's own options that take a value (`-j 4`, `--delay 1`). */
+const PARALLEL_VALUE_OPTIONS = new Set([
+  '-j',
+  '-P',
+  '-N',
+  '-n',
+  '-S',
+  '-a',
+  '-d',
+  '-E',
+  '-I',
+  '-L',
+  '-l',
+  '-s',
+  '--jobs',
+  '--max-procs',
+  '--sshlogin',
+  '--arg-file',
+  '--delimiter',
+  '--delay',
+  '--timeout',
+  '--joblog',
+  '--results',
+  '--tmpdir',
+  '--workdir',
+  '--sshloginfile',
+  '--colsep',
+  '--max-args',
+  '--max-replace-args',
+  '--tag-string',
+  '--load',
+  '--memfree',
+  '--retries',
+  '--halt',
+  '--env',
+  '--basefile',
+  '--return',
+  '--transfer-file',
+]);
+const PARALLEL_SOURCES = new Set([':::', '::::', ':::+', '::::+']);
+const PARALLEL_PLACEHOLDER = /\{(?:\d*[./#%]*|\/\/|\/\.)\}/g;
+
+/**
+ * GNU parallel (and `sem`): the command runs once per input. Inputs after `:::` are known and are
+ * put in place of `{}` (or appended); without them the arguments come from standard input, as for
+ * xargs. A command given as one quoted word is shell code.
+ */
+function unwrapParallel(c: SimpleCommand, via: string): Unwrapped {
+  const start = commandIndex(c.args, PARALLEL_VALUE_OPTIONS);
+  let end = start;
+  while (end < c.args.length && !PARALLEL_SOURCES.has(c.args[end]!.text)) end++;
+  const template = c.args.slice(start, end);
+  const inputs = c.args.slice(end).filter((word) => !PARALLEL_SOURCES.has(word.text));
+  if (template.length === 0) return NONE;
+  const single = template.length === 1 && /\s/.test(template[0]!.text);
+  const fill = (value: Word | undefined): Word[] => {
+    if (!value) return template;
+    const used = template.some((word) => PARALLEL_PLACEHOLDER.test(word.text));
+    PARALLEL_PLACEHOLDER.lastIndex = 0;
+    const filled = template.map((word) => ({
+      text: word.text.replace(PARALLEL_PLACEHOLDER, value.text),
+      static: word.static && value.static,
+    }));
+    return used ? filled : [...filled, value];
+  };
+  const runs = inputs.length > 0 ? inputs.map((input) => fill(input)) : [template];
+  const unwrapped: Unwrapped = { commands: [], scripts: [] };
+  for (const words of runs) {
+    if (single) unwrapped.scripts.push({ source: joined(words), via });
+    else {
+      const inner = innerCommand(c, words, via, { argsFromInput: inputs.length === 0, input: undefined });
+      if (inner) unwrapped.commands.push(inner);
+    }
+  }
+  return unwrapped;
 }
 
 type Unwrapper = (command: SimpleCommand) => Unwrapped;
@@ -189,7 +279,6 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
         '--arg-file',
         '--delimiter',
         '--eof',
-        '--replace',
         '--max-lines',
         '--max-args',
         '--max-procs',
@@ -210,6 +299,15 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
     return { commands: [], scripts: [{ source: joined(rest), via: 'watch' }] };
   },
   eval: (c) => ({ commands: [], scripts: [{ source: joined(c.args), via: 'eval' }] }),
+  parallel: (c) => unwrapParallel(c, 'parallel'),
+  sem: (c) => unwrapParallel(c, 'sem'),
+  // An alias runs its value as shell code the next time its name is typed.
+  alias: (c) => ({
+    commands: [],
+    scripts: c.args
+      .filter((word) => word.text.includes('='))
+      .map((word) => ({ source: { text: word.text.slice(word.text.indexOf('=') + 1), static: word.static }, via: 'alias' })),
+  }),
   su: (c) => {
     const { values } = parseFlags(c.args, {
       aliases: { c: 'command', command: 'command' },
@@ -338,7 +436,11 @@ export function unwrap(command: SimpleCommand): Unwrapped {
   if (SHELLS.has(command.program)) {
     const index = shellCommandIndex(command.args);
     const source = index >= 0 ? command.args[index] : undefined;
-    return source ? { commands: [], scripts: [{ source, via: `${command.program} -c` }] } : NONE;
+    if (source) return { commands: [], scripts: [{ source, via: `${command.program} -c` }] };
+    const heredoc = staticHeredoc(command);
+    return heredoc === undefined
+      ? NONE
+      : { commands: [], scripts: [{ source: { text: heredoc, static: true }, via: `${command.program} <<heredoc` }] };
   }
   const unwrapper = Object.hasOwn(UNWRAPPERS, command.program) ? UNWRAPPERS[command.program] : undefined;
   if (unwrapper) return unwrapper(command);
