@@ -185,7 +185,18 @@ export function mayExpandToProtectedPath(text: string): boolean {
 /** Directories whose files are the operating system: truncating one of them breaks the host. */
 const SYSTEM_FILE_ROOTS = /^\/(?:etc|boot|bin|sbin|usr|lib|lib32|lib64|libx32|var\/lib)\//;
 
-/** True for a file inside a system directory (`/etc/fstab`, `/boot/grub/grub.cfg`, `/usr/bin/ls`). */
+const SYSTEM_FILE_ROOT_NAMES = ['etc', 'boot', 'bin', 'sbin', 'usr', 'lib', 'lib32', 'lib64', 'libx32'];
+
+/**
+ * True for a file inside a system directory (`/etc/fstab`, `/boot/grub/grub.cfg`, `/usr/bin/ls`),
+ * also when written with braces or a glob in the directory part (`/[e]tc/fstab`, `/{etc,x}/hosts`).
+ */
 export function isSystemFile(path: string): boolean {
-  return SYSTEM_FILE_ROOTS.test(normalisePath(path)) || isCriticalFile(path);
+  return expandBraces(path).some((word) => {
+    if (SYSTEM_FILE_ROOTS.test(normalisePath(word)) || isCriticalFile(word)) return true;
+    const segments = normalisePath(word).split('/');
+    if (!word.startsWith('/') || segments.length < 3 || !/[*?[]/.test(segments[1]!)) return false;
+    const first = globToRegExp(segments[1]!);
+    return SYSTEM_FILE_ROOT_NAMES.some((name) => first.test(name));
+  });
 }
