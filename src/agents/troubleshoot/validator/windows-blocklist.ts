@@ -35,7 +35,8 @@ function splitPathList(word: Word): Word[] {
     .split(',')
     .filter((part) => part.trim() !== '')
     .map((part) => {
-      const expanded = word.static ? part.trim() : expandWindowsVariables(part.trim());
+      // Expanded even when quoted: cmd.exe expands %VAR% inside quotes, and the shell is not known.
+      const expanded = /[%$]/.test(part) ? expandWindowsVariables(part.trim()) : part.trim();
       return expanded === undefined ? { text: part.trim(), static: false } : { text: expanded.replace(/^["']|["']$/g, ''), static: true };
     });
 }

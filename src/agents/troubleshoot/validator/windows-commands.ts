@@ -279,8 +279,10 @@ function toCommand(segment: Segment, text: string, piped: boolean): SimpleComman
     : segment.tokens;
   const [first, ...rest] = tokens;
   // After a single `&` (PowerShell's call operator) a computed target is a command, not an expression.
-  const called = segment.after === '&' && (first!.dynamic || /^[([@$]/.test(first!.text));
-  const isExpression = !called && (/^[([@]/.test(first!.text) || first!.text.startsWith('$'));
+  // `& { … }` calls a literal script block, whose contents are checked as a nested script.
+  const scriptBlock = first!.text.startsWith('{') && first!.text.endsWith('}');
+  const called = segment.after === '&' && !scriptBlock && (first!.dynamic || /^[([@$]/.test(first!.text));
+  const isExpression = !called && (scriptBlock || /^[([@]/.test(first!.text) || first!.text.startsWith('$'));
   const args: Word[] = rest.map((t) => ({ text: t.text, static: !t.dynamic }));
   if (isExpression) {
     return {

@@ -98,6 +98,7 @@ export const BYPASS_CLASSES: readonly CorpusCase[] = [
     'del /q %SystemRoot%\\System32',
     'Remove-Item $env:SystemRoot -Recurse -Force',
     'Remove-Item ${env:ProgramFiles} -Recurse',
+    'Remove-Item "%SystemDrive%\\Program Files" -Recurse',
     'rd /s /q C:\\PROGRA~1',
     'Remove-Item C:\\WINDOW~1 -Recurse',
     'rd /s /q C:\\PROGRA~2',
@@ -158,5 +159,6 @@ export const FORMER_FALSE_POSITIVES: readonly CorpusCase[] = [
     'Get-ChildItem C:\\Logs\\old -Filter *.tmp | Remove-Item',
     'dir %SystemRoot%\\System32\\drivers',
     'while ($i -lt 3) { Write-Output $i; $i++ }',
+    '& { Get-Service W3SVC }',
   ),
 ];
