@@ -5,6 +5,7 @@ import { CoreErrors } from '../core/errors/index.ts';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../core/model/index.ts';
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
+import type { RuntimeObserver } from '../core/telemetry/index.ts';
 
 export interface OpenOpsgateOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -15,6 +16,8 @@ export interface OpenOpsgateOptions {
   readonly logger?: Logger;
   /** Model steps per turn. Default from `OPSGATE_STEP_LIMIT`, else 20. */
   readonly stepLimit?: number;
+  /** Receives the runtime's metrics. Default none. */
+  readonly observer?: RuntimeObserver;
 }
 
 export interface Opsgate {
@@ -52,6 +55,7 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       dataDir,
       env,
       ...(stepLimit ? { stepLimit } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
       ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
     });
     return {

@@ -1,3 +1,4 @@
+import { AuditLog } from '../core/audit/index.ts';
 import type { Identity } from '../core/identity/index.ts';
 import { hasRole, ROLE_APPROVER } from '../core/identity/index.ts';
 import type { Store } from '../core/store/index.ts';
@@ -43,11 +44,15 @@ export type AuditVerifier = () => Promise<AuditChainStatus>;
  */
 export class AuditReader {
   readonly #store: Store;
+  readonly #audit: AuditLog;
   constructor(store: Store) {
     this.#store = store;
+    this.#audit = new AuditLog(store);
   }
 
   async list(actor: Identity, filter: AuditFilter): Promise<AuditEventView[]> {
+    // Journaled events join the chain first, so the reader sees every committed event.
+    await this.#audit.seal();
     const limit = Math.min(Math.max(filter.limit ?? 200, 1), 1000);
     let query = this.#store.db.selectFrom('audit_events').selectAll();
     if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);

@@ -18,6 +18,7 @@ import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
+import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -43,6 +44,8 @@ export interface ServerOptions {
   readonly loginRateLimit?: LoginRateLimit;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Serves `GET /metrics` (Prometheus) when given. */
+  readonly metrics?: MetricsEndpoint;
 }
 
 /**
@@ -86,6 +89,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     return document;
   };
   app.get('/openapi.json', async () => openApi());
+  if (options.metrics) metricsRoute(app, options.metrics);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
 

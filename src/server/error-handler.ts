@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { OpsgateError } from '../core/errors/index.ts';
+import { CoreErrors, OpsgateError } from '../core/errors/index.ts';
+import { isStoreUnavailable } from '../core/store/index.ts';
 import { ServerErrors } from './server-errors.ts';
+
+/** Seconds a client should wait before retrying when the store is unavailable. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 /** The client sees `{ code, message }` and the right status, never a stack trace. */
 export function installErrorHandler(app: FastifyInstance): void {
@@ -9,6 +13,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     let failure: OpsgateError;
     if (OpsgateError.isInstance(error)) {
       failure = error;
+    } else if (isStoreUnavailable(error)) {
+      failure = CoreErrors.STORE_UNAVAILABLE({}, { cause: error });
     } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode === 429) {
       failure = ServerErrors.RATE_LIMITED({
         retryAfter: reply.getHeader('retry-after') ? `${reply.getHeader('retry-after')} seconds` : 'a minute',
@@ -23,6 +29,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       failure = ServerErrors.INTERNAL({ reference });
     }
     if (failure.status >= 500) request.log.warn({ code: failure.code }, failure.message);
+    // A store that is down or busy comes back by itself: say when to try again.
+    if (failure.status === 503) void reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     void reply.status(failure.status).send({ code: failure.code, message: failure.message });
   });
   app.setNotFoundHandler((request, reply) => {

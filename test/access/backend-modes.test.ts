@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startAccessBackend } from '../../src/agents/access/embedded-service.ts';
 import { accessAgent } from '../../src/agents/access/index.ts';
-import { accessCatalogMigration, createAccessService, seedAccessDemoData } from '../../src/agents/access/service/index.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from '../../src/agents/access/service/index.ts';
 import type { AgentSetupContext } from '../../src/core/agent/define-agent.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { readInterpreterTurn } from '../../src/core/model/index.ts';
@@ -28,7 +28,7 @@ function setupContext(testStore: TestStore, env: Record<string, string>): AgentS
 describe('where the access agent finds its catalog', () => {
   let testStore: TestStore;
   beforeEach(async () => {
-    testStore = await sqliteTestStore.create([accessCatalogMigration]);
+    testStore = await sqliteTestStore.create([...accessCatalogMigrations]);
   });
   afterEach(async () => {
     await testStore.dispose();
@@ -39,7 +39,7 @@ describe('where the access agent finds its catalog', () => {
     expect(backend.mode).toBe('embedded');
     expect(backend.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${backend.baseUrl}/users/1/accesses`, { headers: { 'x-username': 'john_doe' } });
-    expect(await res.json()).toEqual({ user_id: 1, username: 'john_doe', accesses: [] });
+    expect(await res.json()).toEqual({ user_id: 1, username: 'john_doe', teams: ['engineering'], accesses: [] });
     await backend.close();
     await expect(fetch(`${backend.baseUrl}/users/1/accesses`, { headers: { 'x-username': 'john_doe' } })).rejects.toThrow();
   });

@@ -70,7 +70,7 @@ describe('opsgate chat --agent access (offline interpreter, driven via stdin)', 
     }
     expect(out).not.toMatch(/admin.?key/i);
 
-    // The audit chain of the chat verifies, and the grant shows proposed → approved (by john_doe) → executed.
+    // The audit chain of the chat verifies, and the grant shows proposed → approved (by john_doe) → executing → executed.
     const store = await openStore({ dataDir, databaseUrl: '', migrations: agents.flatMap((a) => a.migrations ?? []) });
     try {
       const log = new AuditLog(store);
@@ -79,9 +79,11 @@ describe('opsgate chat --agent access (offline interpreter, driven via stdin)', 
       expect(grants.map((e) => e.type)).toEqual([
         'tool_proposed',
         'tool_approved',
+        'tool_executing',
         'tool_executed',
         'tool_proposed',
         'tool_approved',
+        'tool_executing',
         'tool_executed',
       ]);
       expect(grants.filter((e) => e.type === 'tool_approved').map((e) => (e.payload as { approver?: string }).approver)).toEqual([

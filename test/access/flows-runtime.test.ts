@@ -134,7 +134,7 @@ describe.each(testStoreFactories())('access agent through the runtime on $dialec
 
       const events = await new AuditLog(testStore.store).list({ sessionId: session.id });
       const grantEvents = events.filter((e) => (e.payload as { tool?: string }).tool === 'grant_access_to_user').map((e) => e.type);
-      expect(grantEvents).toEqual(['tool_proposed', 'tool_approved', 'tool_executed']);
+      expect(grantEvents).toEqual(['tool_proposed', 'tool_approved', 'tool_executing', 'tool_executed']);
       const approved = events.find((e) => e.type === 'tool_approved');
       expect(approved?.payload).toMatchObject({ approver: 'john_doe' });
       expect(events.some((e) => e.type === 'access_granted')).toBe(true);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/core/runtime/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
@@ -32,6 +33,37 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     expect(turn.status).toBe('waiting');
     // The session's first event (seq 1) may arrive before or after the subscription; the turn's may not be missed.
     expect(heard.filter((e) => e.seq > 1).map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
+    expect(heard.some((e) => e.type === 'interrupt')).toBe(true);
+    await writer.close();
+    await watcher.close();
+  });
+
+  it('a replica whose listening connection the server dropped (a restart, a failover) hears the other replica again without a manual step', async () => {
+    first = await postgresTestStore.create();
+    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
+    const recorder = { reads: 0, transfers: [] };
+    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const session = await writer.startSession({ agent: 'ledger', identity: alice });
+    const heard: SessionEvent[] = [];
+    const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
+    const dbName = new URL(first.url!).pathname.slice(1);
+    const terminated = await sql<{ pid: number }>`
+      select pid from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%' and pg_terminate_backend(pid)`.execute(
+      first.store.db,
+    );
+    expect(terminated.rows.length).toBeGreaterThan(0);
+    let turn = await writer.send(session.id, 'pay bob 30', alice);
+    const deadline = Date.now() + 10_000;
+    while (!heard.some((e) => e.type === 'interrupt') && Date.now() < deadline) {
+      // Events written before the listener was back are not relayed; the person's next action is.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (!heard.some((e) => e.type === 'interrupt') && turn.status === 'waiting') {
+        turn = await writer.decide(session.id, { type: 'reject', callId: turn.interrupt!.callId, reason: 'again' }, alice);
+        turn = await writer.send(session.id, 'pay bob 30', alice);
+      }
+    }
+    unsubscribe();
     expect(heard.some((e) => e.type === 'interrupt')).toBe(true);
     await writer.close();
     await watcher.close();

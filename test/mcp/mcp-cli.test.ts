@@ -35,7 +35,12 @@ it('opsgate mcp --agent access serves the access tools to a real MCP client over
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_user_accesses', 'grant_access_to_user', 'list_available_accesses']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_user_accesses',
+      'grant_access_to_user',
+      'list_available_accesses',
+      'revoke_access_from_user',
+    ]);
     const listed = await client.callTool({ name: 'list_available_accesses', arguments: {} });
     const text = (listed as { content: Array<{ text?: string }> }).content[0]?.text ?? '';
     expect(text).toContain('READ_DOCUMENTS');

@@ -116,7 +116,9 @@ export function matchAccess(text: string, catalog: readonly CatalogEntry[]): Mat
     }
   }
   const query = unmatched.join(' ') || text.trim();
-  if (best === 0 || (unmatched.length > 0 && best < 2 && candidates.length > 1)) {
+  // One shared token among more unrelated words ("Kubernetes admin console" vs BILLING_ADMIN) is not a match.
+  const unrelated = unmatched.length > tokens.size && best < 2;
+  if (best === 0 || unrelated || (unmatched.length > 0 && best < 2 && candidates.length > 1)) {
     return { kind: 'unknown', query, suggestions: closestAccesses(query, catalog) };
   }
   // A candidate is only certain when it asks for nothing the person did not say about its dimensions.

@@ -6,7 +6,7 @@ import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
 import { AccessApiClient } from './client/access-api-client.ts';
 import { accessInterpreter } from './interpreter.ts';
-import { accessCatalogMigration, createAccessService, seedAccessDemoData } from './service/index.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
 import { createAccessTools } from './tools.ts';
 
 const ADMIN_KEY = 'interpreter-test-key';
@@ -15,7 +15,7 @@ let service: FastifyInstance;
 let tools: AnyToolDefinition[];
 
 beforeAll(async () => {
-  testStore = await sqliteTestStore.create([accessCatalogMigration]);
+  testStore = await sqliteTestStore.create([...accessCatalogMigrations]);
   await seedAccessDemoData(testStore.store);
   service = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY });
   const url = await service.listen({ port: 0, host: '127.0.0.1' });
@@ -82,7 +82,8 @@ describe('access interpreter flows (spec examples, against the real service)', (
   it('flow 2: database access → asks environment and mode → "Production, read only" → DB_READ_PROD with its renewal period', async () => {
     const history: History = [];
     const first = await turn('I need database access', history);
-    expect(first.steps.map((s) => s.toolName)).toEqual(['list_available_accesses']);
+    // The held accesses come first: they carry the person's teams, which bound what may be offered.
+    expect(first.steps.map((s) => s.toolName)).toEqual(['list_available_accesses', 'get_user_accesses']);
     expect(first.text).toBe(
       'I found multiple database accesses. Which environment do you need: development, staging, or production? And do you need read or write access?',
     );
@@ -125,7 +126,9 @@ describe('access interpreter flows (spec examples, against the real service)', (
     );
     expect(typo.proposal).toBeUndefined();
     const vague = await turn('I need access to the kubernetes cluster', []);
-    expect(vague.text).toMatch(/^I could not find an access matching "kubernetes cluster"\. The closest catalog accesses are: /);
+    expect(vague.text).toMatch(
+      /^None of the accesses open to your teams \(engineering\) fits "kubernetes cluster", so I am not proposing any\. The nearest ones are: /,
+    );
   });
 
   it('a write access states its renewal period before the approval', async () => {
@@ -183,5 +186,51 @@ describe('access interpreter flows (spec examples, against the real service)', (
     expect(accessInterpreter.next({ userText: 'I need database access', steps, history: [], tools: [], system: '' })).toEqual({
       text: 'I could not read the access catalog: Backend API is unavailable',
     });
+  });
+
+  it('"I need access to the Kubernetes admin console" from an engineering user proposes nothing, finance least of all', async () => {
+    const result = await turn('I need access to the Kubernetes admin console', []);
+    expect(result.proposal).toBeUndefined();
+    expect(result.text).toMatch(/^None of the accesses open to your teams \(engineering\) fits "kubernetes admin console"/);
+    expect(result.text).not.toContain('BILLING_ADMIN');
+    const nearest = result.text!.slice(result.text!.indexOf('The nearest ones are: '));
+    expect(nearest).toMatch(/^The nearest ones are: [A-Z]+_[A-Z_]+ \(/);
+  });
+
+  it('an access of another team, asked for by name, is refused with the eligible nearest ones', async () => {
+    const result = await turn('I need BILLING_ADMIN', []);
+    expect(result.proposal).toBeUndefined();
+    expect(result.text).toMatch(/^BILLING_ADMIN is for the finance team\(s\) and you are in engineering, so I cannot request it\./);
+    expect(result.text!.split('the nearest are: ')[1]).not.toContain('BILLING_ADMIN');
+    const fiona = await turn('I need BILLING_ADMIN', [], 'fiona_finance');
+    expect(fiona.proposal?.input).toMatchObject({ access_name: 'BILLING_ADMIN' });
+  });
+
+  it('a request for fewer days than the maximum, with a reason, carries both', async () => {
+    const result = await turn('I need DB_WRITE_PROD for 2 days because incident 4711 needs a data fix', [], 'jane_smith');
+    expect(result.proposal?.input).toEqual({
+      access_name: 'DB_WRITE_PROD',
+      username: 'jane_smith',
+      duration_days: 2,
+      reason: 'incident 4711 needs a data fix',
+    });
+    expect(result.text).toContain('Would you like me to grant it for 2 days?');
+    const tooLong = await turn('I need DB_WRITE_PROD for 3 weeks', [], 'jane_smith');
+    expect(tooLong.proposal).toBeUndefined();
+    expect(tooLong.text).toBe('DB_WRITE_PROD lasts at most 14 days. How many days (14 or fewer) do you need it for?');
+  });
+
+  it('revoke: finds the held grant and proposes revoke_access_from_user; nothing held, nothing proposed', async () => {
+    const none = await turn('Please revoke DB_READ_DEV', [], 'bob_wilson');
+    expect(none.proposal).toBeUndefined();
+    const granted = await turn('I need DB_READ_DEV', [], 'bob_wilson');
+    await approve('I need DB_READ_DEV', [], granted.steps, granted.proposal!);
+    const result = await turn('Please revoke DB_READ_DEV', [], 'bob_wilson');
+    expect(result.text).toBe('You hold DB_READ_DEV. Would you like me to revoke it?');
+    expect(result.proposal).toEqual({ tool: 'revoke_access_from_user', input: { access_name: 'DB_READ_DEV', username: 'bob_wilson' } });
+    const done = await approve('Please revoke DB_READ_DEV', [], result.steps, result.proposal!);
+    expect(done.text).toBe("I've revoked your DB_READ_DEV access.");
+    const notRevoke = await turn('I need write access to remove old documents', [], 'bob_wilson');
+    expect(notRevoke.proposal?.tool).toBe('grant_access_to_user');
   });
 });

@@ -1,5 +1,7 @@
 import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../core/model/interpreter-rules.ts';
-import { type CatalogEntry, clarifyingQuestion, explicitNames, isSensitive, matchAccess } from './access-matching.ts';
+import { type CatalogEntry, clarifyingQuestion, closestAccesses, explicitNames, isSensitive, matchAccess } from './access-matching.ts';
+import { eligibleAccesses } from './catalog-lookup.ts';
+import { type GrantTerms, grantTerms } from './request-terms.ts';
 
 type Step = InterpreterTurn['steps'][number];
 
@@ -8,6 +10,8 @@ const NO = /^(n|no|nope|no thanks|cancel)[.!]*$/i;
 const HELD = /\b(what|which|show|list)\b.*\b(do i have|i have|i hold|my access(es)?)\b|\bmy access(es)?\b/i;
 const DISCOVERY = /\b(what|which|show|list|available)\b.*\baccess(es)?\b|\baccess(es)?\b.*\bavailable\b/i;
 const TEAM = /\b(?:for|of|on)\s+(?:the\s+)?([a-z][a-z0-9_-]*)\s+team\b|\bteam\s+([a-z][a-z0-9_-]*)\b/i;
+/** Giving an access up: "revoke X", "I no longer need X", "remove my X access" (not "I need write access to remove files"). */
+const REVOKE = /\b(revoke|give up|no longer need)\b|\bremove\s+my\b/i;
 const REQUEST = /\b(need|want|give|grant|request|get me|access to|can i|could i|would like|please)\b/i;
 
 /** Marks the agent's own clarifying questions, so the next message is read as an answer to them. */
@@ -16,6 +20,7 @@ const CLARIFICATION_OPENERS = [
   'I found several matching accesses',
   'I could not find an access',
   'There is no access named',
+  'None of the accesses open to you',
 ];
 
 function lastStep(turn: InterpreterTurn): Step | undefined {
@@ -63,13 +68,14 @@ function requestText(turn: InterpreterTurn): { text: string; answersQuestion: bo
   return { text: parts.join(' '), answersQuestion: parts.length > 1 };
 }
 
-function proposalText(access: CatalogEntry): string {
-  if (!isSensitive(access)) return `I found ${access.name} access. Would you like me to grant it?`;
+function proposalText(access: CatalogEntry, asked: GrantTerms): string {
+  const forDays = asked.durationDays !== undefined ? ` for ${asked.durationDays} day${asked.durationDays === 1 ? '' : 's'}` : '';
+  if (!isSensitive(access) && forDays === '') return `I found ${access.name} access. Would you like me to grant it?`;
   const terms =
     access.renewal_period !== null && access.renewal_period !== undefined
-      ? `It has a renewal period of ${access.renewal_period} days: the grant expires ${access.renewal_period} days after it is made unless renewed.`
+      ? `It has a renewal period of ${access.renewal_period} days: the grant expires ${asked.durationDays ?? access.renewal_period} days after it is made unless renewed.`
       : 'It has no renewal period: the grant does not expire until it is revoked.';
-  return `I found ${access.name} access (${access.description}). ${terms} Would you like me to grant it?`;
+  return `I found ${access.name} access (${access.description}). ${terms} Would you like me to grant it${forDays}?`;
 }
 
 /** After the grant ran (or was rejected): say what happened. */
@@ -109,26 +115,89 @@ function heldAccesses(turn: InterpreterTurn): InterpreterAction {
   return { text: `You have these accesses:\n${output.accesses.map(describe).join('\n')}` };
 }
 
+function heldStep(turn: InterpreterTurn): { held: Array<{ name: string }>; teams: string[] | undefined } | { error: string } {
+  const got = stepOf(turn, 'get_user_accesses');
+  const output = got?.output as { accesses?: Array<{ name: string }>; teams?: unknown; error?: string } | undefined;
+  if (!got || got.isError || !Array.isArray(output?.accesses)) return { error: errorText(got?.output) };
+  const teams = Array.isArray(output.teams) ? output.teams.filter((t): t is string => typeof t === 'string') : undefined;
+  return { held: output.accesses, teams };
+}
+
+function nearest(query: string, eligible: readonly CatalogEntry[]): string {
+  const names = closestAccesses(query, eligible).map((s) => `${s.name} (${s.description})`);
+  return names.length > 0 ? names.join(', ') : 'none';
+}
+
 function request(turn: InterpreterTurn, text: string): InterpreterAction {
+  const terms = grantTerms(text);
   const listed = stepOf(turn, 'list_available_accesses');
   if (!listed) return { toolCalls: [{ toolName: 'list_available_accesses', input: {} }] };
   const catalog = catalogFrom(listed);
   if ('error' in catalog) return { text: `I could not read the access catalog: ${catalog.error}` };
-  const match = matchAccess(text, catalog);
+  if (!stepOf(turn, 'get_user_accesses')) return { toolCalls: [{ toolName: 'get_user_accesses', input: {} }] };
+  const state = heldStep(turn);
+  if ('error' in state) return { text: `I could not check your current accesses: ${state.error}` };
+  // A catalog that reports no teams (an older remote service) leaves eligibility to the service.
+  const eligible = state.teams === undefined ? catalog : eligibleAccesses(catalog, state.teams);
+  const teamsText = state.teams && state.teams.length > 0 ? state.teams.join(', ') : 'no team';
+  const named = explicitNames(terms.request)
+    .map((name) => catalog.find((a) => a.name === name))
+    .find((a) => a !== undefined);
+  if (named && !eligible.includes(named)) {
+    return {
+      text: `${named.name} is for the ${(named.teams ?? []).join(', ') || 'no'} team(s) and you are in ${teamsText}, so I cannot request it. None of the accesses open to you is ${named.name}; the nearest are: ${nearest(named.description, eligible)}.`,
+    };
+  }
+  const match = matchAccess(terms.request, eligible);
   if (match.kind === 'ambiguous') return { text: clarifyingQuestion(match.candidates) };
   if (match.kind === 'unknown') {
-    const names = match.suggestions.map((s) => `${s.name} (${s.description})`).join(', ');
-    const opener =
-      explicitNames(text).length > 0 ? `There is no access named ${match.query}.` : `I could not find an access matching "${match.query}".`;
-    return { text: `${opener} The closest catalog accesses are: ${names}. Which one do you need?` };
+    if (explicitNames(terms.request).length > 0)
+      return {
+        text: `There is no access named ${match.query}. The closest catalog accesses are: ${nearest(match.query, eligible)}. Which one do you need?`,
+      };
+    return {
+      text: `None of the accesses open to your teams (${teamsText}) fits "${match.query}", so I am not proposing any. The nearest ones are: ${nearest(match.query, eligible)}. Which one do you need, if any?`,
+    };
   }
   const access = match.access;
+  if (state.held.some((a) => a.name === access.name)) return { text: `You already have ${access.name} access.` };
+  const max = access.renewal_period ?? null;
+  if (terms.durationDays !== undefined && max !== null && terms.durationDays > max)
+    return { text: `${access.name} lasts at most ${max} days. How many days (${max} or fewer) do you need it for?` };
+  return { text: proposalText(access, terms), toolCalls: [{ toolName: 'grant_access_to_user', input: grantInput(access.name, terms) }] };
+}
+
+function grantInput(accessName: string, terms: GrantTerms): Record<string, unknown> {
+  return {
+    access_name: accessName,
+    ...(terms.reason !== undefined ? { reason: terms.reason } : {}),
+    ...(terms.durationDays !== undefined ? { duration_days: terms.durationDays } : {}),
+  };
+}
+
+/** "revoke DB_READ_PROD" / "I no longer need production database read": finds the held grant and proposes the revoke. */
+function revoke(turn: InterpreterTurn, text: string): InterpreterAction {
   const got = stepOf(turn, 'get_user_accesses');
   if (!got) return { toolCalls: [{ toolName: 'get_user_accesses', input: {} }] };
-  const held = got.output as { accesses?: Array<{ name: string }>; error?: string };
-  if (got.isError || !Array.isArray(held?.accesses)) return { text: `I could not check your current accesses: ${errorText(got.output)}` };
-  if (held.accesses.some((a) => a.name === access.name)) return { text: `You already have ${access.name} access.` };
-  return { text: proposalText(access), toolCalls: [{ toolName: 'grant_access_to_user', input: { access_name: access.name } }] };
+  const state = heldStep(turn);
+  if ('error' in state) return { text: `I could not read your accesses: ${state.error}` };
+  const held = state.held as CatalogEntry[];
+  if (held.length === 0) return { text: 'You hold no accesses, so there is nothing to revoke.' };
+  const match = matchAccess(text.replace(REVOKE, ' '), held);
+  if (match.kind !== 'unique') return { text: `Which access should I revoke? You hold: ${held.map((a) => a.name).join(', ')}.` };
+  return {
+    text: `You hold ${match.access.name}. Would you like me to revoke it?`,
+    toolCalls: [{ toolName: 'revoke_access_from_user', input: { access_name: match.access.name } }],
+  };
+}
+
+function afterRevoke(step: Step): InterpreterAction {
+  const name = ((step.input ?? {}) as { access_name?: string }).access_name ?? 'that';
+  const output = step.output as { success?: boolean; message?: string; denied?: boolean } | null;
+  if (step.isError)
+    return { text: output?.denied ? `Okay, I did not revoke ${name}.` : `I could not revoke ${name}: ${errorText(step.output)}` };
+  if (output?.success) return { text: `I've revoked your ${name} access.` };
+  return { text: `I could not revoke ${name}: ${output?.message ?? 'unknown error'}` };
 }
 
 /** The access agent's offline rules: the spec's three flows, plus "already held" and "did you mean". */
@@ -138,12 +207,16 @@ export const accessInterpreter: InterpreterRules = {
     'I need <ACCESS_NAME>             the same for an exact catalog name, e.g. I need DB_READ_PROD',
     'What accesses are available [for the <team> team]?',
     'What accesses do I have?',
+    'I need <what> for <N> days because <reason>   a shorter grant, with the reason recorded',
+    'Revoke <ACCESS_NAME>             give up an access you hold (you confirm)',
   ],
   next(turn) {
     const last = lastStep(turn);
     if (last?.toolName === 'grant_access_to_user') return afterGrant(last);
+    if (last?.toolName === 'revoke_access_from_user') return afterRevoke(last);
     const text = turn.userText.trim();
     const { text: query, answersQuestion } = requestText(turn);
+    if (REVOKE.test(text)) return revoke(turn, text);
     if (HELD.test(text)) return heldAccesses(turn);
     if (DISCOVERY.test(text) && !REQUEST.test(text.replace(/\baccess(es)?\b.*$/i, ''))) return discovery(turn);
     if (answersQuestion || REQUEST.test(text) || explicitNames(text).length > 0) return request(turn, query);

@@ -8,7 +8,7 @@ import type { AnyToolDefinition } from '../../core/tools/index.ts';
 import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
 import { AccessApiClient, type AccessApiClientOptions } from './client/access-api-client.ts';
-import { accessCatalogMigration, createAccessService, seedAccessDemoData } from './service/index.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
 import { createAccessTools } from './tools.ts';
 
 const ADMIN_KEY = 'tools-test-admin-key';
@@ -18,7 +18,12 @@ function toolsFor(options: Partial<AccessApiClientOptions> & { baseUrl: string }
   const client = new AccessApiClient({ adminKey: ADMIN_KEY, timeoutMs: 2_000, initialBackoffMs: 5, ...options });
   const tools = createAccessTools({ client, clock });
   const byName = (name: string): AnyToolDefinition => tools.find((t) => t.name === name)!;
-  return { list: byName('list_available_accesses'), get: byName('get_user_accesses'), grant: byName('grant_access_to_user') };
+  return {
+    list: byName('list_available_accesses'),
+    get: byName('get_user_accesses'),
+    grant: byName('grant_access_to_user'),
+    revoke: byName('revoke_access_from_user'),
+  };
 }
 
 async function listen(server: Server | TcpServer): Promise<string> {
@@ -32,7 +37,7 @@ let service: FastifyInstance;
 let serviceUrl: string;
 
 beforeAll(async () => {
-  testStore = await sqliteTestStore.create([accessCatalogMigration]);
+  testStore = await sqliteTestStore.create([...accessCatalogMigrations]);
   await seedAccessDemoData(testStore.store, clock);
   service = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY, clock });
   serviceUrl = await service.listen({ port: 0, host: '127.0.0.1' });
@@ -66,20 +71,27 @@ describe('access tools against the real service', () => {
   it('grant, then get, then the same grant again — the spec shapes and messages', async () => {
     const { get, grant } = toolsFor({ baseUrl: serviceUrl });
     const jane = createTestToolContext({ identity: { userId: 7, username: 'jane_smith', roles: ['user'] } });
-    expect(await get.execute({ username: 'jane_smith' }, jane)).toEqual({ user_id: 2, username: 'jane_smith', accesses: [] });
+    expect(await get.execute({ username: 'jane_smith' }, jane)).toEqual({
+      user_id: 2,
+      username: 'jane_smith',
+      teams: ['engineering', 'data'],
+      accesses: [],
+    });
     const granted = await grant.execute({ access_name: 'READ_DOCUMENTS', username: 'jane_smith' }, jane);
     expect(granted).toEqual({
       success: true,
       access: { id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system' },
       message: 'Access granted successfully',
+      expires_at: null,
     });
     expect(jane.audited).toEqual([
-      { type: 'access_granted', payload: { access_name: 'READ_DOCUMENTS', catalog_user_id: 2, expires_at: null } },
+      { type: 'access_granted', payload: { access_name: 'READ_DOCUMENTS', catalog_user_id: 2, expires_at: null, reason: null } },
     ]);
     expect(await get.execute({ user_id: 2, username: 'jane_smith' }, jane)).toEqual({
       user_id: 2,
       username: 'jane_smith',
-      accesses: [{ id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system' }],
+      teams: ['engineering', 'data'],
+      accesses: [{ id: 1, name: 'READ_DOCUMENTS', description: 'View documents in the system', expires_at: null }],
     });
     expect(await grant.execute({ access_name: 'READ_DOCUMENTS', username: 'jane_smith' }, jane)).toEqual({
       success: false,
@@ -110,6 +122,57 @@ describe('access tools against the real service', () => {
     expect(first.user_id).toBeGreaterThan(3);
     const again = createAccessTools({ client, provisionUsers: true }).find((t) => t.name === 'get_user_accesses')!;
     expect(await again.execute({ username: 'newcomer' }, newcomer)).toEqual(first);
+  });
+
+  it("an access outside the user's teams: the validator blocks it before any approval, and the service refuses it (403)", async () => {
+    const { get, grant } = toolsFor({ baseUrl: serviceUrl });
+    const verdict = await grant.validate!({ access_name: 'BILLING_ADMIN', username: 'john_doe' }, context);
+    expect(verdict).toMatchObject({ verdict: 'block', rule: 'team-eligibility', category: 'access' });
+    expect(verdict.reason).toMatch(
+      /^BILLING_ADMIN is for the finance team\(s\); john_doe is in engineering\. Eligible accesses include: READ_DOCUMENTS, /,
+    );
+    expect(await grant.validate!({ access_name: 'DB_READ_DEV', username: 'john_doe' }, context)).toMatchObject({ verdict: 'allow' });
+    expect(await grant.validate!({ access_name: 'DB_WRITE_PROD', username: 'john_doe', duration_days: 30 }, context)).toMatchObject({
+      verdict: 'block',
+      rule: 'max-duration',
+    });
+    // Past the validator (a tool called directly), the catalog itself refuses with the contract's 403 message.
+    expect(await grant.execute({ access_name: 'BILLING_ADMIN', username: 'john_doe' }, context)).toEqual({
+      success: false,
+      message: "You don't have permission for this operation",
+    });
+    const held = (await get.execute({ username: 'john_doe' }, context)) as { accesses: Array<{ name: string }> };
+    expect(held.accesses.map((a) => a.name)).not.toContain('BILLING_ADMIN');
+  });
+
+  it('revoke_access_from_user: previews the held grant, revokes it once, audits it, then says nothing is held', async () => {
+    const { get, grant, revoke } = toolsFor({ baseUrl: serviceUrl });
+    const bob = createTestToolContext({ identity: { userId: 9, username: 'bob_wilson', roles: ['user'] } });
+    await grant.execute({ access_name: 'DEPLOY_STAGING', username: 'bob_wilson', reason: 'release train' }, bob);
+    expect(revoke.mutability).toBe('mutable');
+    const preview = await revoke.preview!({ access_name: 'DEPLOY_STAGING', username: 'bob_wilson' }, bob);
+    expect(preview.summary).toBe('Revoke DEPLOY_STAGING from bob_wilson (granted 2026-02-11T10:30:00Z).');
+    const done = await revoke.execute({ access_name: 'DEPLOY_STAGING', username: 'bob_wilson', reason: 'release done' }, bob);
+    expect(done).toEqual({
+      success: true,
+      access_name: 'DEPLOY_STAGING',
+      revoked_at: '2026-02-11T10:30:00Z',
+      message: 'Access revoked successfully',
+    });
+    expect(bob.audited.at(-1)).toEqual({
+      type: 'access_revoked',
+      payload: { access_name: 'DEPLOY_STAGING', catalog_user_id: 3, revoked_at: '2026-02-11T10:30:00Z', reason: 'release done' },
+    });
+    const held = (await get.execute({ username: 'bob_wilson' }, bob)) as { accesses: Array<{ name: string }> };
+    expect(held.accesses.map((a) => a.name)).not.toContain('DEPLOY_STAGING');
+    expect(await revoke.execute({ access_name: 'DEPLOY_STAGING', username: 'bob_wilson' }, bob)).toEqual({
+      success: false,
+      message: 'You do not hold DEPLOY_STAGING; nothing to revoke.',
+    });
+    expect(await revoke.validate!({ user_id: 1, access_name: 'DEPLOY_STAGING', username: 'bob_wilson' }, bob)).toMatchObject({
+      verdict: 'block',
+      rule: 'own-account-only',
+    });
   });
 
   it('refuses a user_id that is not the signed-in user: validator blocks, execute refuses, nothing granted', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AnyToolDefinition, defineTool, type ToolContext } from '../../core/tools/index.ts';
+import { assessCommitRisk, assessStagingRisk, changeImpact, impactSummary } from './change-risk.ts';
 import type { DbBridge, SandboxSession } from './db-bridge.ts';
 import type { ChangePreview } from './engine.ts';
 import { WriteOutsideTransactionError } from './errors.ts';
@@ -13,8 +14,10 @@ export type BridgeFor = (context: ToolContext) => DbBridge;
 /** The tool names whose calls only touch an uncommitted transaction (auto-approved by a named rule). */
 export const STAGING_TOOLS: ReadonlySet<string> = new Set(['execute_write', 'rollback_transaction']);
 
-function previewOf(preview: ChangePreview) {
-  return { kind: 'sql-changes', summary: preview.summary, details: preview, bindingDigest: preview.digest };
+/** The commit preview: the engine's pending change plus its impact counted against the committed state. */
+async function previewOf(bridge: DbBridge, preview: ChangePreview) {
+  const impact = changeImpact(preview, preview.schema.length > 0 ? await bridge.tables() : []);
+  return { kind: 'sql-changes', summary: impactSummary(impact), details: { ...preview, impact }, bindingDigest: preview.digest };
 }
 
 /** The sandbox agent's tools. Reads are read-only; every change goes through a transaction a person commits. */
@@ -52,6 +55,7 @@ export function sandboxTools(bridgeFor: BridgeFor): AnyToolDefinition[] {
       input: z.object({ sql: z.string().min(1).max(100_000), params: z.array(param).max(1000).optional() }).strict(),
       mutability: 'mutable',
       risk: 'low',
+      assessRisk: (input) => assessStagingRisk(input.sql),
       preview: async (input) => ({ kind: 'sql-statement', summary: `Stage in a transaction (not committed): ${input.sql}` }),
       execute: async (input, context) => {
         const bridge = bridgeFor(context);
@@ -71,10 +75,12 @@ export function sandboxTools(bridgeFor: BridgeFor): AnyToolDefinition[] {
       input: z.object({}).strict(),
       mutability: 'mutable',
       risk: 'high',
+      assessRisk: (_input, preview) => assessCommitRisk(preview),
       preview: async (_input, context) => {
-        const transaction = bridgeFor(context).activeTransaction;
+        const bridge = bridgeFor(context);
+        const transaction = bridge.activeTransaction;
         if (!transaction) return { kind: 'sql-changes', summary: 'There is no open transaction to commit.', bindingDigest: 'none' };
-        return previewOf(await transaction.preview());
+        return previewOf(bridge, await transaction.preview());
       },
       execute: async (_input, context) => {
         const transaction = bridgeFor(context).activeTransaction;

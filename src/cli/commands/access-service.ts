@@ -33,7 +33,7 @@ export const accessServiceCommand: CliCommand = {
     if (adminKey.length < 8) throw new UsageError('set ACCESS_ADMIN_KEY (at least 8 characters): admin calls must send it as X-Admin-Key');
 
     const { openStore } = await import('../../core/store/index.ts');
-    const { accessCatalogMigration, createAccessService, formatDemoTable, seedAccessDemoData } = await import(
+    const { accessCatalogMigrations, createAccessService, formatDemoTable, seedAccessDemoData } = await import(
       '../../agents/access/service/index.ts'
     );
     const { agents } = await import('../../agents/index.ts');
@@ -41,7 +41,7 @@ export const accessServiceCommand: CliCommand = {
     // Every agent's migrations, not only the catalog's: Kysely refuses a store whose applied
     // migrations (e.g. by `opsgate serve`) are missing from the list it is given.
     const store = await openStore({
-      migrations: [accessCatalogMigration, ...agents.flatMap((agent) => agent.migrations ?? [])],
+      migrations: [...accessCatalogMigrations, ...agents.flatMap((agent) => agent.migrations ?? [])],
       databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '',
       ...(io.env.OPSGATE_DATA_DIR ? { dataDir: io.env.OPSGATE_DATA_DIR } : {}),
     });

@@ -5,9 +5,11 @@ import pino from 'pino';
 import { formatDemoTable, seedAccessDemoData } from '../../agents/access/service/index.ts';
 import { HostRepository } from '../../agents/troubleshoot/index.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
+import { startTracing } from '../../app/tracing.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
 import { AuditLog } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
+import { createPrometheusObserver } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
@@ -70,7 +72,14 @@ export interface ServeOptions {
 /** Starts everything `opsgate serve` runs; resolves once listening. */
 export async function startServe(options: ServeOptions): Promise<{ url: string; close(): Promise<void> }> {
   const logger = pino({ level: options.env.OPSGATE_LOG_LEVEL ?? 'warn' }, pino.destination(2));
-  const opsgate = await openOpsgate({ env: options.env, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  const tracing = startTracing(options.env);
+  const metrics = createPrometheusObserver();
+  const opsgate = await openOpsgate({
+    env: options.env,
+    logger,
+    observer: metrics,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
   try {
     const users = new UserRepository(opsgate.store);
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
@@ -85,6 +94,10 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       cookieKey: loadCookieKey(opsgate.dataDir, options.env),
       auditVerify: () => audit.verify(),
       logger,
+      metrics: {
+        render: () => metrics.render(),
+        ...(options.env.OPSGATE_METRICS_TOKEN ? { token: options.env.OPSGATE_METRICS_TOKEN } : {}),
+      },
       ...(hosts ? { hosts } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     });
@@ -136,10 +149,12 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       async close() {
         await app.close();
         await opsgate.close();
+        await tracing?.shutdown();
       },
     };
   } catch (error) {
     await opsgate.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Store } from '../store/index.ts';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { runInTransaction, type Store, type UnitOfWork } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from './event-types.ts';
@@ -63,59 +63,169 @@ export function hashAuditEvent(
 
 type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 
+/** How long a journaled event may wait before the background sealer chains it. Default 25 ms. */
+const DEFAULT_SEAL_DELAY_MS = 25;
+/** Events sealed per transaction. */
+const SEAL_BATCH = 1000;
+/** The PostgreSQL advisory lock that lets one sealer at a time extend the chain across replicas. */
+const SEALER_LOCK_KEY = 0x6f707367;
+
 /**
  * Append-only, hash-chained audit events. Each event's hash covers its content and the previous
  * event's hash, so editing, deleting or reordering any stored event breaks verification there.
+ *
+ * Writers never contend for the chain's tail: an event is first journaled (`audit_pending`) in the
+ * same transaction as the change it describes, so no change is stored without its event. One
+ * sealer at a time (a transaction holding a PostgreSQL advisory lock; SQLite has one writer)
+ * then moves journaled events into the chain in batches, assigning sequence numbers and hashes.
+ * Readers (`list`, `verify`, export) seal first, so they see every committed event.
  */
 export class AuditLog {
   readonly #store: Store;
   readonly #now: () => Date;
-  #tail: { seq: number; hash: string } | undefined;
+  readonly #sealDelayMs: number;
+  #sealTimer: NodeJS.Timeout | undefined;
+  #sealing: Promise<number> | undefined;
+  #sealAgain = false;
+  #onAppend: ((ms: number) => void) | undefined;
 
-  constructor(store: Store, now: () => Date = () => new Date()) {
+  constructor(store: Store, now: () => Date = () => new Date(), options: { sealDelayMs?: number } = {}) {
     this.#store = store;
     this.#now = now;
+    this.#sealDelayMs = options.sealDelayMs ?? DEFAULT_SEAL_DELAY_MS;
+  }
+
+  /** Observes the time from journaling an event to its sealing (metrics). */
+  observeAppends(onAppend: ((ms: number) => void) | undefined): void {
+    this.#onAppend = onAppend;
   }
 
   /**
-   * Appends one event. The chain's tail is cached and the insert names its sequence number, so a
-   * writer in another process that appended first makes this insert collide on the key; the tail
-   * is then re-read and the append retried. One statement in the common case.
+   * Queues an event in a unit of work: it is journaled in the same transaction as the work's other
+   * writes, and sealed into the chain soon after the commit.
    */
-  async append(event: AuditEventInput, db: Db = this.#store.db): Promise<AuditEvent> {
-    const createdAt = this.#now().toISOString();
-    const payload = canonicalJson(event.payload);
-    const sessionId = event.sessionId ?? null;
-    for (let attempt = 0; attempt < 20; attempt += 1) {
-      if (!this.#tail || attempt > 0) this.#tail = await readTail(db);
-      const seq = this.#tail.seq + 1;
-      const prevHash = this.#tail.hash;
-      const hash = hashAuditEvent(prevHash, { seq, sessionId, type: event.type, actor: event.actor, payload, createdAt });
-      try {
-        await db
-          .insertInto('audit_events')
-          .values({
-            seq,
-            session_id: sessionId,
-            type: event.type,
-            actor: event.actor,
-            payload,
-            prev_hash: prevHash,
-            hash,
-            created_at: createdAt,
-          })
-          .execute();
-      } catch (error) {
-        if (isUniqueViolation(error)) continue;
-        throw error;
-      }
-      this.#tail = { seq, hash };
-      return { seq, sessionId, type: event.type, actor: event.actor, payload: event.payload, prevHash, hash, createdAt };
+  record(uow: UnitOfWork, event: AuditEventInput): void {
+    uow.batch('audit_pending', this.#journalRow(event), async (trx, rows) => {
+      await trx
+        .insertInto('audit_pending')
+        .values([...rows])
+        .execute();
+    });
+    uow.afterCommit(() => this.#scheduleSeal());
+  }
+
+  /** Journals one event in its own transaction (or in `db` when given) and schedules sealing. */
+  async append(event: AuditEventInput, db?: Db): Promise<void> {
+    const row = this.#journalRow(event);
+    await (db ?? this.#store.db).insertInto('audit_pending').values(row).execute();
+    this.#scheduleSeal();
+  }
+
+  #journalRow(event: AuditEventInput) {
+    return {
+      session_id: event.sessionId ?? null,
+      type: event.type,
+      actor: event.actor,
+      payload: canonicalJson(event.payload),
+      created_at: this.#now().toISOString(),
+    };
+  }
+
+  #scheduleSeal(): void {
+    if (this.#sealTimer) return;
+    this.#sealTimer = setTimeout(() => {
+      this.#sealTimer = undefined;
+      void this.seal().catch(() => {
+        // The next append, reader or timer seals what is left; nothing is lost while it waits.
+        this.#scheduleSeal();
+      });
+    }, this.#sealDelayMs);
+    this.#sealTimer.unref();
+  }
+
+  /** Seals every journaled event into the chain; returns how many this call sealed. */
+  async seal(): Promise<number> {
+    if (this.#sealing) {
+      this.#sealAgain = true;
+      return this.#sealing;
     }
-    throw new Error('could not append to the audit log: it kept changing underneath (20 attempts)');
+    this.#sealing = (async () => {
+      let total = 0;
+      do {
+        this.#sealAgain = false;
+        for (;;) {
+          const sealed = await this.#sealBatch();
+          total += sealed;
+          if (sealed < SEAL_BATCH) break;
+        }
+      } while (this.#sealAgain);
+      return total;
+    })().finally(() => {
+      this.#sealing = undefined;
+    });
+    return this.#sealing;
+  }
+
+  async #sealBatch(): Promise<number> {
+    return runInTransaction(this.#store, async (trx) => {
+      if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+      const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
+      if (pending.length === 0) return 0;
+      let tail = await readTail(trx);
+      const sealed = pending.map((row) => {
+        const seq = tail.seq + 1;
+        const prevHash = tail.hash;
+        const hash = hashAuditEvent(prevHash, {
+          seq,
+          sessionId: row.session_id,
+          type: row.type,
+          actor: row.actor,
+          payload: row.payload,
+          createdAt: row.created_at,
+        });
+        tail = { seq, hash };
+        return {
+          seq,
+          session_id: row.session_id,
+          type: row.type,
+          actor: row.actor,
+          payload: row.payload,
+          prev_hash: prevHash,
+          hash,
+          created_at: row.created_at,
+        };
+      });
+      for (let i = 0; i < sealed.length; i += 200)
+        await trx
+          .insertInto('audit_events')
+          .values(sealed.slice(i, i + 200))
+          .execute();
+      // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
+      await trx
+        .deleteFrom('audit_pending')
+        .where(
+          'id',
+          'in',
+          pending.map((row) => row.id),
+        )
+        .execute();
+      if (this.#onAppend) {
+        const sealedAt = Date.now();
+        for (const row of pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
+      }
+      return pending.length;
+    });
+  }
+
+  /** Stops the background sealer after sealing what is journaled. */
+  async close(): Promise<void> {
+    if (this.#sealTimer) clearTimeout(this.#sealTimer);
+    this.#sealTimer = undefined;
+    await this.seal();
   }
 
   async list(filter: AuditFilter = {}): Promise<AuditEvent[]> {
+    await this.seal();
     let query = this.#store.db.selectFrom('audit_events').selectAll();
     if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
     if (filter.actor) query = query.where('actor', '=', filter.actor);
@@ -132,6 +242,7 @@ export class AuditLog {
 
   /** Walks the whole chain in order and names the first event that does not verify. */
   async verify(): Promise<AuditVerification> {
+    await this.seal();
     let prevHash = GENESIS_HASH;
     let expectedSeq = 1;
     let checked = 0;
@@ -187,11 +298,6 @@ export class AuditLog {
 async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
   const last = await db.selectFrom('audit_events').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
   return last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const record = error as { code?: unknown; message?: unknown };
-  return record?.code === '23505' || /UNIQUE constraint failed|PRIMARY KEY/i.test(String(record?.message ?? ''));
 }
 
 function toEvent(row: Selectable<AuditEventsTable>): AuditEvent {

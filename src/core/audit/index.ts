@@ -1,3 +1,4 @@
+export { type AuditActor, agentActor, approverActor, ruleActor, SYSTEM_ACTOR, userActor } from './actor.ts';
 export {
   AUDIT_HASH_VERSION,
   type AuditEvent,

@@ -49,6 +49,14 @@ export const CoreErrors = defineErrorCodes({
   },
   AUTH_REQUIRED: { status: 401, message: 'Sign in first (POST /api/login) or send an API token as "Authorization: Bearer …".' },
   CONFIG_INVALID: { status: 500, message: 'Configuration is invalid: {detail}' },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    message: 'The database cannot be reached right now (it may be restarting); nothing was changed. Try again in a few seconds.',
+  },
+  STORE_RETRY_EXHAUSTED: {
+    status: 503,
+    message: 'The store stayed too busy to save this change ({attempts} attempts); nothing was changed. Try again in a moment.',
+  },
   MODEL_ERROR: { status: 502, message: 'The language model failed: {detail}. Try again, or check the model configuration.' },
 });
 

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { type AgentDefinition, QUERY_PHASE, type Route, STANDARD_PHASE } from '../agent/define-agent.ts';
 import { createStoreSecretStore } from '../agent/secret-store.ts';
-import { AuditLog } from '../audit/index.ts';
+import { AuditLog, agentActor, userActor } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
-import { resolveDataDir } from '../store/index.ts';
+import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
@@ -16,8 +17,10 @@ import { toChatMessages } from './messages.ts';
 import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
+import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
 import { type LoopStatus, TurnEngine } from './turn-engine.ts';
@@ -42,22 +45,26 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger: Logger = options.logger ?? pino({ level: 'silent' });
   const now = () => options.clock?.now() ?? new Date();
   const generateId = options.generateId ?? randomUUID;
+  const observer = options.observer ?? NO_OBSERVER;
   const audit = new AuditLog(store, now);
-  const events = new SessionEvents(store, now);
+  audit.observeAppends((ms) => observer.auditSealed(ms));
+  if (options.observer) observeTransactions({ transaction: (ms, retries) => observer.storeTransaction(ms, retries) });
+  const events = new SessionEvents(store, now, observer);
   await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
   const instance = new RuntimeInstance(store, generateId(), now, options.instanceStaleMs);
   const processor = new ToolCallProcessor({
+    store,
     db: store.db,
     audit,
     events,
+    lifecycle: new ToolCallLifecycle(audit, events, observer),
     logger,
     now,
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     fourEyesTools: new Set(options.fourEyesTools ?? []),
-    flush: () => store.flush(),
     runnerId: instance.id,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
@@ -79,7 +86,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       onWarning: (warning) => {
         void audit.append({
           type: 'warning',
-          actor: `agent:${definition.name}`,
+          actor: agentActor(definition.name),
           payload: { code: warning.code, tool: warning.toolName, message: warning.message },
         });
       },
@@ -103,11 +110,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return agent;
   };
 
+  const sessions = new SessionCache();
   const loadWorking = async (sessionId: string): Promise<WorkingSession> => {
-    const row = await sessionRepository.loadSession(store.db, sessionId);
+    const cached = sessions.get(sessionId);
+    let row: SessionRow | undefined;
+    if (cached) {
+      const stored = await store.db.selectFrom('sessions').select('version').where('id', '=', sessionId).executeTakeFirst();
+      if (stored?.version === cached.row.version) row = cached.row;
+      else sessions.forget(sessionId);
+    }
+    const fresh = row === undefined;
+    row ??= await sessionRepository.loadSession(store.db, sessionId);
     if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
-    const messages = await sessionRepository.loadMessages(store.db, sessionId);
-    const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent));
+    const messages = fresh ? await sessionRepository.loadMessages(store.db, sessionId) : [...cached!.messages];
+    const calls = fresh ? await sessionRepository.loadToolCalls(store.db, sessionId) : cached!.calls;
+    const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent), calls.map(trackStored));
     working.runner = instance.id;
     return working;
   };
@@ -135,8 +152,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     };
   };
 
-  const snapshotOf = async (working: WorkingSession): Promise<SessionSnapshot> => {
-    const calls = await sessionRepository.loadToolCalls(store.db, working.id);
+  const snapshotOf = (working: WorkingSession): SessionSnapshot => {
+    const calls = working.calls.map((call) => call.row);
     const statuses = new Map(calls.map((c) => [c.id, c.status as never]));
     const phases = working.agent.parts.workflow?.phases.map((p) => ({ name: p.name, title: p.title }));
     return {
@@ -152,8 +169,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const snapshot = async (sessionId: string): Promise<SessionSnapshot> => snapshotOf(await loadWorking(sessionId));
 
-  const finish = async (working: WorkingSession, status: LoopStatus, firstNewSeq: number): Promise<TurnResult> => {
-    const session = await snapshotOf(working);
+  const finish = (working: WorkingSession, status: LoopStatus, firstNewSeq: number): TurnResult => {
+    sessions.put(working);
+    observer.turn(working.row.agent, status);
+    const session = snapshotOf(working);
     const messages = session.messages.filter((m) => m.seq >= firstNewSeq);
     return { status, messages, ...(session.interrupt ? { interrupt: session.interrupt } : {}), session };
   };
@@ -163,10 +182,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     try {
       return await run();
     } catch (error) {
-      const fresh = await sessionRepository.loadSession(store.db, working.id);
-      if (fresh && fresh.status === 'running') {
-        await sessionRepository.updateSession(store.db, fresh.id, fresh.version, { status: 'idle', updated_at: now().toISOString() });
+      sessions.forget(working.id);
+      observer.turn(working.row.agent, 'failed');
+      // Keep what the turn did so far (the person's message, calls that ran) and free the session.
+      if (!(error instanceof StaleWriteError) && !working.uow.isEmpty) {
+        working.save('idle', now().toISOString());
+        await working
+          .commit(store)
+          .catch((commitError: unknown) => logger.warn({ err: commitError, sessionId: working.id }, 'could not store a failed turn'));
+      } else {
+        working.uow.discard();
       }
+      if (error instanceof StaleWriteError) throw CoreErrors.SESSION_BUSY({ sessionId: working.id, interrupt: 'another process' });
       if (OpsgateError.isInstance(error)) throw error;
       logger.error({ err: error, sessionId: working.id }, 'turn failed');
       throw CoreErrors.MODEL_ERROR({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
@@ -175,7 +202,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   // Recovers what dead instances left `executing` or `running`; live replicas keep theirs.
   const recover = async () =>
-    recoverInterruptedCalls({ store, audit, events, now, load: loadWorking, alive: await instance.aliveInstances() });
+    recoverInterruptedCalls({ store, lifecycle: processor.env.lifecycle, now, load: loadWorking, alive: await instance.aliveInstances() });
   await instance.register();
   await recover();
   let recovering = false;
@@ -252,15 +279,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         created_at: at,
         updated_at: at,
       };
-      await sessionRepository.insertSession(store.db, row);
-      await audit.append({
+      const uow = new UnitOfWork();
+      uow.write(async (trx) => sessionRepository.insertSession(trx, row));
+      audit.record(uow, {
         sessionId: row.id,
         type: 'session_started',
-        actor: `user:${input.identity.username}`,
+        actor: userActor(input.identity.username),
         payload: { agent: row.agent, pillar, options: state.options },
       });
-      await events.publish(row.id, 'status', { status: 'idle' });
-      return snapshotOf(new WorkingSession(row, state, [], agent));
+      events.record(uow, row.id, 'status', { status: 'idle' });
+      await uow.commit(store);
+      const working = new WorkingSession(row, state, [], agent);
+      sessions.put(working);
+      return snapshotOf(working);
     },
 
     async send(sessionId, text, actor) {
@@ -287,17 +318,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (route !== working.row.route || phase !== working.row.phase) {
         working.row = { ...working.row, route, phase };
         working.state.phaseHistory.push({ phase, at, reason: `route ${route}` });
-        await audit.append({ sessionId, type: 'phase_changed', actor: `agent:${working.row.agent}`, payload: { to: phase, route } });
-        await events.publish(sessionId, 'phase', { to: phase, route });
+        audit.record(working.uow, {
+          sessionId,
+          type: 'phase_changed',
+          actor: agentActor(working.row.agent),
+          payload: { to: phase, route },
+        });
+        events.record(working.uow, sessionId, 'phase', { to: phase, route });
       }
       if (working.messages.length === 0 && working.row.title.endsWith(' session'))
         working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
       const firstNewSeq = working.nextMessageSeq();
-      if (!(await working.save(store.db, 'running', at)))
-        throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
-      await working.addMessages(store.db, [{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
-      await events.publish(sessionId, 'message', { role: 'user', text: trimmed, by: actor.username });
+      working.save('running', at);
+      working.addMessages([{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
+      events.record(working.uow, sessionId, 'message', { role: 'user', text: trimmed, by: actor.username });
       const status = await guarded(working, () => engine.run(working));
       return finish(working, status, firstNewSeq);
     },
@@ -321,14 +356,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       working.state.turnSteps = 0;
       working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
       const firstNewSeq = working.nextMessageSeq();
-      if (!(await working.save(store.db, 'running', at)))
-        throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn started elsewhere' });
-      await working.addMessages(
-        store.db,
+      working.save('running', at);
+      working.addMessages(
         [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: callId, toolName: call.tool, input: call.args ?? {} }] }],
         at,
       );
-      await events.publish(sessionId, 'message', {
+      events.record(working.uow, sessionId, 'message', {
         role: 'assistant',
         text: '',
         toolCalls: [{ callId, tool: call.tool, args: call.args }],
@@ -368,24 +401,26 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (input.rating !== 1 && input.rating !== -1)
         throw CoreErrors.BAD_REQUEST({ detail: 'rating must be 1 (thumbs up) or -1 (thumbs down)' });
       const at = now().toISOString();
-      await store.db
-        .insertInto('feedback')
-        .values({
-          session_id: sessionId,
-          user_id: actor.userId,
-          target: input.target ?? null,
-          rating: input.rating,
-          comment: input.comment ?? null,
-          created_at: at,
-        })
-        .execute();
-      await audit.append({
+      const uow = new UnitOfWork();
+      const feedback = {
+        session_id: sessionId,
+        user_id: actor.userId,
+        target: input.target ?? null,
+        rating: input.rating,
+        comment: input.comment ?? null,
+        created_at: at,
+      };
+      uow.write(async (trx) => {
+        await trx.insertInto('feedback').values(feedback).execute();
+      });
+      audit.record(uow, {
         sessionId,
         type: 'feedback',
-        actor: `user:${actor.username}`,
+        actor: userActor(actor.username),
         payload: { rating: input.rating, target: input.target ?? null, comment: input.comment ?? null },
       });
-      await events.publish(sessionId, 'feedback', { rating: input.rating, target: input.target ?? null });
+      events.record(uow, sessionId, 'feedback', { rating: input.rating, target: input.target ?? null });
+      await uow.commit(store);
     },
 
     recover,
@@ -394,6 +429,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(heartbeat);
       await instance.unregister().catch(() => {});
       await events.stop();
+      await audit.close();
       for (const agent of loaded.values()) await agent.parts.close?.();
     },
   };

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Store } from '../store/index.ts';
+import type { Store, UnitOfWork, WriteTransaction } from '../store/index.ts';
+import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -22,9 +23,12 @@ export class SessionEvents implements SessionEventFeed {
   readonly #relayTails = new Map<string, Promise<void>>();
   #stopListening: (() => Promise<void>) | undefined;
 
-  constructor(store: Store, now: () => Date) {
+  readonly #observer: RuntimeObserver;
+
+  constructor(store: Store, now: () => Date, observer: RuntimeObserver = NO_OBSERVER) {
     this.#store = store;
     this.#now = now;
+    this.#observer = observer;
     this.#emitter.setMaxListeners(0);
   }
 
@@ -58,7 +62,7 @@ export class SessionEvents implements SessionEventFeed {
       if (seq <= after) return;
       for (const event of await this.since(sessionId, after)) {
         this.#relayed.set(sessionId, event.seq);
-        this.#emit(event);
+        this.#emit(event, true);
       }
     });
     this.#relayTails.set(
@@ -67,7 +71,8 @@ export class SessionEvents implements SessionEventFeed {
     );
   }
 
-  #emit(event: SessionEvent): void {
+  #emit(event: SessionEvent, relayed = false): void {
+    this.#observer.liveEventLag(Math.max(0, Date.now() - Date.parse(event.createdAt)), relayed);
     this.#emitter.emit(event.sessionId, event);
     this.#emitter.emit('*', event);
   }
@@ -90,6 +95,46 @@ export class SessionEvents implements SessionEventFeed {
       })
       .catch(() => {});
     return next;
+  }
+
+  /**
+   * Queues one event in a unit of work: numbered and stored in its transaction (other replicas
+   * are notified on commit), and fanned out to this process's subscribers after the commit.
+   */
+  record(uow: UnitOfWork, sessionId: string, type: string, data: unknown): void {
+    const event = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
+    uow.batch(`session_events:${sessionId}`, event, (trx, events) => this.#insertBatch(trx, sessionId, events));
+    uow.afterCommit(() => this.#emit(event));
+  }
+
+  /** Numbers and stores a session's events in one statement; other replicas hear of them on commit. */
+  async #insertBatch(
+    trx: WriteTransaction,
+    sessionId: string,
+    events: readonly { seq: number; type: string; data: unknown; createdAt: string }[],
+  ) {
+    const rows = sql.join(
+      events.map((event, index) => sql`(${sql.lit(index + 1)}, ${event.type}, ${JSON.stringify(event.data)}, ${event.createdAt})`),
+    );
+    const values = sql`batch(ordinal, type, data, created_at) as (values ${rows})`;
+    const numbered = sql`
+      select ${sessionId}, base.seq + batch.ordinal, batch.type, batch.data, batch.created_at
+      from (select coalesce(max(seq), 0) as seq from session_events where session_id = ${sessionId}) as base, batch
+      order by batch.ordinal`;
+    const columns = sql`session_events (session_id, seq, type, data, created_at)`;
+    // Listening (PostgreSQL) replicas hear of the batch on commit; the notice rides on the insert
+    // (identical notices in one transaction are delivered once), saving a round trip per commit.
+    const note = JSON.stringify({ origin: this.#origin, sessionId, seq: 0 }).replace(/0}$/, '');
+    const stored = this.#stopListening
+      ? await sql<{ seq: number }>`
+          with ${values}, inserted as (insert into ${columns} ${numbered} returning seq)
+          select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select max(seq) from inserted) || '}') as notified
+          from inserted`.execute(trx)
+      : await sql<{ seq: number }>`insert into ${columns} with ${values} ${numbered} returning seq`.execute(trx);
+    const seqs = stored.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    events.forEach((event, index) => {
+      event.seq = seqs[index]!;
+    });
   }
 
   async #insert(sessionId: string, type: string, data: unknown): Promise<SessionEvent> {

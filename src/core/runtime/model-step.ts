@@ -1,4 +1,10 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
 
 /** Models that answered "Not implemented" to `doStream` (mock models): asked with `doGenerate` from then on. */
 const generateOnly = new WeakSet<LanguageModelV4>();
@@ -11,6 +17,7 @@ export async function runModelStep(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   onTextDelta: (text: string) => Promise<unknown>,
+  onUsage: (usage: LanguageModelV4Usage) => void = () => {},
 ): Promise<LanguageModelV4Content[]> {
   if (!generateOnly.has(model)) {
     let stream: ReadableStream<LanguageModelV4StreamPart> | undefined;
@@ -20,14 +27,17 @@ export async function runModelStep(
       if (!(error instanceof Error && error.message === 'Not implemented')) throw error;
       generateOnly.add(model);
     }
-    if (stream) return collect(stream, onTextDelta);
+    if (stream) return collect(stream, onTextDelta, onUsage);
   }
-  return (await model.doGenerate(options)).content;
+  const result = await model.doGenerate(options);
+  if (result.usage) onUsage(result.usage);
+  return result.content;
 }
 
 async function collect(
   stream: ReadableStream<LanguageModelV4StreamPart>,
   onTextDelta: (text: string) => Promise<unknown>,
+  onUsage: (usage: LanguageModelV4Usage) => void,
 ): Promise<LanguageModelV4Content[]> {
   const content: LanguageModelV4Content[] = [];
   const texts = new Map<string, { type: 'text'; text: string }>();
@@ -55,6 +65,9 @@ async function collect(
       }
       case 'tool-call':
         content.push(part);
+        break;
+      case 'finish':
+        if (part.usage) onUsage(part.usage);
         break;
       case 'error':
         throw part.error instanceof Error

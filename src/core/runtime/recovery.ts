@@ -1,13 +1,12 @@
-import type { AuditLog } from '../audit/index.ts';
-import type { Store } from '../store/index.ts';
-import type { SessionEvents } from './events.ts';
+import { SYSTEM_ACTOR } from '../audit/index.ts';
+import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import { sessionRepository } from './session-repository.ts';
+import { type ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import type { WorkingSession } from './working-session.ts';
 
 export interface RecoveryContext {
   readonly store: Store;
-  readonly audit: AuditLog;
-  readonly events: SessionEvents;
+  readonly lifecycle: ToolCallLifecycle;
   readonly now: () => Date;
   readonly load: (sessionId: string) => Promise<WorkingSession>;
   /** Instances still alive: what they run is theirs, not recovered. */
@@ -19,44 +18,52 @@ export interface RecoveryReport {
   readonly sessions: number;
 }
 
+/** Another replica recovering the same thing at the same moment is not an error: it did the work. */
+async function commitUnlessTaken(commit: () => Promise<void>): Promise<boolean> {
+  try {
+    await commit();
+    return true;
+  } catch (error) {
+    if (error instanceof StaleWriteError) return false;
+    throw error;
+  }
+}
+
 /**
  * Start-up recovery: a call found `executing` becomes `unknown` (it may or may not have happened;
  * it is never re-run), and a session a crash left `running` goes back to idle with every call it
  * had not finished answered in its history, so the model is told and the person sees it.
  */
-export async function recoverInterruptedCalls({ store, audit, events, now, load, alive }: RecoveryContext): Promise<RecoveryReport> {
+export async function recoverInterruptedCalls({ store, lifecycle, now, load, alive }: RecoveryContext): Promise<RecoveryReport> {
   const orphaned = (runner: string | null) => runner === null || !alive.has(runner);
   const stuck = (await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute()).filter((call) =>
     orphaned(call.runner),
   );
+  let unknownCalls = 0;
   for (const call of stuck) {
-    await sessionRepository.transitionToolCall(store.db, call.id, ['executing'], {
-      status: 'unknown',
-      error: 'opsgate stopped while this call was running; it was not re-run',
-      finished_at: now().toISOString(),
+    const uow = new UnitOfWork();
+    lifecycle.transition(uow, trackStored(call), {
+      to: 'unknown',
+      patch: { error: 'opsgate stopped while this call was running; it was not re-run', finished_at: now().toISOString() },
+      audit: { type: 'tool_unknown', actor: SYSTEM_ACTOR, payload: { callId: call.id, tool: call.tool, startedAt: call.started_at } },
+      live: { type: 'tool.result', data: { callId: call.id, tool: call.tool, status: 'unknown' } },
     });
-    await audit.append({
-      sessionId: call.session_id,
-      type: 'tool_unknown',
-      actor: 'system',
-      payload: { callId: call.id, tool: call.tool, startedAt: call.started_at },
-    });
-    await events.publish(call.session_id, 'tool.result', { callId: call.id, tool: call.tool, status: 'unknown' });
+    if (await commitUnlessTaken(() => uow.commit(store))) unknownCalls += 1;
   }
   const running = (await store.db.selectFrom('sessions').select(['id', 'runner']).where('status', '=', 'running').execute()).filter((row) =>
     orphaned(row.runner),
   );
+  let sessions = 0;
   for (const { id } of running) {
     const working = await load(id).catch(() => undefined);
-    if (!working) continue;
+    if (!working || working.row.status !== 'running') continue;
     const at = now().toISOString();
     for (const pending of working.state.pendingCalls) {
       const known = stuck.find((c) => c.id === pending.callId);
       const reason = known
         ? 'Status unknown: opsgate stopped while this call was running. It was NOT re-run. Check the target system before trying again.'
         : 'Not run: opsgate stopped before this call was processed.';
-      await working.addMessages(
-        store.db,
+      working.addMessages(
         [
           {
             role: 'tool',
@@ -72,15 +79,22 @@ export async function recoverInterruptedCalls({ store, audit, events, now, load,
         ],
         at,
       );
-      if (!known)
-        await sessionRepository.transitionToolCall(store.db, pending.callId, ['proposed', 'approved'], {
-          status: 'failed',
-          error: 'not run: opsgate stopped first',
-          finished_at: at,
+      const row = known ? undefined : await sessionRepository.getToolCall(store.db, pending.callId);
+      if (row && (row.status === 'proposed' || row.status === 'approved')) {
+        lifecycle.transition(working.uow, trackStored(row), {
+          to: 'failed',
+          patch: { error: 'not run: opsgate stopped first', finished_at: at },
+          audit: {
+            type: 'tool_failed',
+            actor: SYSTEM_ACTOR,
+            payload: { callId: row.id, tool: row.tool, error: 'not run: opsgate stopped first' },
+          },
         });
+      }
     }
     working.state.pendingCalls = [];
-    await working.save(store.db, 'idle', at);
+    working.save('idle', at);
+    if (await commitUnlessTaken(() => working.commit(store))) sessions += 1;
   }
-  return { unknownCalls: stuck.length, sessions: running.length };
+  return { unknownCalls, sessions };
 }

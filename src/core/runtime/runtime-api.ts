@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentDefinition, Clock, SecretStore } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
 import type { Store } from '../store/index.ts';
+import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
@@ -26,6 +27,8 @@ export interface RuntimeOptions {
   /** Options per agent name (e.g. `{ sandbox: { db: 'demo.db' } }`). */
   readonly agentOptions?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly secrets?: SecretStore;
+  /** Receives what the runtime reports for metrics (turns, call statuses, store and audit latency). Default none. */
+  readonly observer?: RuntimeObserver;
   /** How often this instance says it is alive and recovers dead instances' work. Default 10 s. */
   readonly heartbeatMs?: number;
   /** How long another instance may be silent before its work is recovered. Default 30 s. */

@@ -55,7 +55,7 @@ describe.each(testStoreFactories())('guarded runtime on $dialect', (factory) => 
     });
     expect(recorder.transfers).toHaveLength(1);
     const types = (await new AuditLog(testStore.store).list({ sessionId: session.id })).map((e) => e.type);
-    expect(types).toEqual(['session_started', 'tool_executed', 'tool_proposed', 'tool_approved', 'tool_executed']);
+    expect(types).toEqual(['session_started', 'tool_executed', 'tool_proposed', 'tool_approved', 'tool_executing', 'tool_executed']);
   });
 
   it('arguments changed after the proposal (in the store) void the approval: typed failure, the tool never runs', async () => {

@@ -98,32 +98,28 @@ export const sessionRepository = {
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.content) as LanguageModelV4Message, createdAt: r.created_at }));
   },
 
-  async appendMessages(
-    db: Db,
-    sessionId: string,
-    firstSeq: number,
-    messages: readonly LanguageModelV4Message[],
-    createdAt: string,
-  ): Promise<StoredMessage[]> {
-    if (messages.length === 0) return [];
-    const stored = messages.map((message, index) => ({ seq: firstSeq + index, message, createdAt }));
+  async insertMessages(db: Db, sessionId: string, messages: readonly StoredMessage[]): Promise<void> {
+    if (messages.length === 0) return;
     await db
       .insertInto('messages')
       .values(
-        stored.map((m) => ({
+        messages.map((m) => ({
           session_id: sessionId,
           seq: m.seq,
           role: m.message.role,
           content: JSON.stringify(m.message),
-          created_at: createdAt,
+          created_at: m.createdAt,
         })),
       )
       .execute();
-    return stored;
   },
 
-  async insertToolCall(db: Db, row: ToolCallRow): Promise<void> {
-    await db.insertInto('tool_calls').values(row).execute();
+  async insertToolCalls(db: Db, rows: readonly ToolCallRow[]): Promise<void> {
+    if (rows.length > 0)
+      await db
+        .insertInto('tool_calls')
+        .values([...rows])
+        .execute();
   },
 
   /** Moves a call from one of `from` to a new status; false when it was not in one of them. */

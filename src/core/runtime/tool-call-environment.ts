@@ -1,13 +1,18 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/index.ts';
+import type { Store } from '../store/index.ts';
 import type { SessionEvents } from './events.ts';
 import type { Db } from './session-repository.ts';
+import type { ToolCallLifecycle } from './tool-call-lifecycle.ts';
 
 /** What processing a tool call needs from the runtime around it. */
 export interface ToolCallEnvironment {
+  readonly store: Store;
+  /** For reads; writes go through the session's unit of work. */
   readonly db: Db;
   readonly audit: AuditLog;
   readonly events: SessionEvents;
+  readonly lifecycle: ToolCallLifecycle;
   readonly logger: Logger;
   readonly now: () => Date;
   readonly generateId: () => string;
@@ -15,6 +20,4 @@ export interface ToolCallEnvironment {
   readonly fourEyesTools: ReadonlySet<string>;
   /** The runtime instance recorded on calls it moves to `executing`. */
   readonly runnerId: string;
-  /** Makes the stored state durable before a side effect. */
-  readonly flush: () => Promise<void>;
 }

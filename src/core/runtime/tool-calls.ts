@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { ToolCallInvocation } from '../agent/define-agent.ts';
-import { canonicalJson } from '../audit/canonical-json.ts';
+import { agentActor, approverActor, canonicalJson, ruleActor, SYSTEM_ACTOR } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
-import type { AnyToolDefinition, ValidatorVerdict } from '../tools/index.ts';
+import { StaleWriteError } from '../store/index.ts';
+import { withToolSpan } from '../telemetry/index.ts';
+import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
+import { proposalAudit, type TrackedCall } from './tool-call-lifecycle.ts';
 import { createToolContext, type ToolContextHandle } from './tool-context.ts';
 import { ToolContinuation } from './tool-continuation.ts';
 import { prepareInput } from './tool-input.ts';
@@ -24,9 +27,24 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   if (OpsgateError.isInstance(error)) return error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+function errorResult(error: unknown): CallOutcome {
+  return {
+    kind: 'result',
+    output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' },
+    isError: true,
+  };
+}
+
+/** Who approved a call, as the execution records it. */
+export interface ExecutionApproval {
+  readonly approvedBy: string;
+  readonly rule?: string;
+  readonly argsHash: string;
 }
 
 /** Runs one tool call through the guards: resolve, validate, bind identity, policy, and run or ask. */
@@ -42,8 +60,7 @@ export class ToolCallProcessor {
   }
 
   async process(session: WorkingSession, callId: string, toolName: string, rawInput: string, assistantText: string): Promise<CallOutcome> {
-    const { db, audit, now } = this.#env;
-    const actor = `agent:${session.agent.definition.name}`;
+    const { db, now, lifecycle } = this.#env;
     let tool: AnyToolDefinition;
     try {
       tool = session.agent.registry.resolve(toolName, session.row.role, session.phase);
@@ -56,32 +73,23 @@ export class ToolCallProcessor {
         throw CoreErrors.BAD_REQUEST({ detail: 'Questions are not available on the read-only query path; answer directly.' });
       }
     } catch (error) {
-      await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined, actor);
-      return {
-        kind: 'result',
-        output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' },
-        isError: true,
-      };
+      await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined);
+      return errorResult(error);
     }
 
     let input: Record<string, unknown>;
     try {
       input = prepareInput(tool, rawInput, session);
     } catch (error) {
-      const blockedByIdentity = OpsgateError.isInstance(error) && error.code === 'IDENTITY_MISMATCH';
-      if (blockedByIdentity) await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined, actor);
-      return {
-        kind: 'result',
-        output: { error: errorMessage(error), code: OpsgateError.isInstance(error) ? error.code : 'ERROR' },
-        isError: true,
-      };
+      if (OpsgateError.isInstance(error) && error.code === 'IDENTITY_MISMATCH')
+        await this.#recordBlocked(session, callId, toolName, rawInput, errorMessage(error), undefined);
+      return errorResult(error);
     }
 
     if (tool.name === HUMAN_INPUT_TOOL) return this.#askQuestion(session, callId, input);
 
     const context = createToolContext(this.#env, session, tool, callId);
-    let verdict: ValidatorVerdict | undefined;
-    if (tool.validate) verdict = await tool.validate(input, context);
+    const verdict = tool.validate ? await tool.validate(input, context) : undefined;
     const decision = decidePolicy({
       tool,
       input,
@@ -90,7 +98,7 @@ export class ToolCallProcessor {
       sessionOptions: session.state.options,
     });
     if (decision.action === 'block') {
-      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, actor);
+      await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict);
       return {
         kind: 'result',
         output: { blocked: true, reason: decision.reason, ...(verdict?.rule ? { rule: verdict.rule } : {}) },
@@ -100,16 +108,17 @@ export class ToolCallProcessor {
 
     const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
+    const risk = assessToolRisk(tool, input, preview);
     const createdAt = now().toISOString();
     const row = newToolCallRow({
       id: callId,
       session_id: session.id,
-      seq: await session.nextToolCallSeq(db),
+      seq: session.nextToolCallSeq(),
       tool: tool.name,
       args: JSON.stringify(input),
       args_hash: argsHash,
       mutability: tool.mutability,
-      risk: tool.risk,
+      risk: risk.level,
       status: 'proposed',
       verdict: verdict ? JSON.stringify(verdict) : null,
       preview: preview ? JSON.stringify(preview) : null,
@@ -118,69 +127,59 @@ export class ToolCallProcessor {
     });
 
     if (decision.action === 'run') {
-      const cacheable = tool.mutability === 'read-only' && tool.cache !== false;
-      if (cacheable) {
+      if (tool.mutability === 'read-only' && tool.cache !== false) {
         const contentHash = sha256(canonicalJson([tool.name, input]));
         const hit = await sessionRepository.findCachedResult(db, session.id, tool.name, contentHash);
         if (hit?.result) {
-          await sessionRepository.insertToolCall(db, {
-            ...row,
-            args_hash: contentHash,
-            status: 'executed',
-            result: hit.result,
-            started_at: createdAt,
-            finished_at: createdAt,
-            decision: JSON.stringify({ cachedFrom: hit.id }),
-          });
-          await this.#publish(session, 'tool.result', { callId, tool: tool.name, cached: true });
+          lifecycle.create(
+            session,
+            {
+              ...row,
+              args_hash: contentHash,
+              status: 'executed',
+              result: hit.result,
+              started_at: createdAt,
+              finished_at: createdAt,
+              decision: JSON.stringify({ cachedFrom: hit.id }),
+            },
+            { live: { type: 'tool.result', data: { callId, tool: tool.name, cached: true } } },
+          );
           return { kind: 'result', output: JSON.parse(hit.result) as unknown, isError: false };
         }
-        await sessionRepository.insertToolCall(db, { ...row, args_hash: contentHash, status: 'approved' });
-      } else {
-        await sessionRepository.insertToolCall(db, { ...row, status: 'approved' });
+        const call = lifecycle.create(session, { ...row, args_hash: contentHash, status: 'approved' });
+        return this.execute(session, tool, call, input, context);
       }
-      return this.execute(session, tool, callId, input, context);
+      const call = lifecycle.create(session, { ...row, status: 'approved' });
+      return this.execute(session, tool, call, input, context);
     }
 
     if (decision.action === 'auto') {
-      await sessionRepository.insertToolCall(db, {
-        ...row,
-        status: 'approved',
-        approved_by: `rule:${decision.rule}`,
-        approval_rule: decision.rule,
-        decided_at: createdAt,
-      });
-      await audit.append(
+      const rule = ruleActor(decision.rule);
+      const call = lifecycle.create(
+        session,
+        { ...row, status: 'approved', approved_by: rule, approval_rule: decision.rule, decided_at: createdAt },
         {
-          sessionId: session.id,
-          type: 'tool_auto_approved',
-          actor: `rule:${decision.rule}`,
-          payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict },
+          audit: {
+            type: 'tool_auto_approved',
+            actor: rule,
+            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, verdict },
+          },
         },
-        db,
       );
-      return this.execute(session, tool, callId, input, context, { approvedBy: `rule:${decision.rule}`, rule: decision.rule, argsHash });
+      return this.execute(session, tool, call, input, context, { approvedBy: rule, rule: decision.rule, argsHash });
     }
 
     const expiresAt = this.#env.approvalTtlMs > 0 ? new Date(now().getTime() + this.#env.approvalTtlMs).toISOString() : null;
-    await sessionRepository.insertToolCall(db, { ...row, expires_at: expiresAt });
-    await audit.append(
+    lifecycle.create(
+      session,
+      { ...row, expires_at: expiresAt },
       {
-        sessionId: session.id,
-        type: 'tool_proposed',
-        actor,
-        payload: {
-          callId,
-          tool: tool.name,
-          args: input,
-          argsHash,
-          risk: tool.risk,
-          verdict,
-          requestedBy: session.identity.username,
-          expiresAt,
-        },
+        audit: proposalAudit(
+          agentActor(session.agent.definition.name),
+          { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: session.identity.username },
+          { riskReason: risk.reason, expiresAt },
+        ),
       },
-      db,
     );
     const interrupt: Interrupt = {
       type: 'approval',
@@ -189,7 +188,8 @@ export class ToolCallProcessor {
       tool: tool.name,
       args: input,
       argsHash,
-      risk: tool.risk,
+      risk: risk.level,
+      riskReason: risk.reason,
       ...(preview ? { preview } : {}),
       ...(verdict ? { verdict } : {}),
       requestedBy: session.identity.username,
@@ -202,47 +202,53 @@ export class ToolCallProcessor {
   }
 
   /**
-   * Executes a call that may run: moves it to `executing` (at most once), re-checks the validator on
-   * the exact arguments, runs the middleware chain, sanitises the output and records the result.
+   * Executes a call that may run: moves it to `executing` (stored before a mutable side effect, at
+   * most once), re-checks the validator on the exact arguments, runs the middleware chain,
+   * sanitises the output and records the result.
    */
   async execute(
     session: WorkingSession,
     tool: AnyToolDefinition,
-    callId: string,
+    call: TrackedCall,
     input: Record<string, unknown>,
     context: ToolContextHandle,
-    approval?: ToolCallInvocation['approval'],
+    approval?: ExecutionApproval,
   ): Promise<CallOutcome> {
-    const { db, audit, now } = this.#env;
+    const { now, lifecycle, store } = this.#env;
+    const callId = call.row.id;
     const startedAt = now();
-    const claimed = await sessionRepository.transitionToolCall(db, callId, ['approved'], {
-      status: 'executing',
-      started_at: startedAt.toISOString(),
-      runner: this.#env.runnerId,
+    const mutable = tool.mutability === 'mutable';
+    const runBy = approval ? approverActor(approval.approvedBy) : agentActor(session.agent.definition.name);
+    lifecycle.transition(session.uow, call, {
+      to: 'executing',
+      patch: { started_at: startedAt.toISOString(), runner: this.#env.runnerId },
+      ...(mutable
+        ? { audit: { type: 'tool_executing', actor: runBy, payload: { callId, tool: tool.name, argsHash: call.row.args_hash } } }
+        : {}),
     });
-    if (!claimed) {
-      const row = await sessionRepository.getToolCall(db, callId);
-      throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
+    if (mutable) {
+      // `executing` and its audit event are stored before the side effect: a crash from here on
+      // shows the call as unknown, never runs it twice, and never leaves a side effect unaudited.
+      session.save('running', startedAt.toISOString());
+      try {
+        await session.commit(store);
+      } catch (error) {
+        if (error instanceof StaleWriteError) throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: 'decided elsewhere' });
+        throw error;
+      }
     }
-    // `executing` must be on disk before the side effect, so a crash shows the call as unknown.
-    if (tool.mutability === 'mutable') await this.#env.flush();
     if (tool.validate) {
       const verdict = await tool.validate(input, context);
       if (verdict.verdict === 'block') {
-        await sessionRepository.transitionToolCall(db, callId, ['executing'], {
-          status: 'blocked',
-          verdict: JSON.stringify(verdict),
-          finished_at: now().toISOString(),
-        });
-        await audit.append(
-          {
-            sessionId: session.id,
+        lifecycle.transition(session.uow, call, {
+          to: 'blocked',
+          patch: { verdict: JSON.stringify(verdict), finished_at: now().toISOString() },
+          audit: {
             type: 'tool_blocked',
-            actor: 'system',
+            actor: SYSTEM_ACTOR,
             payload: { callId, tool: tool.name, reason: verdict.reason, rule: verdict.rule, stage: 'execute' },
           },
-          db,
-        );
+        });
         return { kind: 'result', output: { blocked: true, reason: verdict.reason, rule: verdict.rule }, isError: true };
       }
     }
@@ -254,7 +260,7 @@ export class ToolCallProcessor {
     let output: unknown;
     let failure: unknown;
     try {
-      output = await chain();
+      output = await withToolSpan({ tool: tool.name, callId, description: tool.description, mutability: tool.mutability }, chain);
     } catch (error) {
       failure = error;
     }
@@ -264,21 +270,16 @@ export class ToolCallProcessor {
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     if (failure !== undefined) {
       const message = errorMessage(failure);
-      await sessionRepository.transitionToolCall(db, callId, ['executing'], {
-        status: 'failed',
-        error: message,
-        finished_at: finishedAt.toISOString(),
-      });
-      await audit.append(
-        {
-          sessionId: session.id,
+      lifecycle.transition(session.uow, call, {
+        to: 'failed',
+        patch: { error: message, finished_at: finishedAt.toISOString() },
+        audit: {
           type: 'tool_failed',
-          actor: `agent:${session.agent.definition.name}`,
+          actor: agentActor(session.agent.definition.name),
           payload: { callId, tool: tool.name, error: message, durationMs },
         },
-        db,
-      );
-      await this.#publish(session, 'tool.result', { callId, tool: tool.name, status: 'failed', error: message });
+        live: { type: 'tool.result', data: { callId, tool: tool.name, status: 'failed', error: message } },
+      });
       return {
         kind: 'result',
         output: { error: message, ...(OpsgateError.isInstance(failure) ? { code: failure.code } : {}) },
@@ -292,26 +293,17 @@ export class ToolCallProcessor {
     }
     const forModel = toModelValue(tool, output);
     const resultText = JSON.stringify(forModel);
-    await sessionRepository.transitionToolCall(db, callId, ['executing'], {
-      status: 'executed',
-      result: resultText,
-      finished_at: finishedAt.toISOString(),
-    });
-    await audit.append(
-      {
-        sessionId: session.id,
+    lifecycle.transition(session.uow, call, {
+      to: 'executed',
+      patch: { result: resultText, finished_at: finishedAt.toISOString() },
+      // Who made it run: the approving person, the named rule, or the agent for read-only calls.
+      audit: {
         type: 'tool_executed',
-        // Who made it run: the approving person, the named rule, or the agent for read-only calls.
-        actor: approval
-          ? approval.approvedBy.includes(':')
-            ? approval.approvedBy
-            : `user:${approval.approvedBy}`
-          : `agent:${session.agent.definition.name}`,
+        actor: runBy,
         payload: { callId, tool: tool.name, durationMs, outputHash: sha256(resultText), mutability: tool.mutability },
       },
-      db,
-    );
-    await this.#publish(session, 'tool.result', { callId, tool: tool.name, status: 'executed' });
+      live: { type: 'tool.result', data: { callId, tool: tool.name, status: 'executed' } },
+    });
     if (continuation) {
       return {
         kind: 'interrupt',
@@ -322,14 +314,14 @@ export class ToolCallProcessor {
   }
 
   async #askQuestion(session: WorkingSession, callId: string, input: Record<string, unknown>): Promise<CallOutcome> {
-    const { db, audit, now } = this.#env;
+    const { db, now, lifecycle } = this.#env;
     const question = String(input.question);
-    await sessionRepository.insertToolCall(
-      db,
+    lifecycle.create(
+      session,
       newToolCallRow({
         id: callId,
         session_id: session.id,
-        seq: await session.nextToolCallSeq(db),
+        seq: session.nextToolCallSeq(),
         tool: HUMAN_INPUT_TOOL,
         args: JSON.stringify(input),
         args_hash: sha256(canonicalJson(input)),
@@ -339,10 +331,7 @@ export class ToolCallProcessor {
         requested_by: session.identity.userId,
         created_at: now().toISOString(),
       }),
-    );
-    await audit.append(
-      { sessionId: session.id, type: 'question_asked', actor: `agent:${session.agent.definition.name}`, payload: { callId, question } },
-      db,
+      { audit: { type: 'question_asked', actor: agentActor(session.agent.definition.name), payload: { callId, question } } },
     );
     return {
       kind: 'interrupt',
@@ -364,16 +353,15 @@ export class ToolCallProcessor {
     input: unknown,
     reason: string,
     verdict: ValidatorVerdict | undefined,
-    actor: string,
   ): Promise<void> {
-    const { db, audit, now } = this.#env;
+    const { db, now, lifecycle } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
-    await sessionRepository.insertToolCall(
-      db,
+    lifecycle.create(
+      session,
       newToolCallRow({
         id: callId,
         session_id: session.id,
-        seq: await session.nextToolCallSeq(db),
+        seq: session.nextToolCallSeq(),
         tool: toolName,
         args: JSON.stringify(args ?? {}),
         args_hash: sha256(canonicalJson(args ?? {})),
@@ -385,27 +373,21 @@ export class ToolCallProcessor {
         requested_by: session.identity.userId,
         created_at: now().toISOString(),
       }),
-    );
-    await audit.append(
       {
-        sessionId: session.id,
-        type: 'tool_blocked',
-        actor,
-        payload: {
-          callId,
-          tool: toolName,
-          args,
-          reason,
-          ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}),
+        audit: {
+          type: 'tool_blocked',
+          actor: agentActor(session.agent.definition.name),
+          payload: {
+            callId,
+            tool: toolName,
+            args,
+            reason,
+            ...(verdict ? { rule: verdict.rule, category: verdict.category, segment: verdict.segment } : {}),
+          },
         },
+        live: { type: 'tool.blocked', data: { callId, tool: toolName, reason } },
       },
-      db,
     );
-    await this.#publish(session, 'tool.blocked', { callId, tool: toolName, reason });
-  }
-
-  #publish(session: WorkingSession, type: string, data: unknown): Promise<unknown> {
-    return this.#env.events.publish(session.id, type, data);
   }
 }
 

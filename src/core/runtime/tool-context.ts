@@ -1,11 +1,12 @@
+import { agentActor } from '../audit/index.ts';
 import { CoreErrors } from '../errors/index.ts';
 import type { AnyToolDefinition, ToolContext } from '../tools/index.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
 import type { WorkingSession } from './working-session.ts';
 
-/** A tool's context, plus the stores and events it started and that must land before its result. */
+/** A tool's context, plus the live events it started and that must land before its result. */
 export interface ToolContextHandle extends ToolContext {
-  /** Waits for the audit events and live events the tool caused (phase changes, terminal output). */
+  /** Waits for the live events the tool published (terminal output). */
   settle(): Promise<void>;
 }
 
@@ -16,7 +17,8 @@ export function createToolContext(
   tool: AnyToolDefinition,
   callId: string,
 ): ToolContextHandle {
-  const { audit, db, logger, now, events } = env;
+  const { audit, logger, now, events } = env;
+  const actor = agentActor(session.agent.definition.name);
   const workflow = session.agent.parts.workflow;
   const pending: Array<Promise<unknown>> = [];
   const track = (work: Promise<unknown>, what: string) => {
@@ -45,15 +47,12 @@ export function createToolContext(
       const from = session.row.phase;
       session.row = { ...session.row, phase };
       session.state.phaseHistory.push(reason === undefined ? { phase, at } : { phase, at, reason });
-      const actor = `agent:${session.agent.definition.name}`;
-      track(
-        audit.append({ sessionId: session.id, type: 'phase_changed', actor, payload: { from, to: phase, reason } }, db),
-        'phase change',
-      );
-      track(events.publish(session.id, 'phase', { from, to: phase, reason }), 'phase event');
+      audit.record(session.uow, { sessionId: session.id, type: 'phase_changed', actor, payload: { from, to: phase, reason } });
+      events.record(session.uow, session.id, 'phase', { from, to: phase, reason });
     },
+    // Stored with the call's result, in the same transaction.
     audit: async (type, payload) => {
-      await audit.append({ sessionId: session.id, type, actor: `agent:${session.agent.definition.name}`, payload }, db);
+      audit.record(session.uow, { sessionId: session.id, type, actor, payload });
     },
     async settle() {
       while (pending.length > 0) await Promise.all(pending.splice(0));

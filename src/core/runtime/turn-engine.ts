@@ -1,15 +1,27 @@
 import type { LanguageModelV4Content, LanguageModelV4Message, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider';
+import { SYSTEM_ACTOR } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import type { Identity } from '../identity/index.ts';
-import { approvalHash, decidePolicy } from '../policy/index.ts';
+import { StaleWriteError } from '../store/index.ts';
+import { withModelSpan } from '../telemetry/index.ts';
+import {
+  type ApprovalDecisionContext,
+  answerQuestion,
+  approveCall,
+  continueAfterSoftTimeout,
+  type DecisionContext,
+  expireCall,
+  hasExpired,
+  modifyCall,
+  rejectCall,
+} from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
 import { sessionRepository } from './session-repository.ts';
+import { type TrackedCall, trackStored } from './tool-call-lifecycle.ts';
 import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
-import { createToolContext } from './tool-context.ts';
-import { prepareInput } from './tool-input.ts';
 import { toModelTool } from './tool-schemas.ts';
-import type { Decision, Interrupt, QuestionAnswer } from './types.ts';
+import type { Decision, Interrupt } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
 
 export type LoopStatus = 'completed' | 'waiting' | 'step_limit';
@@ -28,10 +40,6 @@ function toolResultPart(callId: string, toolName: string, outcome: CallOutcome):
   return { role: 'tool', content: [{ type: 'tool-result', toolCallId: callId, toolName, output }] };
 }
 
-function answerValue(answer: QuestionAnswer): { answer: string; text?: string } {
-  return typeof answer === 'string' ? { answer } : { answer: 'custom', text: answer.custom };
-}
-
 /** The durable turn loop: model steps, tool calls through the guards, interrupts and decisions. */
 export class TurnEngine {
   readonly #processor: ToolCallProcessor;
@@ -44,25 +52,30 @@ export class TurnEngine {
 
   /** Processes pending calls, then asks the model until a final answer, an interrupt or the step limit. */
   async run(session: WorkingSession): Promise<LoopStatus> {
-    const { db, now, audit, events } = this.#processor.env;
+    const { now, audit, events } = this.#processor.env;
     for (;;) {
       while (session.state.pendingCalls.length > 0) {
         const call = session.state.pendingCalls[0]!;
         const outcome = await this.#processor.process(session, call.callId, call.toolName, call.input, this.#lastAssistantText(session));
         if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);
-        await this.#recordOutcome(session, call.callId, call.toolName, outcome);
+        this.#recordOutcome(session, call.callId, call.toolName, outcome);
       }
       if (session.route === 'direct') {
         // The client made the call itself; there is no model to go on with.
-        await this.#saveOrConflict(session, 'idle');
+        await this.#commit(session, 'idle');
         return 'completed';
       }
       if (session.state.turnSteps >= this.#stepLimit) {
         const limit = CoreErrors.STEP_LIMIT_REACHED({ limit: this.#stepLimit });
-        await session.addMessages(db, [{ role: 'assistant', content: [{ type: 'text', text: limit.message }] }], now().toISOString());
-        await audit.append({ sessionId: session.id, type: 'step_limit_reached', actor: 'system', payload: { limit: this.#stepLimit } }, db);
-        await events.publish(session.id, 'message', { role: 'assistant', text: limit.message, stepLimit: true });
-        await this.#saveOrConflict(session, 'idle');
+        session.addMessages([{ role: 'assistant', content: [{ type: 'text', text: limit.message }] }], now().toISOString());
+        audit.record(session.uow, {
+          sessionId: session.id,
+          type: 'step_limit_reached',
+          actor: SYSTEM_ACTOR,
+          payload: { limit: this.#stepLimit },
+        });
+        events.record(session.uow, session.id, 'message', { role: 'assistant', text: limit.message, stepLimit: true });
+        await this.#commit(session, 'idle');
         return 'step_limit';
       }
       const content = await this.#modelStep(session);
@@ -88,18 +101,18 @@ export class TurnEngine {
           })),
         ],
       };
-      await session.addMessages(db, [assistant], now().toISOString());
-      await events.publish(session.id, 'message', {
+      session.addMessages([assistant], now().toISOString());
+      events.record(session.uow, session.id, 'message', {
         role: 'assistant',
         text,
         toolCalls: calls.map((c) => ({ callId: c.toolCallId, tool: c.toolName, args: safeParse(c.input) })),
       });
       if (calls.length === 0) {
-        await this.#saveOrConflict(session, 'idle');
+        await this.#commit(session, 'idle');
         return 'completed';
       }
       session.state.pendingCalls = calls.map((call) => ({ callId: call.toolCallId, toolName: call.toolName, input: call.input }));
-      await this.#saveOrConflict(session, 'running');
+      session.save('running', now().toISOString());
     }
   }
 
@@ -110,262 +123,94 @@ export class TurnEngine {
     if (decision.callId !== interrupt.callId) throw CoreErrors.DECISION_MISMATCH({ given: decision.callId, expected: interrupt.callId });
     const pending = session.state.pendingCalls[0];
     const toolName = pending?.toolName ?? (interrupt.type === 'question' ? HUMAN_INPUT_TOOL : interrupt.tool);
+    const context = this.#decisionContext(session, actor);
     let outcome: CallOutcome;
     if (interrupt.type === 'question') {
       if (decision.type !== 'answer')
         throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
-      outcome = await this.#answer(session, interrupt.callId, decision.answer, actor);
+      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer);
     } else if (interrupt.type === 'continue') {
       if (decision.type !== 'continue')
         throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
-      const row = await sessionRepository.getToolCall(this.#processor.env.db, interrupt.callId);
-      outcome = { kind: 'result', output: row?.result ? JSON.parse(row.result) : null, isError: false };
+      outcome = await continueAfterSoftTimeout(context, interrupt.callId);
     } else {
-      outcome = await this.#decideApproval(session, interrupt, decision, actor);
+      const approval: ApprovalDecisionContext = {
+        ...context,
+        interrupt,
+        call: await this.#proposedCall(session, interrupt.callId),
+        decidedAt: this.#processor.env.now().toISOString(),
+      };
+      if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
+      else if (decision.type !== 'approve' && decision.type !== 'modify')
+        throw CoreErrors.DECISION_INVALID({
+          detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).',
+        });
+      else {
+        if (interrupt.fourEyes && actor.userId === approval.call.row.requested_by)
+          throw CoreErrors.FOUR_EYES_REQUIRED({ tool: approval.call.row.tool });
+        if (hasExpired(approval)) throw await expireCall(approval);
+        outcome = decision.type === 'modify' ? await modifyCall(approval, decision.args) : await approveCall(approval);
+      }
       if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);
     }
     session.interrupt = undefined;
-    await this.#recordOutcome(session, interrupt.callId, toolName, outcome);
+    this.#recordOutcome(session, interrupt.callId, toolName, outcome);
     return this.run(session);
   }
 
-  async #decideApproval(
-    session: WorkingSession,
-    interrupt: Extract<Interrupt, { type: 'approval' }>,
-    decision: Decision,
-    actor: Identity,
-  ): Promise<CallOutcome> {
-    const { db, audit, now, events } = this.#processor.env;
-    const row = await sessionRepository.getToolCall(db, interrupt.callId);
-    if (!row || row.status !== 'proposed')
-      throw CoreErrors.CALL_ALREADY_DECIDED({ callId: interrupt.callId, status: row?.status ?? 'missing' });
-    const decidedAt = now().toISOString();
-    const approver = `user:${actor.username}`;
-    if (decision.type === 'reject') {
-      const reason = decision.reason?.trim() || 'no reason given';
-      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
-        status: 'rejected',
-        decision: JSON.stringify({ type: 'reject', reason, by: actor.username }),
-        decided_at: decidedAt,
-      });
-      await audit.append(
-        { sessionId: session.id, type: 'tool_rejected', actor: approver, payload: { callId: row.id, tool: row.tool, reason } },
-        db,
-      );
-      await events.publish(session.id, 'decision', { callId: row.id, decision: 'reject', reason, by: actor.username });
-      return { kind: 'denied', reason: `The person rejected this call. Reason: ${reason}` };
-    }
-    if (decision.type !== 'approve' && decision.type !== 'modify') {
-      throw CoreErrors.DECISION_INVALID({
-        detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).',
-      });
-    }
-    if (interrupt.fourEyes && actor.userId === row.requested_by) throw CoreErrors.FOUR_EYES_REQUIRED({ tool: row.tool });
-    if (row.expires_at && row.expires_at <= decidedAt) {
-      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], { status: 'expired', decided_at: decidedAt });
-      await audit.append(
-        {
-          sessionId: session.id,
-          type: 'tool_expired',
-          actor: approver,
-          payload: { callId: row.id, tool: row.tool, expiresAt: row.expires_at },
-        },
-        db,
-      );
-      session.interrupt = undefined;
-      await this.#recordOutcome(session, row.id, row.tool, {
-        kind: 'denied',
-        reason: `The approval request expired at ${row.expires_at}; the call did not run.`,
-      });
-      await this.#dropPendingCalls(session, 'not run: an earlier call in the same step expired');
-      await this.#saveOrConflict(session, 'idle');
-      throw CoreErrors.APPROVAL_EXPIRED({ tool: row.tool, expiresAt: row.expires_at });
-    }
-    const tool = session.agent.registry.resolve(row.tool, session.row.role, session.phase);
-    let callId = row.id;
-    let input = JSON.parse(row.args) as Record<string, unknown>;
-    if (decision.type === 'modify') {
-      const modifiedInput = prepareInput(tool, decision.args, session);
-      const context = createToolContext(this.#processor.env, session, tool, row.id);
-      const verdict = tool.validate ? await tool.validate(modifiedInput, context) : undefined;
-      const policy = decidePolicy({ tool, input: modifiedInput, verdict, autoApproveRules: [], sessionOptions: session.state.options });
-      if (policy.action === 'block') {
-        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
-          status: 'blocked',
-          decision: JSON.stringify({ type: 'modify', args: modifiedInput, by: actor.username }),
-          verdict: verdict ? JSON.stringify(verdict) : null,
-          decided_at: decidedAt,
-        });
-        await audit.append(
-          {
-            sessionId: session.id,
-            type: 'tool_blocked',
-            actor: approver,
-            payload: { callId: row.id, tool: row.tool, args: modifiedInput, reason: policy.reason, stage: 'modify' },
-          },
-          db,
-        );
-        return { kind: 'result', output: { blocked: true, reason: policy.reason, modifiedArguments: modifiedInput }, isError: true };
-      }
-      const preview = await tool.preview?.(modifiedInput, context);
-      callId = `${row.id}.m${Date.now().toString(36)}`;
-      const argsHash = approvalHash(callId, tool.name, modifiedInput, preview?.bindingDigest);
-      await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
-        status: 'rejected',
-        decision: JSON.stringify({ type: 'modify', replacedBy: callId, by: actor.username }),
-        decided_at: decidedAt,
-      });
-      await audit.append(
-        {
-          sessionId: session.id,
-          type: 'tool_modified',
-          actor: approver,
-          payload: { callId: row.id, newCallId: callId, tool: row.tool, from: input, to: modifiedInput, argsHash },
-        },
-        db,
-      );
-      const needsFreshReview = preview?.bindingDigest !== undefined;
-      await sessionRepository.insertToolCall(db, {
-        ...row,
-        id: callId,
-        seq: await session.nextToolCallSeq(db),
-        args: JSON.stringify(modifiedInput),
-        args_hash: argsHash,
-        status: needsFreshReview ? 'proposed' : 'approved',
-        preview: preview ? JSON.stringify(preview) : null,
-        verdict: verdict ? JSON.stringify(verdict) : null,
-        approved_by: needsFreshReview ? null : actor.username,
-        decided_at: needsFreshReview ? null : decidedAt,
-        created_at: decidedAt,
-      });
-      input = modifiedInput;
-      if (needsFreshReview) {
-        // The tool binds more than the arguments (a plan, a changeset): the person must see the new one.
-        await this.#recordOutcome(session, row.id, row.tool, {
-          kind: 'denied',
-          reason: `The person modified the arguments to ${JSON.stringify(modifiedInput)}; the new proposal waits for approval.`,
-        });
-        session.state.pendingCalls.unshift({ callId, toolName: row.tool, input: JSON.stringify(modifiedInput) });
-        return {
-          kind: 'interrupt',
-          interrupt: {
-            ...interrupt,
-            id: `approval-${callId}`,
-            callId,
-            args: modifiedInput,
-            argsHash,
-            ...(preview ? { preview } : {}),
-            ...(verdict ? { verdict } : {}),
-            requestedAt: decidedAt,
-          },
-        };
-      }
-      await audit.append(
-        {
-          sessionId: session.id,
-          type: 'tool_approved',
-          actor: approver,
-          payload: { callId, tool: row.tool, argsHash, approver: actor.username },
-        },
-        db,
-      );
-    } else {
-      const context = createToolContext(this.#processor.env, session, tool, row.id);
-      const preview = await tool.preview?.(input, context);
-      const expected = approvalHash(row.id, row.tool, input, preview?.bindingDigest);
-      if (expected !== row.args_hash || expected !== interrupt.argsHash) {
-        await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
-          status: 'failed',
-          error: 'approval binding mismatch',
-          decided_at: decidedAt,
-        });
-        const error = CoreErrors.APPROVAL_BINDING_MISMATCH({ tool: row.tool });
-        await audit.append(
-          {
-            sessionId: session.id,
-            type: 'tool_failed',
-            actor: approver,
-            payload: { callId: row.id, tool: row.tool, error: error.message },
-          },
-          db,
-        );
-        return { kind: 'result', output: { error: error.message, code: error.code }, isError: true };
-      }
-      const approved = await sessionRepository.transitionToolCall(db, row.id, ['proposed'], {
-        status: 'approved',
-        approved_by: actor.username,
-        decided_at: decidedAt,
-        decision: JSON.stringify({ type: 'approve', by: actor.username }),
-      });
-      if (!approved) throw CoreErrors.CALL_ALREADY_DECIDED({ callId: row.id, status: 'decided' });
-      await audit.append(
-        {
-          sessionId: session.id,
-          type: 'tool_approved',
-          actor: approver,
-          payload: { callId: row.id, tool: row.tool, argsHash: row.args_hash, approver: actor.username },
-        },
-        db,
-      );
-    }
-    await events.publish(session.id, 'decision', { callId: row.id, decision: decision.type, by: actor.username });
-    // Claim the session before the side effect: a crash from here on leaves it `running`, which
-    // start-up recovery turns into an `unknown` call, never a second approval of the same call.
-    session.interrupt = undefined;
-    await this.#saveOrConflict(session, 'running');
-    const context = createToolContext(this.#processor.env, session, tool, callId);
-    const outcome = await this.#processor.execute(session, tool, callId, input, context, {
-      approvedBy: actor.username,
-      argsHash: approvalHash(callId, tool.name, input),
-    });
-    if (decision.type === 'modify' && outcome.kind === 'result') {
-      return { ...outcome, output: { executedWithModifiedArguments: input, result: outcome.output } };
-    }
-    return outcome;
+  #decisionContext(session: WorkingSession, actor: Identity): DecisionContext {
+    return {
+      session,
+      actor,
+      env: this.#processor.env,
+      processor: this.#processor,
+      recordOutcome: (callId, toolName, outcome) => this.#recordOutcome(session, callId, toolName, outcome),
+      dropPendingCalls: (reason) => this.#dropPendingCalls(session, reason),
+    };
   }
 
-  async #answer(session: WorkingSession, callId: string, answer: QuestionAnswer, actor: Identity): Promise<CallOutcome> {
-    const { db, audit, now, events } = this.#processor.env;
-    const value = answerValue(answer);
-    const ok = await sessionRepository.transitionToolCall(db, callId, ['proposed'], {
-      status: 'executed',
-      result: JSON.stringify(value),
-      approved_by: actor.username,
-      decided_at: now().toISOString(),
-      finished_at: now().toISOString(),
-    });
-    if (!ok) throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: 'answered' });
-    await audit.append(
-      { sessionId: session.id, type: 'question_answered', actor: `user:${actor.username}`, payload: { callId, ...value } },
-      db,
-    );
-    await events.publish(session.id, 'decision', { callId, decision: 'answer', ...value, by: actor.username });
-    return { kind: 'result', output: value, isError: false };
+  /** The call a decision is about, read afresh from the store (as stored, not as remembered); it must still wait for one. */
+  async #proposedCall(session: WorkingSession, callId: string): Promise<TrackedCall> {
+    const row = await sessionRepository.getToolCall(this.#processor.env.db, callId);
+    if (!row || row.status !== 'proposed') throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
+    const tracked = session.calls.find((call) => call.row.id === callId);
+    if (!tracked) {
+      const call = trackStored(row);
+      session.calls.push(call);
+      return call;
+    }
+    tracked.row = row;
+    return tracked;
   }
 
-  async #recordOutcome(session: WorkingSession, callId: string, toolName: string, outcome: CallOutcome): Promise<void> {
-    const { db, now } = this.#processor.env;
+  #recordOutcome(session: WorkingSession, callId: string, toolName: string, outcome: CallOutcome): void {
     if (session.state.pendingCalls[0]?.callId === callId) session.state.pendingCalls.shift();
-    await session.addMessages(db, [toolResultPart(callId, toolName, outcome)], now().toISOString());
+    session.addMessages([toolResultPart(callId, toolName, outcome)], this.#processor.env.now().toISOString());
   }
 
-  async #dropPendingCalls(session: WorkingSession, reason: string): Promise<void> {
+  #dropPendingCalls(session: WorkingSession, reason: string): void {
     while (session.state.pendingCalls.length > 0) {
       const call = session.state.pendingCalls[0]!;
-      await this.#recordOutcome(session, call.callId, call.toolName, { kind: 'denied', reason });
+      this.#recordOutcome(session, call.callId, call.toolName, { kind: 'denied', reason });
     }
   }
 
   async #pause(session: WorkingSession, interrupt: Interrupt): Promise<LoopStatus> {
     session.interrupt = interrupt;
-    await this.#saveOrConflict(session, 'waiting');
-    await this.#processor.env.events.publish(session.id, 'interrupt', interrupt);
+    this.#processor.env.events.record(session.uow, session.id, 'interrupt', interrupt);
+    await this.#commit(session, 'waiting');
     return 'waiting';
   }
 
-  async #saveOrConflict(session: WorkingSession, status: 'idle' | 'running' | 'waiting'): Promise<void> {
-    const ok = await session.save(this.#processor.env.db, status, this.#processor.env.now().toISOString());
-    if (!ok) throw CoreErrors.SESSION_BUSY({ sessionId: session.id, interrupt: 'another process' });
+  /** A checkpoint: stores the turn so far with the session's new status, in one transaction. */
+  async #commit(session: WorkingSession, status: 'idle' | 'running' | 'waiting'): Promise<void> {
+    session.save(status, this.#processor.env.now().toISOString());
+    try {
+      await session.commit(this.#processor.env.store);
+    } catch (error) {
+      if (error instanceof StaleWriteError) throw CoreErrors.SESSION_BUSY({ sessionId: session.id, interrupt: 'another process' });
+      throw error;
+    }
   }
 
   #lastAssistantText(session: WorkingSession): string {
@@ -391,14 +236,17 @@ export class TurnEngine {
     const system = [agent.definition.instructions, agent.parts.instructionsFor?.(view), ...facts].filter(Boolean).join('\n\n');
     try {
       const events = this.#processor.env.events;
-      return await runModelStep(
-        agent.model,
-        {
-          prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
-          tools: offered.map(toModelTool),
-          toolChoice: { type: 'auto' },
-        },
-        (text) => events.publish(session.id, 'text.delta', { text }),
+      return await withModelSpan({ provider: agent.model.provider, modelId: agent.model.modelId }, (reportUsage) =>
+        runModelStep(
+          agent.model,
+          {
+            prompt: [{ role: 'system', content: system }, ...session.messages.map((m) => m.message)],
+            tools: offered.map(toModelTool),
+            toolChoice: { type: 'auto' },
+          },
+          (text) => events.publish(session.id, 'text.delta', { text }),
+          (usage) => reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total }),
+        ),
       );
     } catch (error) {
       if (OpsgateError.isInstance(error)) throw error;

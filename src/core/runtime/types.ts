@@ -15,6 +15,8 @@ export interface ApprovalInterrupt {
   readonly args: Readonly<Record<string, unknown>>;
   readonly argsHash: string;
   readonly risk: Risk;
+  /** One line saying why the call got its risk (from the tool's `assessRisk`, else generic). */
+  readonly riskReason: string;
   readonly preview?: ApprovalPreview;
   readonly verdict?: ValidatorVerdict;
   readonly requestedBy: string;

@@ -1,11 +1,13 @@
 import type { LanguageModelV4, LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgentDefinition, AgentParts, Route, SessionView, ToolMiddleware } from '../agent/define-agent.ts';
 import type { Identity } from '../identity/index.ts';
+import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
-import type { Db, SessionRow } from './session-repository.ts';
+import type { SessionRow } from './session-repository.ts';
 import { sessionRepository } from './session-repository.ts';
 import type { SessionState } from './session-state.ts';
+import type { TrackedCall } from './tool-call-lifecycle.ts';
 import type { Interrupt, SessionStatus } from './types.ts';
 
 /** An agent as the runtime holds it: set up once, with its registry and model. */
@@ -28,15 +30,23 @@ export class WorkingSession {
   readonly added: StoredMessage[] = [];
   /** The runtime instance that runs this session's turn while it is `running`. */
   runner: string | null = null;
-  #lastToolCallSeq: number | undefined;
+  /** What this turn changed and has not yet stored; committed at checkpoints. */
+  readonly uow = new UnitOfWork();
+  /** Every tool call of the session, oldest first, as this turn last saw or changed it. */
+  readonly calls: TrackedCall[];
+  /** The row version the store holds; the next commit writes only if nobody changed it since. */
+  #storedVersion: number;
+  #dirty = false;
 
-  constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent) {
+  constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent, calls: TrackedCall[] = []) {
     this.row = row;
+    this.calls = calls;
     this.state = state;
     this.messages = messages;
     this.agent = agent;
     this.identity = { userId: row.user_id, username: state.username, roles: state.roles };
     this.interrupt = row.interrupt ? (JSON.parse(row.interrupt) as Interrupt) : undefined;
+    this.#storedVersion = row.version;
   }
 
   get id(): string {
@@ -67,34 +77,63 @@ export class WorkingSession {
     return (last?.seq ?? 0) + 1;
   }
 
-  /** The next tool-call number of this session; read once, then counted here (one writer per session). */
-  async nextToolCallSeq(db: Db): Promise<number> {
-    this.#lastToolCallSeq = (this.#lastToolCallSeq ?? (await sessionRepository.nextToolCallSeq(db, this.row.id)) - 1) + 1;
-    return this.#lastToolCallSeq;
+  /** The next tool-call number of this session (one writer per session: the version check guards it). */
+  nextToolCallSeq(): number {
+    return (this.calls[this.calls.length - 1]?.row.seq ?? 0) + 1;
   }
 
-  async addMessages(db: Db, messages: readonly LanguageModelV4Message[], createdAt: string): Promise<StoredMessage[]> {
-    const stored = await sessionRepository.appendMessages(db, this.row.id, this.nextMessageSeq(), messages, createdAt);
+  /** Adds messages to the history; they are stored with the next commit. */
+  addMessages(messages: readonly LanguageModelV4Message[], createdAt: string): StoredMessage[] {
+    const firstSeq = this.nextMessageSeq();
+    const stored = messages.map((message, index) => ({ seq: firstSeq + index, message, createdAt }));
     this.messages.push(...stored);
     this.added.push(...stored);
+    const sessionId = this.row.id;
+    for (const message of stored) {
+      this.uow.batch(`messages:${sessionId}`, message, async (trx, batch) => {
+        await sessionRepository.insertMessages(trx, sessionId, batch);
+      });
+    }
     return stored;
   }
 
-  /** Writes status, phase, route, steps, state and interrupt, checking nobody else wrote the row meanwhile. */
-  async save(db: Db, status: SessionStatus, updatedAt: string): Promise<boolean> {
-    const patch = {
+  /** Sets status, phase, route, steps, state and interrupt; stored with the next commit. */
+  save(status: SessionStatus, updatedAt: string): void {
+    this.row = {
+      ...this.row,
       status,
-      phase: this.row.phase,
-      route: this.row.route,
-      steps: this.row.steps,
-      title: this.row.title,
       state: JSON.stringify(this.state),
       interrupt: this.interrupt ? JSON.stringify(this.interrupt) : null,
       updated_at: updatedAt,
       runner: status === 'running' ? this.runner : null,
     };
-    const ok = await sessionRepository.updateSession(db, this.row.id, this.row.version, patch);
-    if (ok) this.row = { ...this.row, ...patch, version: this.row.version + 1 };
-    return ok;
+    this.#dirty = true;
+  }
+
+  /**
+   * Stores everything this turn changed since the last commit in one transaction. The session row
+   * is written only if nobody else wrote it since it was read; otherwise nothing is stored and
+   * `StaleWriteError` says so.
+   */
+  async commit(store: Store): Promise<void> {
+    if (this.#dirty) {
+      const version = this.#storedVersion;
+      const { id, status, phase, route, steps, title, state, interrupt, updated_at, runner } = this.row;
+      const patch = { status, phase, route, steps, title, state, interrupt, updated_at, runner };
+      this.uow.write(async (trx) => {
+        if (!(await sessionRepository.updateSession(trx, id, version, patch))) throw new StaleWriteError('session', id);
+      });
+      this.uow.afterCommit(() => {
+        this.#storedVersion = version + 1;
+        this.row = { ...this.row, version: version + 1 };
+      });
+      this.#dirty = false;
+    }
+    try {
+      await this.uow.commit(store);
+    } catch (error) {
+      this.uow.discard();
+      throw error;
+    }
   }
 }

@@ -5,7 +5,9 @@ import pg from 'pg';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
+import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
+import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
 
 export interface StoreOptions {
@@ -49,6 +51,10 @@ export interface StoreNotifications {
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
+/** How soon a dropped listening connection is re-opened: from 250 ms, doubling up to 10 s. */
+const LISTEN_RETRY_MIN_MS = 250;
+const LISTEN_RETRY_MAX_MS = 10_000;
+
 function postgresNotifications(databaseUrl: string, db: Kysely<CoreDatabase>, onClose: Array<() => Promise<void>>): StoreNotifications {
   return {
     async notify(channel, payload) {
@@ -56,17 +62,41 @@ function postgresNotifications(databaseUrl: string, db: Kysely<CoreDatabase>, on
     },
     async listen(channel, onPayload) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
-      const client = new pg.Client({ connectionString: databaseUrl });
-      client.on('error', () => {});
-      await client.connect();
-      client.on('notification', (message) => {
-        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
-      });
-      await client.query(`LISTEN ${channel}`);
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let retryMs = LISTEN_RETRY_MIN_MS;
+      // The listening connection is re-opened when the server drops it (a restart, a failover), so
+      // replicas keep hearing each other without a manual step.
+      const connect = async (): Promise<void> => {
+        const next = new pg.Client({ connectionString: databaseUrl });
+        next.on('error', () => {});
+        next.on('end', () => {
+          if (!stopped) reconnectLater();
+        });
+        next.on('notification', (message) => {
+          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+        });
+        client = next;
+        await next.connect();
+        await next.query(`LISTEN ${channel}`);
+        retryMs = LISTEN_RETRY_MIN_MS;
+      };
+      const reconnectLater = () => {
+        const timer = setTimeout(() => {
+          if (stopped) return;
+          connect().catch(() => {
+            retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+            if (!stopped) reconnectLater();
+          });
+        }, retryMs);
+        timer.unref();
+      };
+      await connect();
       const stop = async () => {
+        stopped = true;
         const index = onClose.indexOf(stop);
         if (index >= 0) onClose.splice(index, 1);
-        await client.end().catch(() => {});
+        await client?.end().catch(() => {});
       };
       onClose.push(stop);
       return stop;
@@ -103,7 +133,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     // An idle client that the server drops (restart, admin shutdown) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => {});
-    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }) });
     notifications = postgresNotifications(databaseUrl, db, onClose);
   } else {
     dialect = 'sqlite';
@@ -119,7 +149,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
-  const known = new Map<string, StoreMigration>([coreInitialMigration, runnerLeasesMigration].map((m) => [m.name, m]));
+  const known = new Map<string, StoreMigration>(
+    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration].map((m) => [m.name, m]),
+  );
   const store: Store = {
     db,
     dialect,

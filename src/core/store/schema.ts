@@ -93,6 +93,16 @@ export interface AuditEventsTable {
   created_at: string;
 }
 
+/** Audit events written but not yet sealed into the hash chain (`audit_events`). */
+export interface AuditPendingTable {
+  id: Generated<number>;
+  session_id: string | null;
+  type: string;
+  actor: string;
+  payload: JsonText;
+  created_at: string;
+}
+
 export interface SessionEventsTable {
   id: Generated<number>;
   session_id: string;
@@ -135,6 +145,7 @@ export interface CoreDatabase {
   messages: MessagesTable;
   tool_calls: ToolCallsTable;
   audit_events: AuditEventsTable;
+  audit_pending: AuditPendingTable;
   session_events: SessionEventsTable;
   feedback: FeedbackTable;
   secrets: SecretsTable;

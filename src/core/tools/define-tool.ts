@@ -58,6 +58,12 @@ export interface ApprovalPreview {
   readonly bindingDigest?: string;
 }
 
+/** A risk scored from a call's arguments, with the one-line reason shown on the approval panel. */
+export interface RiskAssessment {
+  readonly level: Risk;
+  readonly reason: string;
+}
+
 export interface ToolDefinition<Input = unknown, Output = unknown> {
   readonly name: string;
   readonly description: string;
@@ -77,6 +83,8 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   readonly validate?: (input: Input, context: ToolContext) => ValidatorVerdict | Promise<ValidatorVerdict>;
   /** Details for the approval panel; its `bindingDigest` joins the approval hash. */
   readonly preview?: (input: Input, context: ToolContext) => ApprovalPreview | Promise<ApprovalPreview>;
+  /** Scores this call's risk from its arguments (and the preview, when there is one). Default: the static `risk`. */
+  readonly assessRisk?: (input: Input, preview?: ApprovalPreview) => RiskAssessment;
   readonly execute: (input: Input, context: ToolContext) => Promise<Output>;
   /**
    * Read-only tools only: an identical call later in the session returns the recorded result

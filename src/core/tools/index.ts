@@ -1,3 +1,4 @@
+export { assessToolRisk } from './assess-risk.ts';
 export {
   type AnyToolDefinition,
   type ApprovalPreview,
@@ -5,6 +6,7 @@ export {
   type IdentityBinding,
   type Mutability,
   type Risk,
+  type RiskAssessment,
   type Scope,
   type ToolContext,
   type ToolDefinition,

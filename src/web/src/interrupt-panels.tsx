@@ -34,6 +34,11 @@ export function ApprovalPanel({
       <h3 id="approval-title">
         Approval needed: <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
       </h3>
+      {interrupt.riskReason && (
+        <p class="muted" data-testid="risk-reason">
+          Risk: {interrupt.riskReason}
+        </p>
+      )}
       {interrupt.text && <p>{interrupt.text}</p>}
       <dl class="facts">
         <dt>Asked by</dt>

@@ -164,6 +164,11 @@ export class AccessApiClient {
     return this.#call<T>(this.#policies.write, 'POST', path, headers, body, signal);
   }
 
+  /** `DELETE` once: never retried by the client (like a grant, a revoke is sent once and re-read when unsure). */
+  delete<T>(path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<ApiResult<T>> {
+    return this.#call<T>(this.#policies.write, 'DELETE', path, headers, undefined, signal);
+  }
+
   /** Headers of an admin call; the key stays inside this client. */
   adminHeaders(): Record<string, string> {
     return { 'x-admin-key': this.#options.adminKey };

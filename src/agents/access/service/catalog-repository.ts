@@ -15,6 +15,19 @@ export interface AccessRow {
 export interface CatalogUser {
   readonly id: number;
   readonly username: string;
+  /** Team tags; the user may hold only accesses tagged with one of them. */
+  readonly teams: readonly string[];
+}
+
+/** A grant the sweeper ended because its `expires_at` passed. */
+export interface SweptGrant {
+  readonly grant_id: number;
+  readonly user_id: number;
+  readonly username: string;
+  readonly access_name: string;
+  readonly assigned_at: string;
+  readonly expires_at: string;
+  readonly revoked_at: string;
 }
 
 export interface HeldAccess {
@@ -97,17 +110,21 @@ export class CatalogRepository {
   async findUserById(id: number): Promise<CatalogUser | undefined> {
     const cached = this.#usersById.get(id);
     if (cached) return cached;
-    const row = await this.#db.selectFrom('access_users').select(['id', 'username']).where('id', '=', id).executeTakeFirst();
+    const row = await this.#db.selectFrom('access_users').select(['id', 'username', 'teams']).where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
-    const user = { id: Number(row.id), username: row.username };
+    const user = { id: Number(row.id), username: row.username, teams: parseTeams(row.teams) };
     if (this.#usersById.size >= 100_000) this.#usersById.clear();
     this.#usersById.set(id, user);
     return user;
   }
 
   async findUserByUsername(username: string): Promise<CatalogUser | undefined> {
-    const row = await this.#db.selectFrom('access_users').select(['id', 'username']).where('username', '=', username).executeTakeFirst();
-    return row ? { id: Number(row.id), username: row.username } : undefined;
+    const row = await this.#db
+      .selectFrom('access_users')
+      .select(['id', 'username', 'teams'])
+      .where('username', '=', username)
+      .executeTakeFirst();
+    return row ? { id: Number(row.id), username: row.username, teams: parseTeams(row.teams) } : undefined;
   }
 
   /** Grants held at `now`: neither revoked nor expired, oldest first. */
@@ -130,8 +147,17 @@ export class CatalogRepository {
     }));
   }
 
-  /** Records a grant; throws `ACCESS_ALREADY_GRANTED` when the user holds it already. */
-  async grant(user: CatalogUser, access: AccessRow, now: Date, reason: string | null): Promise<GrantRow> {
+  /**
+   * Records a grant lasting `durationDays` (at most the access's renewal period; default that
+   * period); throws `ACCESS_ALREADY_GRANTED` when the user holds it already.
+   */
+  async grant(
+    user: CatalogUser,
+    access: AccessRow,
+    now: Date,
+    reason: string | null,
+    durationDays: number | null = null,
+  ): Promise<GrantRow> {
     const nowText = formatTimestamp(now);
     return this.#db.transaction().execute(async (trx) => {
       if (this.#lockRows) await trx.selectFrom('access_users').select('id').where('id', '=', user.id).forUpdate().execute();
@@ -149,7 +175,7 @@ export class CatalogRepository {
           accessName: access.name,
           assignedAt: held.assigned_at,
         });
-      const expiry = expiryFor(now, access.renewal_period);
+      const expiry = expiryFor(now, durationDays ?? access.renewal_period);
       const expiresAt = expiry ? formatTimestamp(expiry) : null;
       await trx
         .insertInto('user_accesses')
@@ -172,6 +198,45 @@ export class CatalogRepository {
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw AccessServiceErrors.ACCESS_GRANT_NOT_FOUND({ userId, accessName: access.name });
     return { revoked_at: nowText };
+  }
+
+  /**
+   * Ends every grant whose `expires_at` has passed and that nobody revoked yet; returns the grants it
+   * ended. Each row is claimed by a conditional update, so two sweepers never report one grant twice.
+   */
+  async sweepExpired(now: Date, limit = 500): Promise<SweptGrant[]> {
+    const nowText = formatTimestamp(now);
+    const due = await this.#db
+      .selectFrom('user_accesses as g')
+      .innerJoin('accesses as a', 'a.id', 'g.access_id')
+      .innerJoin('access_users as u', 'u.id', 'g.user_id')
+      .select(['g.id', 'g.user_id', 'u.username', 'a.name', 'g.assigned_at', 'g.expires_at'])
+      .where('g.revoked_at', 'is', null)
+      .where('g.expires_at', 'is not', null)
+      .where('g.expires_at', '<=', nowText)
+      .orderBy('g.id')
+      .limit(limit)
+      .execute();
+    const swept: SweptGrant[] = [];
+    for (const row of due) {
+      const result = await this.#db
+        .updateTable('user_accesses')
+        .set({ revoked_at: nowText })
+        .where('id', '=', row.id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) continue;
+      swept.push({
+        grant_id: Number(row.id),
+        user_id: Number(row.user_id),
+        username: row.username,
+        access_name: row.name,
+        assigned_at: row.assigned_at,
+        expires_at: row.expires_at ?? nowText,
+        revoked_at: nowText,
+      });
+    }
+    return swept;
   }
 
   async createAccess(
@@ -197,14 +262,14 @@ export class CatalogRepository {
     }
   }
 
-  async createUser(username: string, now: Date): Promise<CatalogUser> {
+  async createUser(username: string, now: Date, teams: readonly string[] = []): Promise<CatalogUser> {
     try {
       const row = await this.#db
         .insertInto('access_users')
-        .values({ username, created_at: formatTimestamp(now) })
-        .returning(['id', 'username'])
+        .values({ username, teams: JSON.stringify(teams), created_at: formatTimestamp(now) })
+        .returning(['id', 'username', 'teams'])
         .executeTakeFirstOrThrow();
-      return { id: Number(row.id), username: row.username };
+      return { id: Number(row.id), username: row.username, teams: parseTeams(row.teams) };
     } catch (error) {
       if (isUniqueViolation(error)) throw AccessServiceErrors.ACCESS_USERNAME_TAKEN({ username });
       throw error;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TestStore, testStoreFactories } from '../../../testing/test-stores.ts';
 import { createAccessService } from './create-access-service.ts';
 import { catalogUserIdFor, seedAccessDemoData } from './demo-data.ts';
-import { accessCatalogMigration } from './migration.ts';
+import { accessCatalogMigrations } from './migration.ts';
 
 const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -15,7 +15,7 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
 
   beforeEach(async () => {
     now = new Date('2026-02-11T10:30:00Z');
-    testStore = await factory.create([accessCatalogMigration]);
+    testStore = await factory.create([...accessCatalogMigrations]);
     await seedAccessDemoData(testStore.store, clock);
     app = createAccessService({ store: testStore.store, adminKey: ADMIN_KEY, clock, catalogCacheMs: 0 });
   });
@@ -38,6 +38,7 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
       [1, 'john_doe'],
       [2, 'jane_smith'],
       [3, 'bob_wilson'],
+      [4, 'fiona_finance'],
     ]);
     expect(await catalogUserIdFor(testStore.store, 'john_doe')).toBe(1);
     expect(await catalogUserIdFor(testStore.store, 'nobody')).toBeUndefined();
@@ -104,12 +105,13 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
   it('GET /users/{id}/accesses lists held accesses for the caller only', async () => {
     const empty = await app.inject({ method: 'GET', url: '/users/1/accesses', headers: john });
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ user_id: 1, username: 'john_doe', accesses: [] });
+    expect(empty.json()).toEqual({ user_id: 1, username: 'john_doe', teams: ['engineering'], accesses: [] });
     await app.inject({ method: 'POST', url: '/users/1/accesses', headers: john, payload: { access_name: 'READ_DOCUMENTS' } });
     const res = await app.inject({ method: 'GET', url: '/users/1/accesses', headers: john });
     expect(res.json()).toEqual({
       user_id: 1,
       username: 'john_doe',
+      teams: ['engineering'],
       accesses: [
         {
           id: 1,
@@ -222,24 +224,33 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
         .statusCode,
     ).toBe(400);
     expect((await app.inject({ method: 'POST', url: '/admin/accesses', payload: { name: 'X', description: 'x' } })).statusCode).toBe(401);
-    const user = await app.inject({ method: 'POST', url: '/admin/users', headers: admin, payload: { username: 'carol' } });
+    const user = await app.inject({
+      method: 'POST',
+      url: '/admin/users',
+      headers: admin,
+      payload: { username: 'carol', teams: ['engineering'] },
+    });
     expect(user.statusCode).toBe(201);
-    expect(user.json()).toEqual({ user_id: 4, username: 'carol' });
+    expect(user.json()).toEqual({ user_id: 5, username: 'carol', teams: ['engineering'] });
     expect((await app.inject({ method: 'POST', url: '/admin/users', headers: admin, payload: { username: 'carol' } })).statusCode).toBe(
       409,
     );
     const carol = { 'x-username': 'carol' };
-    expect((await app.inject({ method: 'GET', url: '/me', headers: carol })).json()).toEqual({ user_id: 4, username: 'carol' });
+    expect((await app.inject({ method: 'GET', url: '/me', headers: carol })).json()).toEqual({
+      user_id: 5,
+      username: 'carol',
+      teams: ['engineering'],
+    });
     expect(
-      (await app.inject({ method: 'POST', url: '/users/4/accesses', headers: carol, payload: { access_name: 'K8S_READ_PROD' } }))
+      (await app.inject({ method: 'POST', url: '/users/5/accesses', headers: carol, payload: { access_name: 'K8S_READ_PROD' } }))
         .statusCode,
     ).toBe(201);
-    const revoke = await app.inject({ method: 'DELETE', url: '/admin/users/4/accesses/K8S_READ_PROD', headers: admin });
+    const revoke = await app.inject({ method: 'DELETE', url: '/admin/users/5/accesses/K8S_READ_PROD', headers: admin });
     expect(revoke.statusCode).toBe(200);
-    expect(revoke.json()).toEqual({ user_id: 4, access_name: 'K8S_READ_PROD', revoked_at: '2026-02-11T10:30:00Z' });
-    expect((await app.inject({ method: 'GET', url: '/users/4/accesses', headers: carol })).json().accesses).toEqual([]);
-    expect((await app.inject({ method: 'DELETE', url: '/admin/users/4/accesses/K8S_READ_PROD', headers: admin })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'DELETE', url: '/admin/users/4/accesses/K8S_READ_PROD' })).statusCode).toBe(401);
+    expect(revoke.json()).toEqual({ user_id: 5, access_name: 'K8S_READ_PROD', revoked_at: '2026-02-11T10:30:00Z' });
+    expect((await app.inject({ method: 'GET', url: '/users/5/accesses', headers: carol })).json().accesses).toEqual([]);
+    expect((await app.inject({ method: 'DELETE', url: '/admin/users/5/accesses/K8S_READ_PROD', headers: admin })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: '/admin/users/5/accesses/K8S_READ_PROD' })).statusCode).toBe(401);
   });
 
   it('serialises concurrent grants of one access: exactly one 201', async () => {

@@ -5,8 +5,16 @@ import type { Clock } from '../../../core/agent/define-agent.ts';
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { Store } from '../../../core/store/index.ts';
 import { type AccessRow, CatalogRepository } from './catalog-repository.ts';
+import { assertDuration, assertEligible } from './eligibility.ts';
 import { AccessServiceErrors } from './errors.ts';
-import { accessSchema, grantResponse, listAccessesResponse, userAccessesResponse, userResponse } from './response-schemas.ts';
+import {
+  accessSchema,
+  grantResponse,
+  listAccessesResponse,
+  revokeResponse,
+  userAccessesResponse,
+  userResponse,
+} from './response-schemas.ts';
 import { parseAccessBody, parseGrantBody, parseId, parsePage, parseTeam, parseUserBody } from './validation.ts';
 
 export interface AccessServiceOptions {
@@ -110,9 +118,10 @@ export function createAccessService(options: AccessServiceOptions): FastifyInsta
     });
 
     admin.post('/admin/users', { schema: { response: userResponse(201) } }, async (request, reply) => {
-      const user = await repository.createUser(parseUserBody(request.body).username, clock.now());
+      const body = parseUserBody(request.body);
+      const user = await repository.createUser(body.username, clock.now(), body.teams);
       reply.code(201);
-      return { user_id: user.id, username: user.username };
+      return { user_id: user.id, username: user.username, teams: user.teams };
     });
 
     admin.delete('/admin/users/:user_id/accesses/:access_name', async (request) => {
@@ -150,12 +159,17 @@ export function createAccessService(options: AccessServiceOptions): FastifyInsta
       const caller = (request as FastifyRequest & { caller: string }).caller;
       const user = await repository.findUserByUsername(caller);
       if (!user) throw AccessServiceErrors.ACCESS_USER_NOT_FOUND({ user: JSON.stringify(caller) });
-      return { user_id: user.id, username: user.username };
+      return { user_id: user.id, username: user.username, teams: user.teams };
     });
 
     users.get('/users/:user_id/accesses', { schema: { response: userAccessesResponse } }, async (request) => {
       const user = await ownAccount(request);
-      return { user_id: user.id, username: user.username, accesses: await repository.heldAccesses(user.id, clock.now()) };
+      return {
+        user_id: user.id,
+        username: user.username,
+        teams: user.teams,
+        accesses: await repository.heldAccesses(user.id, clock.now()),
+      };
     });
 
     users.post(
@@ -163,14 +177,25 @@ export function createAccessService(options: AccessServiceOptions): FastifyInsta
       { schema: { response: grantResponse } },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const user = await ownAccount(request);
-        const { accessName, reason } = parseGrantBody(request.body);
+        const { accessName, reason, durationDays } = parseGrantBody(request.body);
         const access = await repository.findAccess(accessName);
         if (!access) throw AccessServiceErrors.ACCESS_NOT_FOUND({ accessName });
-        const grant = await repository.grant(user, access, clock.now(), reason);
+        assertEligible(user, access);
+        assertDuration(access, durationDays);
+        const grant = await repository.grant(user, access, clock.now(), reason, durationDays);
         reply.code(201);
         return { ...accessJson(access), assigned_at: grant.assigned_at, expires_at: grant.expires_at };
       },
     );
+
+    users.delete('/users/:user_id/accesses/:access_name', { schema: { response: revokeResponse } }, async (request) => {
+      const user = await ownAccount(request);
+      const accessName = (request.params as Record<string, string>).access_name ?? '';
+      const access = await repository.findAccess(accessName);
+      if (!access) throw AccessServiceErrors.ACCESS_NOT_FOUND({ accessName });
+      const { revoked_at } = await repository.revoke(user.id, access, clock.now());
+      return { user_id: user.id, access_name: access.name, revoked_at };
+    });
   });
 
   return app;

@@ -19,7 +19,12 @@ export const demoAccesses: ReadonlyArray<{ name: string; description: string; re
 ];
 
 /** john_doe first, so that on a fresh store he is user 1 as in the spec's examples. */
-export const demoUsers: readonly string[] = ['john_doe', 'jane_smith', 'bob_wilson'];
+export const demoUsers: ReadonlyArray<{ readonly username: string; readonly teams: readonly string[] }> = [
+  { username: 'john_doe', teams: ['engineering'] },
+  { username: 'jane_smith', teams: ['engineering', 'data'] },
+  { username: 'bob_wilson', teams: ['engineering', 'support'] },
+  { username: 'fiona_finance', teams: ['finance'] },
+];
 
 export interface DemoSeed {
   readonly accesses: readonly AccessRow[];
@@ -33,10 +38,10 @@ export async function seedAccessDemoData(store: Store, clock: Clock = { now: () 
   const repository = new CatalogRepository(store);
   let created = 0;
   const users: CatalogUser[] = [];
-  for (const username of demoUsers) {
+  for (const { username, teams } of demoUsers) {
     let user = await repository.findUserByUsername(username);
     if (!user) {
-      user = await repository.createUser(username, clock.now()).catch(async (error: unknown) => {
+      user = await repository.createUser(username, clock.now(), teams).catch(async (error: unknown) => {
         const raced = await repository.findUserByUsername(username);
         if (raced) return raced;
         throw error;
@@ -69,8 +74,8 @@ export function formatDemoTable(seed: DemoSeed): string {
       `${String(a.id).padEnd(3)} ${a.name.padEnd(17)} ${(a.renewal_period === null ? '-' : `${a.renewal_period}d`).padEnd(8)} ${a.teams.join(', ')}`,
     );
   }
-  lines.push('', 'id  catalog user');
-  for (const u of seed.users) lines.push(`${String(u.id).padEnd(3)} ${u.username}`);
+  lines.push('', 'id  catalog user     teams');
+  for (const u of seed.users) lines.push(`${String(u.id).padEnd(3)} ${u.username.padEnd(14)} ${u.teams.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -15,6 +15,16 @@ export const AccessServiceErrors = defineErrorCodes({
     status: 403,
     message: 'User "{username}" may only operate on their own account, not on user {userId}.',
   },
+  ACCESS_NOT_ELIGIBLE: {
+    status: 403,
+    message:
+      'You don\'t have permission for this operation: {accessName} is for the {accessTeams} team(s) and user "{username}" is in {userTeams}. Ask for an access of your teams.',
+  },
+  ACCESS_DURATION_TOO_LONG: {
+    status: 400,
+    message:
+      'duration_days {durationDays} exceeds the maximum of {accessName}: {renewalPeriod} days. Ask for {renewalPeriod} days or fewer.',
+  },
   ACCESS_USER_NOT_FOUND: { status: 404, message: 'User not found: there is no catalog user {user}.' },
   ACCESS_NOT_FOUND: { status: 404, message: 'Access not found: {accessName}. List the catalog with GET /admin/accesses.' },
   ACCESS_GRANT_NOT_FOUND: { status: 404, message: 'User {userId} holds no active {accessName} grant; nothing to revoke.' },

@@ -34,3 +34,18 @@ export const accessCatalogMigration: StoreMigration = {
     await db.schema.createIndex('user_accesses_user').on('user_accesses').columns(['user_id', 'access_id']).execute();
   },
 };
+
+/** Teams of catalog users: a grant is refused unless the access is tagged for one of them. */
+export const accessTeamsMigration: StoreMigration = {
+  name: 'access-002-user-teams',
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('access_users')
+      .addColumn('teams', 'text', (c) => c.notNull().defaultTo('[]'))
+      .execute();
+    await db.schema.createIndex('user_accesses_expiry').on('user_accesses').columns(['revoked_at', 'expires_at']).execute();
+  },
+};
+
+/** Every catalog migration, in order. */
+export const accessCatalogMigrations: readonly StoreMigration[] = [accessCatalogMigration, accessTeamsMigration];

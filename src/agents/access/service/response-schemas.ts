@@ -42,6 +42,7 @@ export const userAccessesResponse = {
     properties: {
       user_id: { type: 'integer' },
       username: { type: 'string' },
+      teams: { type: 'array', items: { type: 'string' } },
       accesses: {
         type: 'array',
         items: {
@@ -82,8 +83,17 @@ export const userResponse = (status: number) =>
   ({
     [status]: {
       type: 'object',
-      properties: { user_id: { type: 'integer' }, username: { type: 'string' } },
+      properties: { user_id: { type: 'integer' }, username: { type: 'string' }, teams: { type: 'array', items: { type: 'string' } } },
       required: ['user_id', 'username'],
     },
     ...errors,
   }) as const;
+
+export const revokeResponse = {
+  200: {
+    type: 'object',
+    properties: { user_id: { type: 'integer' }, access_name: { type: 'string' }, revoked_at: { type: 'string' } },
+    required: ['user_id', 'access_name', 'revoked_at'],
+  },
+  ...errors,
+} as const;

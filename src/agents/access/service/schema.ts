@@ -16,6 +16,8 @@ export interface AccessesTable {
 export interface AccessUsersTable {
   id: Generated<number>;
   username: string;
+  /** JSON array of team tags; the user may be granted only accesses tagged with one of them. */
+  teams: Generated<string>;
   created_at: string;
 }
 

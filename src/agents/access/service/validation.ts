@@ -51,8 +51,8 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** The body of a grant: `{ access_name, reason? }`. */
-export function parseGrantBody(body: unknown): { accessName: string; reason: string | null } {
+/** The body of a grant: `{ access_name, reason?, duration_days? }` (days: 1–3650, checked against the access's maximum later). */
+export function parseGrantBody(body: unknown): { accessName: string; reason: string | null; durationDays: number | null } {
   const object = bodyObject(body);
   const name = object.access_name;
   if (typeof name !== 'string' || name.trim() === '') {
@@ -65,7 +65,15 @@ export function parseGrantBody(body: unknown): { accessName: string; reason: str
   if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 500)) {
     throw AccessServiceErrors.ACCESS_INVALID_FIELD({ detail: 'reason, when given, must be a string of at most 500 characters.' });
   }
-  return { accessName: name.trim(), reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null };
+  const duration = object.duration_days ?? null;
+  if (duration !== null && (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > 3650)) {
+    throw AccessServiceErrors.ACCESS_INVALID_FIELD({ detail: 'duration_days, when given, must be a whole number of days from 1 to 3650.' });
+  }
+  return {
+    accessName: name.trim(),
+    reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null,
+    durationDays: duration,
+  };
 }
 
 /** The body that creates an access: `{ name, description, renewal_period?, teams? }`. */
@@ -96,12 +104,15 @@ export function parseAccessBody(body: unknown): { name: string; description: str
 }
 
 /** The body that creates a catalog user: `{ username }`. */
-export function parseUserBody(body: unknown): { username: string } {
-  const { username } = bodyObject(body);
+export function parseUserBody(body: unknown): { username: string; teams: string[] } {
+  const { username, teams = [] } = bodyObject(body);
+  if (!Array.isArray(teams))
+    throw AccessServiceErrors.ACCESS_INVALID_FIELD({ detail: 'teams must be an array of team tags, e.g. ["engineering"].' });
+  const tags = teams.map((t) => parseTeam(t) ?? '').filter((t) => t !== '');
   if (typeof username !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(username)) {
     throw AccessServiceErrors.ACCESS_INVALID_FIELD({
       detail: 'username must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
     });
   }
-  return { username };
+  return { username, teams: tags };
 }

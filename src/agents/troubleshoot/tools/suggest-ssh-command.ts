@@ -4,6 +4,7 @@ import { defineTool, type ToolContext, type ValidatorVerdict } from '../../../co
 import { TroubleshootErrors } from '../errors.ts';
 import type { Host } from '../hosts/host-repository.ts';
 import { type CommandResult, recordOutcome } from './command-result.ts';
+import { assessCommandRisk } from './command-risk.ts';
 import { resolveHost, type TroubleshootDeps, terminalEmitter, validatorOs } from './deps.ts';
 
 /** Control characters other than tab and newline would act as keystrokes in the terminal. */
@@ -39,6 +40,7 @@ export function suggestSshCommandTool(deps: TroubleshootDeps) {
     input: suggestSshCommandInput,
     mutability: 'mutable',
     risk: 'high',
+    assessRisk: (input) => assessCommandRisk(input.command),
     async validate(input, context) {
       let host: Host;
       try {

@@ -1,0 +1,7 @@
+export { answerQuestion } from './answer.ts';
+export { approveCall } from './approve.ts';
+export { continueAfterSoftTimeout } from './continue.ts';
+export type { ApprovalDecisionContext, DecisionContext } from './decision-context.ts';
+export { expireCall, hasExpired } from './expire.ts';
+export { modifyCall } from './modify.ts';
+export { rejectCall } from './reject.ts';
