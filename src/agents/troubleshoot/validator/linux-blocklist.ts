@@ -22,8 +22,8 @@ import {
   programFamily,
   SHELLS,
 } from './linux-programs.ts';
-import { staticHeredoc } from './linux-wrappers.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
+import { staticHeredoc } from './wrapped-command.ts';
 
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 

@@ -12,8 +12,8 @@ import {
   INTERPRETERS,
   programFamily,
 } from './linux-programs.ts';
-import { staticHeredoc } from './linux-wrappers.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
+import { staticHeredoc } from './wrapped-command.ts';
 
 function is(command: SimpleCommand, ...programs: string[]): boolean {
   return programs.includes(command.program);

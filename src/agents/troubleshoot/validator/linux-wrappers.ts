@@ -1,76 +1,10 @@
 import { parseFlags } from './flags.ts';
+import { unwrapParallel } from './linux-parallel.ts';
 import { SHELLS } from './linux-programs.ts';
 import type { SimpleCommand, Word } from './types.ts';
+import { commandIndex, innerCommand, joined, NONE, staticHeredoc, type Unwrapped, wrap } from './wrapped-command.ts';
 
-/** What a wrapper runs: further simple commands, and shell source to parse and check in turn. */
-export interface Unwrapped {
-  readonly commands: SimpleCommand[];
-  readonly scripts: Array<{ readonly source: Word; readonly via: string }>;
-}
-
-const NONE: Unwrapped = { commands: [], scripts: [] };
-
-/** Builds the command a wrapper runs from the wrapper's remaining arguments. */
-export function innerCommand(
-  outer: SimpleCommand,
-  args: readonly Word[],
-  via: string,
-  extra: Partial<SimpleCommand> = {},
-): SimpleCommand | undefined {
-  const [first, ...rest] = args;
-  if (!first) return undefined;
-  const name = first.text;
-  return {
-    ...outer,
-    name,
-    program: name.slice(name.lastIndexOf('/') + 1),
-    nameIsStatic: first.static && !/[*?[]/.test(name),
-    args: rest,
-    assignments: [],
-    via: [...outer.via, via],
-    segment: outer.segment,
-    ...extra,
-  };
-}
-
-/**
- * Skips a wrapper's own options (`withValue` options take the next word) and `positionals` fixed
- * arguments, and returns the index of the wrapped command word.
- */
-function commandIndex(args: readonly Word[], withValue: ReadonlySet<string>, positionals = 0, assignments = false): number {
-  let index = 0;
-  while (index < args.length) {
-    const word = args[index]!;
-    const text = word.text;
-    if (!word.static) break;
-    if (text === '--') {
-      index++;
-      break;
-    }
-    if (text.startsWith('-') && text.length > 1) {
-      const name = text.startsWith('--') ? text.split('=')[0]! : text.slice(0, 2);
-      const inlineValue = text.startsWith('--') ? text.includes('=') : text.length > 2;
-      index += withValue.has(name) && !inlineValue ? 2 : 1;
-      continue;
-    }
-    if (assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
-      index++;
-      continue;
-    }
-    break;
-  }
-  return index + positionals;
-}
-
-function wrap(outer: SimpleCommand, via: string, withValue: readonly string[], positionals = 0, assignments = false): Unwrapped {
-  const index = commandIndex(outer.args, new Set(withValue), positionals, assignments);
-  const inner = innerCommand(outer, outer.args.slice(index), via);
-  return inner ? { commands: [inner], scripts: [] } : NONE;
-}
-
-function joined(words: readonly Word[]): Word {
-  return { text: words.map((word) => word.text).join(' '), static: words.every((word) => word.static) };
-}
+export type { Unwrapped } from './wrapped-command.ts';
 
 /**
  * The index of the script operand of `sh -c`, or -1 when there is no `-c`. Like bash, options may
@@ -88,90 +22,6 @@ function shellCommandIndex(args: readonly Word[]): number {
     if (/^[-+]o$/.test(text)) index++;
   }
   return -1;
-}
-
-/** The body of a static heredoc the command reads (`python3 <<'EOF' … EOF`), else undefined. */
-export function staticHeredoc(command: SimpleCommand): string | undefined {
-  if (command.input !== 'heredoc') return undefined;
-  const heredoc = command.redirects.findLast((redirect) => redirect.operator === '<<');
-  return heredoc?.target.static ? heredoc.target.text : undefined;
-}
-
-/** GNU parallel's own options that take a value (`-j 4`, `--delay 1`). */
-const PARALLEL_VALUE_OPTIONS = new Set([
-  '-j',
-  '-P',
-  '-N',
-  '-n',
-  '-S',
-  '-a',
-  '-d',
-  '-E',
-  '-I',
-  '-L',
-  '-l',
-  '-s',
-  '--jobs',
-  '--max-procs',
-  '--sshlogin',
-  '--arg-file',
-  '--delimiter',
-  '--delay',
-  '--timeout',
-  '--joblog',
-  '--results',
-  '--tmpdir',
-  '--workdir',
-  '--sshloginfile',
-  '--colsep',
-  '--max-args',
-  '--max-replace-args',
-  '--tag-string',
-  '--load',
-  '--memfree',
-  '--retries',
-  '--halt',
-  '--env',
-  '--basefile',
-  '--return',
-  '--transfer-file',
-]);
-const PARALLEL_SOURCES = new Set([':::', '::::', ':::+', '::::+']);
-const PARALLEL_PLACEHOLDER = /\{(?:\d*[./#%]*|\/\/|\/\.)\}/g;
-
-/**
- * GNU parallel (and `sem`): the command runs once per input. Inputs after `:::` are known and are
- * put in place of `{}` (or appended); without them the arguments come from standard input, as for
- * xargs. A command given as one quoted word is shell code.
- */
-function unwrapParallel(c: SimpleCommand, via: string): Unwrapped {
-  const start = commandIndex(c.args, PARALLEL_VALUE_OPTIONS);
-  let end = start;
-  while (end < c.args.length && !PARALLEL_SOURCES.has(c.args[end]!.text)) end++;
-  const template = c.args.slice(start, end);
-  const inputs = c.args.slice(end).filter((word) => !PARALLEL_SOURCES.has(word.text));
-  if (template.length === 0) return NONE;
-  const single = template.length === 1 && /\s/.test(template[0]!.text);
-  const fill = (value: Word | undefined): Word[] => {
-    if (!value) return template;
-    const used = template.some((word) => PARALLEL_PLACEHOLDER.test(word.text));
-    PARALLEL_PLACEHOLDER.lastIndex = 0;
-    const filled = template.map((word) => ({
-      text: word.text.replace(PARALLEL_PLACEHOLDER, value.text),
-      static: word.static && value.static,
-    }));
-    return used ? filled : [...filled, value];
-  };
-  const runs = inputs.length > 0 ? inputs.map((input) => fill(input)) : [template];
-  const unwrapped: Unwrapped = { commands: [], scripts: [] };
-  for (const words of runs) {
-    if (single) unwrapped.scripts.push({ source: joined(words), via });
-    else {
-      const inner = innerCommand(c, words, via, { argsFromInput: inputs.length === 0, input: undefined });
-      if (inner) unwrapped.commands.push(inner);
-    }
-  }
-  return unwrapped;
 }
 
 type Unwrapper = (command: SimpleCommand) => Unwrapped;

@@ -1,7 +1,7 @@
 import { parseFlags } from './flags.ts';
 import { isProtectedPath, normalisePath } from './linux-paths.ts';
-import { staticHeredoc } from './linux-wrappers.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
+import { staticHeredoc } from './wrapped-command.ts';
 
 /**
  * The opt-in "strict" tier: commands that do not destroy the host but lose data or stop a service
