@@ -1,5 +1,7 @@
 // Benchmark of the sandbox read/write paths: DbBridge over the MCP hop (in-memory, stdio) and over
-// the in-process direct channel, against raw node:sqlite on the same file. BENCH_QUICK=1 for a short run.
+// the in-process direct channel, against raw node:sqlite on the same file; and what the read budget
+// costs (reads in a child process that can be killed) against the same channel without it.
+// BENCH_QUICK=1 for a short run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +105,7 @@ async function measure(system: string, bridge: DbBridge, withWrites: boolean): P
 }
 
 // In-process sync read path (no promise, no tool routing): what the guard itself costs.
-const engine = new SqliteSandboxEngine(path);
+const engine = new SqliteSandboxEngine(path, { readBudget: false });
 const guardScan = await time(iterations.scan, () => engine.querySync(SCAN));
 const guardPoint = await time(iterations.point, (i) => engine.querySync(POINT, [(i % 10_000) + 1]));
 results.push({
@@ -115,7 +117,18 @@ results.push({
   scanVsRaw: round(guardScan.meanUs / rawScanTime.meanUs),
   pointVsRaw: round(guardPoint.meanUs / rawPointTime.meanUs),
 });
-await measure('DbBridge, in-process direct channel', new DbBridge({ id: 'direct', channel: directChannel(engine) }, path), true);
+await measure(
+  'DbBridge, in-process direct channel, no read budget',
+  new DbBridge({ id: 'direct', channel: directChannel(engine) }, path),
+  true,
+);
+const budgeted = new SqliteSandboxEngine(path);
+await measure(
+  'DbBridge, direct channel, read budget (10 s / 10,000 rows, child process)',
+  new DbBridge({ id: 'budget', channel: directChannel(budgeted) }, path),
+  false,
+);
+await budgeted.close();
 const memory = await connectInMemory(new SqliteSandboxEngine(path));
 await measure('DbBridge, MCP in-memory transport', new DbBridge({ id: 'memory', channel: memory.channel }, path), true);
 await memory.close();

@@ -53,6 +53,22 @@ describe.skipIf(!testDatabaseUrl)('PostgreSQL sandbox: the same bridge over a RE
     await admin.end();
   });
 
+  it('stops a runaway read at the statement timeout with READ_BUDGET_EXCEEDED, and the data is unchanged', async () => {
+    const before = await fingerprint();
+    const url = new URL(testDatabaseUrl!);
+    url.pathname = `/${database}`;
+    url.username = role;
+    const bounded = await PostgresSandboxEngine.connect(url.toString(), { statementTimeoutMs: 300 });
+    try {
+      await expect(
+        bounded.query('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c'),
+      ).rejects.toMatchObject({ code: 'READ_BUDGET_EXCEEDED', fields: { limit: 'time' } });
+    } finally {
+      await bounded.close();
+    }
+    expect(await fingerprint()).toBe(before);
+  });
+
   it('refuses a superuser connection', async () => {
     await expect(PostgresSandboxEngine.connect(testDatabaseUrl!)).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE' });
   });

@@ -20,6 +20,11 @@ export const SandboxErrors = defineErrorCodes({
     message:
       'There is no open transaction {transactionId}; it was committed, rolled back or lost with its server. Begin a new transaction.',
   },
+  READ_BUDGET_EXCEEDED: {
+    status: 422,
+    message:
+      'The read was stopped: {detail}. The database is unchanged. Add a LIMIT or a narrower WHERE clause, or configure a larger read budget.',
+  },
   SANDBOX_UNAVAILABLE: { status: 503, message: 'The sandbox server did not answer: {detail}. Check that it runs and try again.' },
 });
 

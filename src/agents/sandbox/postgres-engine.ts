@@ -267,5 +267,8 @@ function classify(error: unknown, stage: 'prepare' | 'execute'): Error {
     });
   }
   if (code === '42501') return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: message });
+  // statement_timeout (the pool's `statementTimeoutMs`, default 10 s) cancelled the statement.
+  if (code === '57014' && /statement timeout/.test(message))
+    return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: 'it ran past the statement timeout', limit: 'time' }, { cause: error });
   return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
 }

@@ -15,11 +15,16 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(
     'row_number rank dense_rank ntile lag lead first_value last_value nth_value percent_rank cume_dist ' +
     'acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10 log2 mod pi pow power radians sign sin sinh sqrt tan tanh trunc ' +
     'json json_array json_array_length json_extract json_insert json_object json_patch json_remove json_replace json_set json_type json_valid ' +
-    'json_quote json_group_array json_group_object json_each json_tree jsonb json_error_position json_pretty'
+    'json_quote json_group_array json_group_object json_each json_tree jsonb json_error_position json_pretty ' +
+    // `->` and `->>` are the JSON operators; the two sqlite_ functions report how the library was built.
+    '-> ->> sqlite_source_id sqlite_compileoption_used sqlite_compileoption_get'
   ).split(' '),
 );
 
-/** Pragmas that only read the schema; every other pragma (journal_mode=…, writable_schema, …) is refused. */
+/**
+ * Pragmas that only read the schema or inspect the file, with any argument (a table name, a check
+ * limit); every pragma not listed here or in `QUERY_ONLY_PRAGMAS` (writable_schema, …) is refused.
+ */
 export const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
   'table_info',
   'table_xinfo',
@@ -29,7 +34,22 @@ export const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
   'index_xinfo',
   'foreign_key_list',
   'collation_list',
+  'integrity_check',
+  'quick_check',
+  'foreign_key_check',
+  'page_count',
+  'freelist_count',
+  'compile_options',
+  'database_list',
 ]);
+
+/** Pragmas that read a setting without an argument and change it with one (`PRAGMA user_version = 3`). */
+export const QUERY_ONLY_PRAGMAS: ReadonlySet<string> = new Set(['page_size', 'user_version', 'journal_mode']);
+
+/** Statement kinds the read path runs; the first keyword decides, whatever the statement would touch. */
+const READ_KINDS = new Set(['SELECT', 'WITH', 'VALUES', 'PRAGMA', 'EXPLAIN']);
+/** Kinds that change data or schema, even when this statement would change nothing (`DROP TABLE IF EXISTS nope`). */
+const WRITE_KINDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'UPSERT', 'CREATE', 'DROP', 'ALTER']);
 
 const C = constants;
 const actionNames = new Map<number, string>(
@@ -118,6 +138,7 @@ export class SqlAuthorizer {
       throw SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
     }
     assertSingleStatement(sql, statement.sourceSQL);
+    if (this.path === 'read') assertReadKind(statement.sourceSQL);
     return statement;
   }
 
@@ -151,8 +172,10 @@ export class SqlAuthorizer {
         return true;
       case C.SQLITE_FUNCTION:
         return arg2 !== null && ALLOWED_FUNCTIONS.has(arg2.toLowerCase());
-      case C.SQLITE_PRAGMA:
-        return arg1 !== null && READ_ONLY_PRAGMAS.has(arg1.toLowerCase());
+      case C.SQLITE_PRAGMA: {
+        const pragma = arg1?.toLowerCase() ?? '';
+        return READ_ONLY_PRAGMAS.has(pragma) || (QUERY_ONLY_PRAGMAS.has(pragma) && arg2 === null);
+      }
       case C.SQLITE_TRANSACTION:
       case C.SQLITE_SAVEPOINT:
         return this.#control;
@@ -191,6 +214,33 @@ function refusal(path: GuardPath, denial: Denial): Error {
     return new WriteOutsideTransactionError(`This statement writes (${denial.action} ${denial.target}).`);
   }
   return SandboxErrors.SQL_NOT_ALLOWED({ path, reason: denial.reason, action: denial.action });
+}
+
+/** The first keyword of a statement, upper-cased, after leading whitespace and comments. */
+export function statementKind(sql: string): string {
+  let index = 0;
+  while (index < sql.length) {
+    if (/\s|;/.test(sql[index]!)) index += 1;
+    else if (sql.startsWith('--', index)) {
+      const end = sql.indexOf('\n', index);
+      index = end === -1 ? sql.length : end + 1;
+    } else if (sql.startsWith('/*', index)) {
+      const end = sql.indexOf('*/', index + 2);
+      index = end === -1 ? sql.length : end + 2;
+    } else break;
+  }
+  return (/^[A-Za-z]+/.exec(sql.slice(index))?.[0] ?? '').toUpperCase();
+}
+
+/**
+ * The read path runs reads by kind, not only by what the authorizer sees: `DROP TABLE IF EXISTS x`
+ * on a missing table compiles to no write at all, yet it is a write statement and is refused as one.
+ */
+function assertReadKind(sourceSQL: string): void {
+  const kind = statementKind(sourceSQL);
+  if (READ_KINDS.has(kind)) return;
+  if (WRITE_KINDS.has(kind)) throw new WriteOutsideTransactionError(`This statement writes (${kind}).`);
+  throw SandboxErrors.SQL_NOT_ALLOWED({ path: 'read', reason: `${kind || 'this'} statements do not run on the read path`, action: kind });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DatabaseSync, type Session, type StatementSync } from 'node:sqlite';
+import { BudgetedReader } from './budgeted-reader.ts';
 import { parseChangeset, type RowChange } from './changeset.ts';
 import {
   type ChangePreview,
@@ -14,6 +15,7 @@ import {
   type TableSummary,
 } from './engine.ts';
 import { SandboxErrors, TransactionConflictError } from './errors.ts';
+import { type ReadBudget, resolveReadBudget } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
 
 export interface SqliteEngineOptions {
@@ -21,6 +23,11 @@ export interface SqliteEngineOptions {
   readonly busyTimeoutMs?: number;
   /** Prepared read statements kept for reuse. Default 256. */
   readonly statementCacheSize?: number;
+  /**
+   * Time and row budget of `query` (the agent's read path), which then runs in a child process that
+   * is killed when a read overruns. Default 10 s and 10,000 rows; `false` runs reads in process, unbounded.
+   */
+  readonly readBudget?: Partial<ReadBudget> | false;
 }
 
 interface OpenTransaction {
@@ -32,14 +39,14 @@ interface OpenTransaction {
   readonly statements: StatementRecord[];
 }
 
-function toJsonValue(value: unknown): JsonValue {
+export function toJsonValue(value: unknown): JsonValue {
   if (value === null || typeof value === 'number' || typeof value === 'string') return value;
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Uint8Array) return { blobHex: Buffer.from(value).toString('hex') };
   return String(value);
 }
 
-function toParams(params: readonly SqlParam[]): Array<string | number | null> {
+export function toParams(params: readonly SqlParam[]): Array<string | number | null> {
   return params.map((param) => (typeof param === 'boolean' ? (param ? 1 : 0) : param));
 }
 
@@ -94,6 +101,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
   readonly #readDb: DatabaseSync;
   readonly #readGuard = new SqlAuthorizer('read');
   readonly #cache = new Map<string, StatementSync>();
+  readonly #budgeted: BudgetedReader | undefined;
   #transaction: OpenTransaction | undefined;
 
   constructor(path: string, options: SqliteEngineOptions = {}) {
@@ -103,6 +111,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
     this.#readDb = new DatabaseSync(path, { readOnly: true, timeout: this.#timeout, allowExtension: false });
     this.#readDb.enableDefensive(true);
     this.#readGuard.install(this.#readDb);
+    this.#budgeted = options.readBudget === false ? undefined : new BudgetedReader(path, resolveReadBudget(options.readBudget));
   }
 
   #prepareRead(sql: string): StatementSync {
@@ -114,11 +123,15 @@ export class SqliteSandboxEngine implements SandboxEngine {
     return statement;
   }
 
+  /** The agent's read path: under the read budget (in a child process) unless `readBudget: false`. */
   async query(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult> {
-    return this.querySync(sql, params);
+    if (!this.#budgeted) return this.querySync(sql, params);
+    // Compile in process first: refusals and syntax errors come back without a process hop.
+    this.#prepareRead(sql);
+    return this.#budgeted.query(sql, params);
   }
 
-  /** The read path without a promise (for the in-process benchmark path). */
+  /** The read path without a promise and without a budget (schema listings, the in-process benchmark path). */
   querySync(sql: string, params: readonly SqlParam[] = []): QueryResult {
     const statement = this.#prepareRead(sql);
     return this.#readGuard.run(() => runStatement(statement, params));
@@ -246,6 +259,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
   }
 
   async close(): Promise<void> {
+    this.#budgeted?.close();
     if (this.#transaction) this.#dispose(this.#transaction);
     this.#cache.clear();
     if (this.#readDb.isOpen) this.#readDb.close();

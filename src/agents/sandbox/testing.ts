@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connectInMemory, type SandboxConnection } from './connect.ts';
 import { DbBridge } from './db-bridge.ts';
 import { ensureDemoDatabase } from './demo/index.ts';
-import { SqliteSandboxEngine } from './sqlite-engine.ts';
+import { type SqliteEngineOptions, SqliteSandboxEngine } from './sqlite-engine.ts';
 
 /** A fresh copy of the demo database served over a real in-memory MCP hop, for tests and scripts. */
 export interface SandboxFixture {
@@ -29,10 +29,10 @@ export function hashDatabaseFiles(path: string): string {
   return hash.digest('hex');
 }
 
-export async function createSandboxFixture(sessionId = 'sandbox-test'): Promise<SandboxFixture> {
+export async function createSandboxFixture(sessionId = 'sandbox-test', options: SqliteEngineOptions = {}): Promise<SandboxFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-sandbox-'));
   const path = ensureDemoDatabase(join(dir, 'demo.db'));
-  const engine = new SqliteSandboxEngine(path);
+  const engine = new SqliteSandboxEngine(path, options);
   const connection = await connectInMemory(engine);
   const bridge = new DbBridge({ id: sessionId, channel: connection.channel }, path);
   return {

@@ -9,6 +9,8 @@ interface Context {
   readonly redirects: readonly Redirect[];
   readonly input: CommandInput | undefined;
   readonly functionName: string | undefined;
+  /** Words tree-sitter attached to a redirect that bash gives to the command (`rm -rf 2>/dev/null /`). */
+  readonly trailingArgs?: readonly Word[];
 }
 
 /**
@@ -25,24 +27,32 @@ export function collectSimpleCommands(root: Node): SimpleCommand[] {
 
 function visit(node: Node, context: Context, out: SimpleCommand[]): void {
   switch (node.type) {
-    case 'command':
+    case 'command': {
       out.push(toSimpleCommand(node, context));
-      for (const child of node.namedChildren) if (child.type !== 'command_name') visitChildren(child, context, out);
+      const inner = { ...context, trailingArgs: undefined };
+      for (const child of node.namedChildren) if (child.type !== 'command_name') visitChildren(child, inner, out);
+      const name = node.childForFieldName('name')?.namedChildren[0];
+      if (name && locatedProgram(name)) visitChildren(name, { ...inner, redirects: [], input: undefined }, out);
       return;
+    }
     case 'redirected_statement': {
       const redirects = [...context.redirects];
       let input = context.input;
+      const trailingArgs: Word[] = [];
       for (const redirect of node.childrenForFieldName('redirect')) {
         const parsed = toRedirect(redirect);
         if (parsed) {
           redirects.push(parsed);
           input = inputOf(parsed) ?? input;
         }
+        if (redirect.type === 'file_redirect') trailingArgs.push(...redirect.childrenForFieldName('destination').slice(1).map(resolveWord));
       }
       const body = node.childForFieldName('body');
       for (const redirect of node.childrenForFieldName('redirect'))
         visitChildren(redirect, { ...context, redirects: [], input: undefined }, out);
-      if (body) visit(body, { ...context, redirects, input }, out);
+      // A bare redirection (`> /dev/sda`) truncates or opens its target with no command at all.
+      if (!body) out.push(base(node, '', '', true, trailingArgs, { ...context, redirects, input }, []));
+      else visit(body, { ...context, redirects, input, trailingArgs: body.type === 'command' ? trailingArgs : undefined }, out);
       return;
     }
     case 'function_definition': {
@@ -81,16 +91,26 @@ function visit(node: Node, context: Context, out: SimpleCommand[]): void {
 }
 
 function visitChildren(node: Node, context: Context, out: SimpleCommand[]): void {
-  for (const child of node.namedChildren) visit(child, context, out);
+  const inner = context.trailingArgs ? { ...context, trailingArgs: undefined } : context;
+  for (const child of node.namedChildren) visit(child, inner, out);
+}
+
+/** `$(which X)`, `$(command -v X)`, `$(type -P X)` as a command word: the program X, found on PATH. */
+const LOCATE = /^(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[Pp])\s+([\w.+-]+)\s*(?:\)|`)$/;
+
+function locatedProgram(node: Node): string | undefined {
+  return node.type === 'command_substitution' ? LOCATE.exec(node.text)?.[1] : undefined;
 }
 
 function toSimpleCommand(node: Node, context: Context): SimpleCommand {
   const nameNode = node.childForFieldName('name');
   const nameWordNode = nameNode?.namedChildren[0] ?? nameNode;
-  const nameWord = nameWordNode ? resolveWord(nameWordNode) : { text: '', static: true };
+  const located = nameWordNode ? locatedProgram(nameWordNode) : undefined;
+  const nameWord = located ? { text: located, static: true } : nameWordNode ? resolveWord(nameWordNode) : { text: '', static: true };
   const nameIsStatic =
-    nameWord.static && !(nameWordNode && isGlobbing(nameWordNode)) && !/[{},]/.test(nameWord.text.length > 1 ? nameWord.text : '');
-  const args = node.childrenForFieldName('argument').map(resolveWord);
+    located !== undefined ||
+    (nameWord.static && !(nameWordNode && isGlobbing(nameWordNode)) && !/[{},]/.test(nameWord.text.length > 1 ? nameWord.text : ''));
+  const args = [...node.childrenForFieldName('argument').map(resolveWord), ...(context.trailingArgs ?? [])];
   const redirects = [...context.redirects];
   let input = pipedInto(node) ? 'pipe' : context.input;
   for (const redirect of node.childrenForFieldName('redirect')) {
@@ -135,7 +155,12 @@ function toAssignment(node: Node): { name: string; value: Word } {
 }
 
 function toRedirect(node: Node): Redirect | undefined {
-  if (node.type === 'heredoc_redirect') return { operator: '<<', target: { text: '', static: true } };
+  if (node.type === 'heredoc_redirect') {
+    // The body is the program a shell or interpreter reads; it is static when nothing in it expands.
+    const body = node.namedChildren.find((child) => child.type === 'heredoc_body');
+    const expands = body?.namedChildren.some((child) => child.type !== 'heredoc_content') ?? false;
+    return { operator: '<<', target: { text: body?.text ?? '', static: !expands } };
+  }
   if (node.type === 'herestring_redirect') {
     const value = node.namedChildren[0];
     return { operator: '<<<', target: value ? resolveWord(value) : { text: '', static: true } };

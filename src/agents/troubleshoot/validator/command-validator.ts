@@ -4,6 +4,7 @@ import { loadBashParser } from './bash-parser.ts';
 import { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
 import { changeDirectory } from './linux-paths.ts';
 import { unwrap } from './linux-wrappers.ts';
+import { STRICT_LINUX_BLOCKLIST, STRICT_WINDOWS_BLOCKLIST } from './strict-blocklist.ts';
 import type { CommandRule, RuleCategory, SimpleCommand, TargetOs, Verdict } from './types.ts';
 import { DEFAULT_WINDOWS_BLOCKLIST } from './windows-blocklist.ts';
 import { scanWindowsCommandLine, type WindowsScan } from './windows-commands.ts';
@@ -27,17 +28,30 @@ export const STRUCTURAL_RULES: Readonly<Record<string, { category: RuleCategory;
   },
 };
 
+/** `core` blocks what destroys the host; `strict` adds data loss and service stops (logs, DROP DATABASE, prune…). */
+export type ValidatorTier = 'core' | 'strict';
+
 export interface CommandValidatorOptions {
   /** Rules for Linux; default `DEFAULT_LINUX_BLOCKLIST`. */
   readonly linuxBlocklist?: readonly CommandRule[];
   /** Rules for Windows; default `DEFAULT_WINDOWS_BLOCKLIST`. */
   readonly windowsBlocklist?: readonly CommandRule[];
+  /** Tier used when `validate` is not given one. Default `core`. */
+  readonly tier?: ValidatorTier;
+}
+
+export interface ValidateOptions {
+  /** `strict` adds `STRICT_LINUX_BLOCKLIST` / `STRICT_WINDOWS_BLOCKLIST`, for a host or policy that asks for it. */
+  readonly tier?: ValidatorTier;
 }
 
 /** Longest command line checked, in characters (64 KiB). Longer ones are blocked. */
 export const MAX_COMMAND_LENGTH = 65_536;
 /** Wrapper nesting beyond this many levels is blocked. */
 export const MAX_NESTING = 8;
+
+const IFS = /\$(?:IFS\b|\{IFS[^}]*\})/;
+const IFS_ALL = new RegExp(IFS.source, 'g');
 
 class Blocked {
   readonly verdict: Verdict;
@@ -57,17 +71,31 @@ export class CommandValidator {
   readonly #parser: Parser;
   readonly linuxBlocklist: readonly CommandRule[];
   readonly windowsBlocklist: readonly CommandRule[];
+  readonly tier: ValidatorTier;
+  readonly #strictLinux: readonly CommandRule[];
+  readonly #strictWindows: readonly CommandRule[];
+  /** The rules of the call in progress (`validate` is synchronous, so one call runs at a time). */
+  #linuxRules: readonly CommandRule[];
+  #windowsRules: readonly CommandRule[];
 
   constructor(parser: Parser, options: CommandValidatorOptions = {}) {
     this.#parser = parser;
     this.linuxBlocklist = options.linuxBlocklist ?? DEFAULT_LINUX_BLOCKLIST;
     this.windowsBlocklist = options.windowsBlocklist ?? DEFAULT_WINDOWS_BLOCKLIST;
+    this.tier = options.tier ?? 'core';
+    this.#strictLinux = [...this.linuxBlocklist, ...STRICT_LINUX_BLOCKLIST];
+    this.#strictWindows = [...this.windowsBlocklist, ...STRICT_WINDOWS_BLOCKLIST];
+    this.#linuxRules = this.linuxBlocklist;
+    this.#windowsRules = this.windowsBlocklist;
   }
 
   /** Returns the verdict for one command line on the given OS. Never throws for any input string. */
-  validate(command: string, os: TargetOs): Verdict {
+  validate(command: string, os: TargetOs, options: ValidateOptions = {}): Verdict {
     if (command.length > MAX_COMMAND_LENGTH || command.includes('\0'))
       return structural('too-long', command.slice(0, 200), 'the command is too long or contains NUL bytes');
+    const strict = (options.tier ?? this.tier) === 'strict';
+    this.#linuxRules = strict ? this.#strictLinux : this.linuxBlocklist;
+    this.#windowsRules = strict ? this.#strictWindows : this.windowsBlocklist;
     try {
       if (os === 'windows') this.#checkWindows(command, 0);
       else this.#checkBash(command, 0, []);
@@ -86,6 +114,8 @@ export class CommandValidator {
 
   #checkBash(source: string, depth: number, via: readonly string[]): void {
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source, `more than ${MAX_NESTING} nested wrappers`));
+    // `$IFS` between words splits them at run time (`rm -rf$IFS/etc`): check the line as split too.
+    if (IFS.test(source)) this.#checkBash(source.replace(IFS_ALL, ' '), depth + 1, [...via, '$IFS split']);
     const tree = this.#parser.parse(source);
     if (!tree) throw new Blocked(structural('unparseable', source, 'the shell parser gave up'));
     try {
@@ -93,8 +123,13 @@ export class CommandValidator {
         throw new Blocked(structural('unparseable', source, 'the command has a shell syntax error, so what would run cannot be known'));
       // `cd` earlier on the line makes relative paths known (`cd / && rm -rf *`).
       let cwd: string | undefined;
+      const temporaryVariables = new Set<string>();
       for (const command of collectSimpleCommands(tree.rootNode)) {
-        this.#checkLinuxCommand({ ...command, cwd, via: [...via, ...command.via] }, depth);
+        this.#checkLinuxCommand({ ...command, cwd, temporaryVariables, via: [...via, ...command.via] }, depth);
+        for (const assignment of command.assignments)
+          if (/^(?:\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`)$/.test(assignment.value.text.replace(/"/g, '')))
+            temporaryVariables.add(assignment.name);
+          else temporaryVariables.delete(assignment.name);
         if (command.program === 'cd' || command.program === 'pushd') {
           const target = command.args.find((a) => !a.text.startsWith('-') || a.text === '-');
           cwd = target && !target.static ? undefined : changeDirectory(cwd, target?.text);
@@ -107,7 +142,7 @@ export class CommandValidator {
 
   #checkLinuxCommand(command: SimpleCommand, depth: number): void {
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', command.segment, `more than ${MAX_NESTING} nested wrappers`));
-    applyRules(this.linuxBlocklist, command);
+    applyRules(this.#linuxRules, command);
     const inner = unwrap(command);
     for (const child of inner.commands) this.#checkLinuxCommand(child, depth + 1);
     for (const script of inner.scripts) {
@@ -123,7 +158,7 @@ export class CommandValidator {
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', line, `more than ${MAX_NESTING} nested wrappers`));
     const scan: WindowsScan = scanWindowsCommandLine(line);
     if (scan.blocked) throw new Blocked(structural(scan.blocked.rule, scan.blocked.segment, scan.blocked.reason));
-    for (const command of scan.commands) applyRules(this.windowsBlocklist, command);
+    for (const command of scan.commands) applyRules(this.#windowsRules, command);
     for (const nested of scan.nested) {
       if (!nested.source.static)
         throw new Blocked(structural('dynamic-script', nested.segment, `${nested.via} runs code that is only known at run time`));

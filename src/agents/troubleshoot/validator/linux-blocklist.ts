@@ -1,5 +1,14 @@
 import { parseFlags } from './flags.ts';
-import { isBlockDevice, isCriticalFile, isHistoryOrLoginRecord, isProtectedPath, resolveAgainst } from './linux-paths.ts';
+import { hasScriptOperand, INTERPRETER_RULES } from './linux-interpreter-rules.ts';
+import {
+  isBlockDevice,
+  isCriticalFile,
+  isHistoryOrLoginRecord,
+  isSystemFile,
+  mayExpandToProtectedPath,
+  normalisePath as normalise,
+  resolveAgainst,
+} from './linux-paths.ts';
 import {
   AWK_SPAWNS_PROCESS,
   AWKS,
@@ -14,6 +23,7 @@ import {
   SHELLS,
 } from './linux-programs.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
+import { staticHeredoc } from './wrapped-command.ts';
 
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
@@ -21,10 +31,27 @@ function writtenPaths(command: SimpleCommand): Word[] {
   return command.redirects.filter((r) => OUTPUT_REDIRECTS.has(r.operator) && !/^\d+$|^-$/.test(r.target.text)).map((r) => r.target);
 }
 
-/** True when the word, resolved against a known working directory, is a protected path. */
+/** True when the word, resolved against a known working directory and expanded, can be a protected path. */
 function protectedOperand(command: SimpleCommand, word: Word): boolean {
-  return word.static && isProtectedPath(resolveAgainst(command.cwd, word.text));
+  return word.static && mayExpandToProtectedPath(resolveAgainst(command.cwd, word.text));
 }
+
+/**
+ * True when a word only known at run time is still known to be harmless: a path under `$TMPDIR` that
+ * is not protected even when TMPDIR is empty, or a directory made by `mktemp` on this line.
+ */
+function knownTemporary(command: SimpleCommand, word: Word): boolean {
+  const text = word.text.replace(/"/g, '');
+  if (/^\$\(\s*mktemp\b[^()`$;|&]*\)$/.test(text)) return true;
+  const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?(\/[^$`*?[{]*)?$/.exec(text);
+  if (!variable) return false;
+  const [, name, rest] = variable;
+  if (command.temporaryVariables?.has(name!)) return rest === undefined || !rest.split('/').includes('..');
+  return name === 'TMPDIR' && rest !== undefined && /\/[^/.]/.test(rest) && !mayExpandToProtectedPath(rest);
+}
+
+/** Commands that write nothing, so `CMD > file` only truncates the file. */
+const WRITES_NOTHING = new Set(['', ':', 'true', 'false']);
 
 function is(command: SimpleCommand, ...programs: string[]): boolean {
   return programs.includes(command.program);
@@ -42,43 +69,6 @@ const RM = {
   },
 };
 
-/** Inline code given to an interpreter (`python -c CODE`), awk program, or editor commands. */
-function inlineCode(command: SimpleCommand): Word[] {
-  const family = programFamily(command.program);
-  const codes: Word[] = [];
-  const flags = INLINE_CODE_FLAGS[family] ?? EDITOR_COMMAND_FLAGS[family];
-  if (flags) {
-    command.args.forEach((arg, index) => {
-      const next = command.args[index + 1];
-      if (flags.includes(arg.text) && next) codes.push(next);
-      else if (
-        arg.static &&
-        flags.some(
-          (flag) => flag.length === 2 && flag !== '+' && arg.text.startsWith(flag) && arg.text.length > 2 && !arg.text.startsWith('--'),
-        )
-      ) {
-        codes.push({ text: arg.text.slice(2), static: true });
-      } else if (flags.includes('+') && arg.text.startsWith('+') && arg.text.length > 1)
-        codes.push({ text: arg.text.slice(1), static: arg.static });
-      // perl -ne / -pe / -lne style clusters end in e
-      else if (family === 'perl' && /^-[a-zA-Z]*[eE]$/.test(arg.text) && next) codes.push(next);
-    });
-  }
-  if (AWKS.has(command.program)) {
-    const { operands, values } = parseFlags(command.args, { withValue: ['F', 'v', 'f', 'field-separator', 'assign', 'file'] });
-    if (!values.has('f') && !values.has('file') && operands[0]) codes.push(operands[0]);
-  }
-  return codes;
-}
-
-function hasScriptOperand(command: SimpleCommand): boolean {
-  const family = programFamily(command.program);
-  if ((INLINE_CODE_FLAGS[family] ?? []).some((flag) => command.args.some((arg) => arg.text === flag))) return true;
-  if (family === 'perl' && command.args.some((arg) => /^-[a-zA-Z]*[eE]$/.test(arg.text))) return true;
-  if (command.args.some((arg) => arg.text === '-m')) return true;
-  return command.args.some((arg) => !arg.text.startsWith('-') || !arg.static);
-}
-
 export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
   {
     id: 'dynamic-command-name',
@@ -91,7 +81,8 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     category: 'remote-code',
     description: 'Piping or redirecting anything into a shell, or a program into an interpreter (curl … | sh, sh < file, python3 -).',
     match: (c) => {
-      if (!c.input) return undefined;
+      // A static heredoc is code written on this line: shells parse it and interpreters check it like -c code.
+      if (!c.input || staticHeredoc(c) !== undefined) return undefined;
       if (SHELLS.has(c.program)) return `${describeInput(c)} is fed into the shell ${c.program}`;
       if (INTERPRETERS.has(programFamily(c.program)) && (!hasScriptOperand(c) || c.args.some((a) => a.text === '-'))) {
         return `${describeInput(c)} is fed into ${c.program} as a program`;
@@ -145,44 +136,45 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       return `${c.via.length > 0 ? `${c.via.join(' → ')} starts` : 'starts'} an interactive ${c.program} shell`;
     },
   },
-  {
-    id: 'interpreter-fork-bomb',
-    category: 'fork-bomb',
-    description: 'Inline interpreter code that forks in a loop (perl -e "fork while fork").',
-    match: (c) => {
-      const code = inlineCode(c).find((w) => /\bfork\b[^;]*\b(?:while|for|loop)\b|\b(?:while|for|loop)\b[^;]*\bfork\b/.test(w.text));
-      return code ? `${c.program} code forks in a loop: ${code.text}` : undefined;
-    },
-  },
-  {
-    id: 'interpreter-runs-commands',
-    category: 'shell-escape',
-    description:
-      'Inline interpreter, awk or editor code that runs shell commands or opens sockets (GTFOBins shell and reverse-shell entries).',
-    match: (c) => {
-      const family = programFamily(c.program);
-      for (const code of inlineCode(c)) {
-        if (!code.static) return `${c.program} runs code that is computed at run time`;
-        if (
-          AWKS.has(c.program)
-            ? AWK_SPAWNS_PROCESS.test(code.text)
-            : EDITOR_COMMAND_FLAGS[family]
-              ? EDITOR_ESCAPE.test(code.text)
-              : CODE_SPAWNS_PROCESS.test(code.text)
-        ) {
-          return `${c.program} code runs other programs or opens a socket: ${code.text}`;
-        }
-        if (BACKTICK_LANGUAGES.has(family) && BACKTICK_EXEC.test(code.text)) return `${c.program} code runs a shell command in backticks`;
-      }
-      if (is(c, 'nmap') && c.args.some((a) => a.text === '--interactive')) return 'nmap --interactive can start a shell';
-      return undefined;
-    },
-  },
+  ...INTERPRETER_RULES,
   {
     id: 'fork-bomb',
     category: 'fork-bomb',
     description: 'A shell function that starts itself in a pipeline or in the background (:(){ :|:& };:).',
     match: (c) => (c.recursiveSpawn ? `the function ${c.program} spawns copies of itself` : undefined),
+  },
+  {
+    id: 'truncate-system-file',
+    category: 'critical-file',
+    description:
+      'Emptying a file of the operating system (/etc, /boot, /usr, /lib …): a bare `> /etc/fstab`, `: > file`, `truncate -s 0`, `cp /dev/null file`.',
+    match: (c) => {
+      const empties = WRITES_NOTHING.has(c.program) || (is(c, 'cat') && c.args.every((a) => a.text === '/dev/null'));
+      if (empties) {
+        const target = c.redirects.find(
+          (r) =>
+            (r.operator === '>' || r.operator === '>|' || r.operator === '&>') &&
+            r.target.static &&
+            isSystemFile(resolveAgainst(c.cwd, r.target.text)),
+        );
+        if (target) return `the redirection empties ${target.target.text}`;
+      }
+      if (is(c, 'truncate')) {
+        const { operands, values } = parseFlags(c.args, {
+          aliases: { s: 'size', size: 'size' },
+          withValue: ['size', 'r', 'reference', 'o'],
+        });
+        const size = values.get('size')?.text ?? '';
+        const target = operands.find((o) => o.static && isSystemFile(resolveAgainst(c.cwd, o.text)));
+        if (target && /^(?:0+[KMGkmg]?|<.*|\/.*|%.*|-.*)$/.test(size)) return `truncate empties or shrinks ${target.text}`;
+      }
+      if (is(c, 'cp', 'dd', 'install')) {
+        const from = c.args.find((a) => a.text === '/dev/null' || a.text === 'if=/dev/null');
+        const to = c.args.find((a) => a.static && isSystemFile(resolveAgainst(c.cwd, a.text.replace(/^of=/, ''))));
+        if (from && to) return `${c.program} empties ${to.text}`;
+      }
+      return undefined;
+    },
   },
   {
     id: 'recursive-delete-system-path',
@@ -198,7 +190,7 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       const target = operands.find((o) => protectedOperand(c, o) && (recursive || /[*?]/.test(o.text)));
       if (target) return `rm would delete ${resolveAgainst(c.cwd, target.text)}`;
       if (recursive) {
-        const dynamic = operands.find((o) => !o.static);
+        const dynamic = operands.find((o) => !o.static && !knownTemporary(c, o));
         if (dynamic) return `recursive rm of ${dynamic.text}, which is only known at run time`;
         if (c.argsFromInput) return 'recursive rm of paths read from standard input';
       }
@@ -227,7 +219,11 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       });
       const sources = values.has('target-directory') ? operands : operands.slice(0, -1);
       const target = sources.find((o) => protectedOperand(c, o));
-      return target ? `mv would move ${resolveAgainst(c.cwd, target.text)} away` : undefined;
+      if (target) return `mv would move ${resolveAgainst(c.cwd, target.text)} away`;
+      const destination = values.get('target-directory') ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
+      if (destination?.static && /^\/dev\/(?:null|zero|full|u?random)$/.test(normalise(destination.text)))
+        return `mv onto ${destination.text} replaces the device (and loses what was moved)`;
+      return undefined;
     },
   },
   {
@@ -235,17 +231,26 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     category: 'disk-destruction',
     description: 'Creating file systems or swap (mkfs*, mke2fs, mkswap), wiping signatures, discarding or destroying volumes.',
     match: (c) => {
-      if (/^(?:mkfs(?:\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|blkdiscard|pvremove|vgremove|lvremove)$/.test(c.program))
-        return `${c.program} destroys the data on its target`;
+      if (/^(?:mkfs(?:\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs)$/.test(c.program)) {
+        // On a regular image file (`mkfs.ext4 disk.img`) it only builds an image; devices and computed targets are blocked.
+        const target = c.args.find((a) => !a.static || /^\/dev\//.test(normalise(resolveAgainst(c.cwd, a.text))));
+        const operand = c.args.filter((a) => !a.text.startsWith('-')).at(-1);
+        if (target || !operand || c.argsFromInput) return `${c.program} destroys the data on ${target?.text ?? 'its target'}`;
+      }
+      if (/^(?:blkdiscard|pvremove|vgremove|lvremove)$/.test(c.program)) return `${c.program} destroys the data on its target`;
       if (is(c, 'wipefs') && parseFlags(c.args, { aliases: { a: 'all', all: 'all', o: 'offset', offset: 'offset' } }).flags.has('all'))
         return 'wipefs -a erases file system signatures';
       if (is(c, 'wipefs') && c.args.some((a) => a.text === '-o' || a.text.startsWith('--offset'))) return 'wipefs -o erases a signature';
       if (is(c, 'zpool', 'zfs') && c.args[0]?.text === 'destroy') return `${c.program} destroy removes the pool or data set`;
       if (is(c, 'mdadm') && c.args.some((a) => a.text === '--zero-superblock')) return 'mdadm --zero-superblock destroys the RAID metadata';
       if (is(c, 'fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted')) {
-        const readOnly = c.args.some((a) =>
-          /^(?:-l|--list|-d|--dump|-p|--print|print|-s|--show-size|--verify|-V|--version|--help|-h)$/.test(a.text),
-        );
+        // parted's `-s` is --script (it runs the verbs without asking), not sfdisk's --show-size.
+        const listing = is(c, 'parted')
+          ? /^(?:-l|--list|print|-v|--version|--help|-h)$/
+          : /^(?:-l|--list|-d|--dump|-p|--print|print|-s|--show-size|--verify|-V|--version|--help|-h)$/;
+        const changes =
+          is(c, 'parted') && c.args.some((a) => /^(?:mklabel|mktable|mkpart|rm|resizepart|rescue|name|set|toggle)$/.test(a.text));
+        const readOnly = !changes && c.args.some((a) => listing.test(a.text));
         const device = c.args.find((a) => isBlockDevice(a.text));
         if (device && !readOnly) return `${c.program} would rewrite the partition table of ${device.text}`;
       }

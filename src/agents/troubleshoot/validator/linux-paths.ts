@@ -116,3 +116,87 @@ export function changeDirectory(cwd: string | undefined, argument: string | unde
   if (argument.startsWith('~/')) return `~/${argument.slice(2)}`.replace(/\/+$/, '');
   return cwd === undefined ? undefined : resolveAgainst(cwd, argument);
 }
+
+/** Most words a brace pattern may expand to before the validator stops expanding (and keeps the rest). */
+const MAX_BRACE_WORDS = 64;
+
+/** Bash brace expansion of one word: `/{etc,usr}` → `/etc`, `/usr`; nested groups too. No `{a..z}` ranges. */
+export function expandBraces(text: string): string[] {
+  const open = text.indexOf('{');
+  if (open === -1) return [text];
+  let depth = 0;
+  const commas: number[] = [];
+  for (let index = open; index < text.length; index++) {
+    const char = text[index];
+    if (char === '{') depth++;
+    else if (char === ',' && depth === 1) commas.push(index);
+    else if (char === '}' && --depth === 0) {
+      if (commas.length === 0) return expandBraces(text.slice(open + 1)).map((rest) => `${text.slice(0, open + 1)}${rest}`);
+      const bounds = [open, ...commas, index];
+      const results: string[] = [];
+      for (let part = 0; part + 1 < bounds.length && results.length < MAX_BRACE_WORDS; part++) {
+        const choice = text.slice(bounds[part]! + 1, bounds[part + 1]);
+        results.push(...expandBraces(`${text.slice(0, open)}${choice}${text.slice(index + 1)}`));
+      }
+      return results.slice(0, MAX_BRACE_WORDS);
+    }
+  }
+  return [text];
+}
+
+/** A shell glob as a regular expression over one whole path (`*` and `?` do not cross `/`). */
+function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index]!;
+    if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else if (char === '[') {
+      const end = glob.indexOf(']', index + 2);
+      if (end === -1) source += '\\[';
+      else {
+        const body = glob
+          .slice(index + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        index = end;
+      }
+    } else source += char.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * True when the word, after brace expansion and pathname expansion, can name a protected path:
+ * `/{etc,usr}`, `/[e]tc`, `/e?c`, `/e*` all reach `/etc`.
+ */
+export function mayExpandToProtectedPath(text: string): boolean {
+  for (const word of expandBraces(text)) {
+    if (isProtectedPath(word)) return true;
+    if (!/[*?[]/.test(word) || !word.startsWith('/')) continue;
+    const pattern = globToRegExp(normalisePath(word));
+    for (const directory of SYSTEM_DIRECTORIES) if (pattern.test(directory)) return true;
+    if (pattern.test('/home/user') && /^\/home\//.test(word)) return true;
+  }
+  return false;
+}
+
+/** Directories whose files are the operating system: truncating one of them breaks the host. */
+const SYSTEM_FILE_ROOTS = /^\/(?:etc|boot|bin|sbin|usr|lib|lib32|lib64|libx32|var\/lib)\//;
+
+const SYSTEM_FILE_ROOT_NAMES = ['etc', 'boot', 'bin', 'sbin', 'usr', 'lib', 'lib32', 'lib64', 'libx32'];
+
+/**
+ * True for a file inside a system directory (`/etc/fstab`, `/boot/grub/grub.cfg`, `/usr/bin/ls`),
+ * also when written with braces or a glob in the directory part (`/[e]tc/fstab`, `/{etc,x}/hosts`).
+ */
+export function isSystemFile(path: string): boolean {
+  return expandBraces(path).some((word) => {
+    if (SYSTEM_FILE_ROOTS.test(normalisePath(word)) || isCriticalFile(word)) return true;
+    const segments = normalisePath(word).split('/');
+    if (!word.startsWith('/') || segments.length < 3 || !/[*?[]/.test(segments[1]!)) return false;
+    const first = globToRegExp(segments[1]!);
+    return SYSTEM_FILE_ROOT_NAMES.some((name) => first.test(name));
+  });
+}

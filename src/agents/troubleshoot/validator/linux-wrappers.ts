@@ -1,84 +1,24 @@
 import { parseFlags } from './flags.ts';
+import { unwrapParallel } from './linux-parallel.ts';
 import { SHELLS } from './linux-programs.ts';
 import type { SimpleCommand, Word } from './types.ts';
+import { commandIndex, innerCommand, joined, NONE, staticHeredoc, type Unwrapped, wrap } from './wrapped-command.ts';
 
-/** What a wrapper runs: further simple commands, and shell source to parse and check in turn. */
-export interface Unwrapped {
-  readonly commands: SimpleCommand[];
-  readonly scripts: Array<{ readonly source: Word; readonly via: string }>;
-}
-
-const NONE: Unwrapped = { commands: [], scripts: [] };
-
-/** Builds the command a wrapper runs from the wrapper's remaining arguments. */
-export function innerCommand(
-  outer: SimpleCommand,
-  args: readonly Word[],
-  via: string,
-  extra: Partial<SimpleCommand> = {},
-): SimpleCommand | undefined {
-  const [first, ...rest] = args;
-  if (!first) return undefined;
-  const name = first.text;
-  return {
-    ...outer,
-    name,
-    program: name.slice(name.lastIndexOf('/') + 1),
-    nameIsStatic: first.static && !/[*?[]/.test(name),
-    args: rest,
-    assignments: [],
-    via: [...outer.via, via],
-    segment: outer.segment,
-    ...extra,
-  };
-}
+export type { Unwrapped } from './wrapped-command.ts';
 
 /**
- * Skips a wrapper's own options (`withValue` options take the next word) and `positionals` fixed
- * arguments, and returns the index of the wrapped command word.
+ * The index of the script operand of `sh -c`, or -1 when there is no `-c`. Like bash, options may
+ * follow `-c` and `--` may end them (`zsh -lc -- 'cmd'`, `bash -c -x 'cmd'`).
  */
-function commandIndex(args: readonly Word[], withValue: ReadonlySet<string>, positionals = 0, assignments = false): number {
-  let index = 0;
-  while (index < args.length) {
-    const word = args[index]!;
-    const text = word.text;
-    if (!word.static) break;
-    if (text === '--') {
-      index++;
-      break;
-    }
-    if (text.startsWith('-') && text.length > 1) {
-      const name = text.startsWith('--') ? text.split('=')[0]! : text.slice(0, 2);
-      const inlineValue = text.startsWith('--') ? text.includes('=') : text.length > 2;
-      index += withValue.has(name) && !inlineValue ? 2 : 1;
-      continue;
-    }
-    if (assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
-      index++;
-      continue;
-    }
-    break;
-  }
-  return index + positionals;
-}
-
-function wrap(outer: SimpleCommand, via: string, withValue: readonly string[], positionals = 0, assignments = false): Unwrapped {
-  const index = commandIndex(outer.args, new Set(withValue), positionals, assignments);
-  const inner = innerCommand(outer, outer.args.slice(index), via);
-  return inner ? { commands: [inner], scripts: [] } : NONE;
-}
-
-function joined(words: readonly Word[]): Word {
-  return { text: words.map((word) => word.text).join(' '), static: words.every((word) => word.static) };
-}
-
-/** The index of the script operand of `sh -c`, or -1 when there is no `-c`. */
 function shellCommandIndex(args: readonly Word[]): number {
+  let command = false;
   for (let index = 0; index < args.length; index++) {
     const text = args[index]!.text;
-    if (!args[index]!.static || !text.startsWith('-') || text === '-' || text === '--') return -1;
+    if (!args[index]!.static || text === '-') return command ? index : -1;
+    if (text === '--') return command && index + 1 < args.length ? index + 1 : -1;
+    if (!/^[-+]/.test(text)) return command ? index : -1;
     if (text.startsWith('--')) continue;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) return index + 1;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) command = true;
     if (/^[-+]o$/.test(text)) index++;
   }
   return -1;
@@ -189,7 +129,6 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
         '--arg-file',
         '--delimiter',
         '--eof',
-        '--replace',
         '--max-lines',
         '--max-args',
         '--max-procs',
@@ -210,6 +149,15 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
     return { commands: [], scripts: [{ source: joined(rest), via: 'watch' }] };
   },
   eval: (c) => ({ commands: [], scripts: [{ source: joined(c.args), via: 'eval' }] }),
+  parallel: (c) => unwrapParallel(c, 'parallel'),
+  sem: (c) => unwrapParallel(c, 'sem'),
+  // An alias runs its value as shell code the next time its name is typed.
+  alias: (c) => ({
+    commands: [],
+    scripts: c.args
+      .filter((word) => word.text.includes('='))
+      .map((word) => ({ source: { text: word.text.slice(word.text.indexOf('=') + 1), static: word.static }, via: 'alias' })),
+  }),
   su: (c) => {
     const { values } = parseFlags(c.args, {
       aliases: { c: 'command', command: 'command' },
@@ -338,7 +286,11 @@ export function unwrap(command: SimpleCommand): Unwrapped {
   if (SHELLS.has(command.program)) {
     const index = shellCommandIndex(command.args);
     const source = index >= 0 ? command.args[index] : undefined;
-    return source ? { commands: [], scripts: [{ source, via: `${command.program} -c` }] } : NONE;
+    if (source) return { commands: [], scripts: [{ source, via: `${command.program} -c` }] };
+    const heredoc = staticHeredoc(command);
+    return heredoc === undefined
+      ? NONE
+      : { commands: [], scripts: [{ source: { text: heredoc, static: true }, via: `${command.program} <<heredoc` }] };
   }
   const unwrapper = Object.hasOwn(UNWRAPPERS, command.program) ? UNWRAPPERS[command.program] : undefined;
   if (unwrapper) return unwrapper(command);

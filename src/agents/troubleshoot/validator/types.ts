@@ -56,6 +56,8 @@ export interface SimpleCommand {
   readonly recursiveSpawn?: boolean;
   /** Working directory set by an earlier `cd` on the same line, when known (`/`, `~`, `/etc`). */
   readonly cwd?: string;
+  /** Variables set from `$(mktemp …)` earlier on the same line: deleting them is harmless. */
+  readonly temporaryVariables?: ReadonlySet<string>;
   /** Wrappers it was found inside, outermost first (`sudo`, `find -exec`, `sh -c`…). */
   readonly via: readonly string[];
   /** The source text of this command, for the verdict. */

@@ -1,6 +1,6 @@
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
 import { parameterPrefix } from './windows-commands.ts';
-import { isProtectedWindowsPath, isRegistryMachinePath } from './windows-paths.ts';
+import { expandWindowsVariables, isProtectedWindowsPath, isRegistryMachinePath } from './windows-paths.ts';
 
 function is(command: SimpleCommand, ...programs: string[]): boolean {
   return programs.includes(command.program);
@@ -29,6 +29,21 @@ function cmdSwitch(command: SimpleCommand, ...names: string[]): boolean {
 function lowerArgs(command: SimpleCommand): string {
   return command.args.map((a) => a.text.toLowerCase()).join(' ');
 }
+
+function splitPathList(word: Word): Word[] {
+  return word.text
+    .split(',')
+    .filter((part) => part.trim() !== '')
+    .map((part) => {
+      // Expanded even when quoted: cmd.exe expands %VAR% inside quotes, and the shell is not known.
+      const expanded = /[%$]/.test(part) ? expandWindowsVariables(part.trim()) : part.trim();
+      return expanded === undefined ? { text: part.trim(), static: false } : { text: expanded.replace(/^["']|["']$/g, ''), static: true };
+    });
+}
+
+/** Raw disks and volumes: `\\.\PhysicalDrive0`, `\\.\C:`, `\\?\Volume{…}`, `\\.\Harddisk0Partition1`. */
+const RAW_DEVICE = /^>*\\\\[.?]\\(?:physicaldrive\d+|[a-z]:|harddisk\d+|volume\{)/i;
+const WRITES_CONTENT = new Set(['set-content', 'add-content', 'out-file', 'copy-item', 'copy', 'xcopy', 'dd', 'tee-object']);
 
 const CRITICAL_PROCESSES = /^(?:lsass|csrss|wininit|winlogon|smss|services|svchost|system)(?:\.exe)?$/i;
 const PROTECTION_SERVICES =
@@ -113,6 +128,9 @@ export const DEFAULT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
         return `${c.name} changes or erases disks`;
       }
       if (is(c, 'cipher') && c.args.some((a) => /^\/w(?::|$)/i.test(a.text))) return 'cipher /w overwrites free space';
+      const raw = c.args.findIndex((a) => RAW_DEVICE.test(a.text));
+      if (raw !== -1 && (WRITES_CONTENT.has(c.program) || c.args[raw]!.text.startsWith('>') || /^>>?$/.test(c.args[raw - 1]?.text ?? '')))
+        return `${c.name} writes to the raw device ${c.args[raw]!.text.replace(/^>+/, '')}`;
       if (is(c, 'fsutil') && /\b(?:usn\s+deletejournal|file\s+setzerodata|repair\s+initiate)\b/i.test(lowerArgs(c)))
         return 'fsutil destroys file system data';
       if (is(c, 'mountvol') && cmdSwitch(c, '/d', '/p', '/r')) return 'mountvol removes volume mount points';
@@ -138,6 +156,17 @@ export const DEFAULT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
     },
   },
   {
+    id: 'process-spawn-loop',
+    category: 'fork-bomb',
+    description: 'An endless PowerShell or cmd loop that starts processes (while ($true) { Start-Process … }, for (;;) { start … }).',
+    match: (c) => {
+      if (!is(c, 'while', 'for', 'do')) return undefined;
+      const endless = /^\s*(?:while|do)\b[^{]*\(\s*(?:\$true|1|!\$false)\s*\)|^\s*for\s*\(\s*[^;]*;\s*;/i.test(c.segment) || is(c, 'do');
+      const spawns = /\b(?:start-process|saps|start|start-job|invoke-item|\w+\.exe)\b/i.test(c.args.map((a) => a.text).join(' '));
+      return endless && spawns ? `${c.name} starts processes in an endless loop` : undefined;
+    },
+  },
+  {
     id: 'system-power',
     category: 'system-power',
     description: 'Stop-Computer, Restart-Computer, shutdown /s /r /p.',
@@ -153,10 +182,12 @@ export const DEFAULT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
     description: 'Remove-Item / del / rd of drive roots, system folders, user profiles or HKLM keys; recursive deletes of computed paths.',
     match: (c) => {
       if (!is(c, 'remove-item', 'remove-itemproperty', 'clear-content', 'clear-item')) return undefined;
+      if (hasSwitch(c, 'whatif', 2)) return undefined;
       const recursive = hasSwitch(c, 'recurse') || cmdSwitch(c, '/s');
       const paths = c.args.filter((a) => !/^[-/][A-Za-z]+(?::.*)?$/.test(a.text) || /^[A-Za-z]:/.test(a.text));
       const named = parameterValue(c, 'path') ?? parameterValue(c, 'literalpath', 1);
-      const targets = named ? [named, ...paths.filter((p) => p !== named)] : paths;
+      // `-Path a, b` and `a,b` name several paths; variables with known defaults (`%SystemDrive%`) are expanded.
+      const targets = (named ? [named, ...paths.filter((p) => p !== named)] : paths).flatMap(splitPathList);
       const protectedTarget = targets.find((p) => p.static && (isProtectedWindowsPath(p.text) || isRegistryMachinePath(p.text)));
       if (protectedTarget) return `${c.name} would delete ${protectedTarget.text}`;
       const dynamic = targets.find((p) => !p.static);

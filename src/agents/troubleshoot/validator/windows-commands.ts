@@ -106,7 +106,7 @@ export function scanWindowsCommandLine(input: string): WindowsScan {
     // A piped command's segment is the pipeline so far, so rules see what feeds it.
     const previous = commands[commands.length - 1];
     const text = segment.after === '|' && previous ? `${previous.segment} | ${own}` : own;
-    const command = toCommand(segment, own, segment.after === '|');
+    const command = withPipelinePaths(toCommand(segment, own, segment.after === '|'), segment.after === '|' ? previous : undefined);
     if (text !== own) commands.push({ ...command, segment: text });
     else commands.push(command);
     nested.push(...embeddedScripts(command, segment, line, own));
@@ -220,6 +220,17 @@ function split(line: string, nested: NestedScript[]): Segment[] {
   return segments;
 }
 
+const LISTS_ITEMS = new Set(['get-childitem', 'get-item']);
+const TAKES_PIPED_PATHS = new Set(['remove-item', 'clear-content', 'clear-item', 'move-item']);
+
+/** `Get-ChildItem C:\ -Recurse | Remove-Item`: the removal acts on what the listing names, so it gets those paths. */
+function withPipelinePaths(command: SimpleCommand, previous: SimpleCommand | undefined): SimpleCommand {
+  if (!previous || !LISTS_ITEMS.has(previous.program) || !TAKES_PIPED_PATHS.has(command.program)) return command;
+  const paths = previous.args.filter((a) => !/^-[A-Za-z]+(?::.*)?$/.test(a.text));
+  const recursive = previous.args.some((a) => parameterPrefix(a.text, 'recurse'));
+  return { ...command, args: [...command.args, ...paths, ...(recursive ? [{ text: '-Recurse', static: true }] : [])] };
+}
+
 /** Finds the group that opens at `open` (`(` or `{`), honouring quotes; unbalanced groups run to the end. */
 function balanced(line: string, open: number): { content: string; end: number } {
   let depth = 0;
@@ -250,11 +261,28 @@ export function normaliseWindowsProgram(name: string, quoted: boolean): string {
   return WINDOWS_ALIASES[withoutExtension] ?? withoutExtension;
 }
 
+/** cmd.exe built-ins that accept switches glued to their name (`del/f/s/q`, `rd/s/q`). */
+const GLUED_SWITCHES =
+  /^(del|erase|rd|rmdir|format|copy|xcopy|move|dir|attrib|icacls|takeown|shutdown|taskkill|robocopy)((?:\/[^/\s]*)+)$/i;
+
 function toCommand(segment: Segment, text: string, piped: boolean): SimpleCommand {
-  const [first, ...rest] = segment.tokens;
+  const glued = segment.tokens[0] && !segment.tokens[0].quoted ? GLUED_SWITCHES.exec(segment.tokens[0].text) : null;
+  const tokens = glued
+    ? [
+        { ...segment.tokens[0]!, text: glued[1]! },
+        ...glued[2]!
+          .split('/')
+          .slice(1)
+          .map((flag) => ({ ...segment.tokens[0]!, text: `/${flag}` })),
+        ...segment.tokens.slice(1),
+      ]
+    : segment.tokens;
+  const [first, ...rest] = tokens;
   // After a single `&` (PowerShell's call operator) a computed target is a command, not an expression.
-  const called = segment.after === '&' && (first!.dynamic || /^[([@$]/.test(first!.text));
-  const isExpression = !called && (/^[([@]/.test(first!.text) || first!.text.startsWith('$'));
+  // `& { … }` calls a literal script block, whose contents are checked as a nested script.
+  const scriptBlock = first!.text.startsWith('{') && first!.text.endsWith('}');
+  const called = segment.after === '&' && !scriptBlock && (first!.dynamic || /^[([@$]/.test(first!.text));
+  const isExpression = !called && (scriptBlock || /^[([@]/.test(first!.text) || first!.text.startsWith('$'));
   const args: Word[] = rest.map((t) => ({ text: t.text, static: !t.dynamic }));
   if (isExpression) {
     return {

@@ -14,6 +14,53 @@ const SYSTEM_FOLDERS = new Set([
   'system volume information',
 ]);
 
+/** Default values of the environment variables that name system folders (cmd `%X%` and PowerShell `$env:X`). */
+const SYSTEM_VARIABLES: Readonly<Record<string, string>> = {
+  systemdrive: 'C:',
+  homedrive: 'C:',
+  systemroot: 'C:\\Windows',
+  windir: 'C:\\Windows',
+  programfiles: 'C:\\Program Files',
+  'programfiles(x86)': 'C:\\Program Files (x86)',
+  programw6432: 'C:\\Program Files',
+  commonprogramfiles: 'C:\\Program Files\\Common Files',
+  programdata: 'C:\\ProgramData',
+  allusersprofile: 'C:\\ProgramData',
+  public: 'C:\\Users\\Public',
+  userprofile: 'C:\\Users\\user',
+  homepath: '\\Users\\user',
+};
+
+/**
+ * Replaces `%SystemDrive%`, `${env:windir}`, `$env:SystemRoot` and the like by their default values.
+ * Returns undefined when another variable or expression remains (the path is then only known at run time).
+ */
+export function expandWindowsVariables(path: string): string | undefined {
+  const expanded = path.replace(/%([^%\s]+)%|\$\{env:([^}]+)\}|\$env:([\w()]+)/gi, (all, cmd?: string, braced?: string, bare?: string) => {
+    const name = (cmd ?? braced ?? bare ?? '').toLowerCase();
+    return SYSTEM_VARIABLES[name] ?? all;
+  });
+  return /[%$]/.test(expanded) ? undefined : expanded;
+}
+
+/** An 8.3 short name (`PROGRA~1`) stands for any long name that starts with the same letters. */
+function shortNameMatches(short: string, long: string): boolean {
+  const match = /^([a-z0-9_$-]{1,6})~\d+$/.exec(short);
+  return match !== null && long.replace(/[\s.]/g, '').startsWith(match[1]!);
+}
+
+function isSystemFolder(rest: string): boolean {
+  if (SYSTEM_FOLDERS.has(rest)) return true;
+  if (!rest.includes('~')) return false;
+  const parts = rest.split('\\');
+  for (const folder of SYSTEM_FOLDERS) {
+    const long = folder.split('\\');
+    if (long.length === parts.length && long.every((name, index) => name === parts[index] || shortNameMatches(parts[index]!, name)))
+      return true;
+  }
+  return false;
+}
+
 /** Lower-cased, backslashes, no quotes, no provider prefix, no trailing `\`, `\*` or `\*.*`. */
 export function normaliseWindowsPath(path: string): string {
   return path
@@ -40,7 +87,7 @@ export function isProtectedWindowsPath(path: string): boolean {
   if (!drive) return isRegistryMachinePath(normal);
   const rest = drive[2]!.replace(/^\\/, '');
   if (rest === '' || rest === '*') return true;
-  if (SYSTEM_FOLDERS.has(rest)) return true;
+  if (isSystemFolder(rest)) return true;
   return /^users\\[^\\]+$/.test(rest);
 }
 

@@ -1,3 +1,4 @@
+import { BYPASS_CLASSES } from './bypass-classes.ts';
 import { type CorpusCase, linux, windows } from './corpus-case.ts';
 
 const encodedFormat = Buffer.from('Format-Volume -DriveLetter C -Force', 'utf16le').toString('base64');
@@ -289,4 +290,5 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     '[System.IO.Directory]::Delete("C:\\Windows", $true)',
     'powershell -c "$(Format-Volume -DriveLetter C)"',
   ),
+  ...BYPASS_CLASSES,
 ];

@@ -1,3 +1,4 @@
+import { FORMER_FALSE_POSITIVES } from './bypass-classes.ts';
 import { type CorpusCase, linux, windows } from './corpus-case.ts';
 
 const encodedGetProcess = Buffer.from('Get-Process | Sort-Object CPU -Descending | Select-Object -First 5', 'utf16le').toString('base64');
@@ -134,4 +135,5 @@ export const LEGITIMATE_COMMANDS: readonly CorpusCase[] = [
     'Get-NetFirewallProfile',
     'reg query HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion',
   ),
+  ...FORMER_FALSE_POSITIVES,
 ];

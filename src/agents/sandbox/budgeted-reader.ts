@@ -1,0 +1,102 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { QueryResult, SqlParam } from './engine.ts';
+import { errorFromJson, SandboxErrors } from './errors.ts';
+import type { ReadBudget } from './read-budget.ts';
+import type { ReadReply, ReadRequest } from './read-worker.ts';
+
+const WORKER = fileURLToPath(new URL('./read-worker.ts', import.meta.url));
+
+interface Pending {
+  readonly resolve: (result: QueryResult) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * Runs read-path statements in a child process under a time and row budget. A read past its time
+ * is stopped by killing the child (SQLite cannot be interrupted from JavaScript); the next read
+ * starts a fresh one. The child opens the file read-only, with the same authorizer as in-process reads.
+ */
+export class BudgetedReader {
+  readonly path: string;
+  readonly budget: ReadBudget;
+  #child: ChildProcess | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<number, Pending>();
+
+  constructor(path: string, budget: ReadBudget) {
+    this.path = path;
+    this.budget = budget;
+  }
+
+  query(sql: string, params: readonly SqlParam[]): Promise<QueryResult> {
+    const child = this.#start();
+    const id = this.#nextId++;
+    return new Promise<QueryResult>((resolve, reject) => {
+      const timer = setTimeout(() => this.#stop(id), this.budget.timeMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      child.send({ id, sql, params: [...params] } satisfies ReadRequest);
+    });
+  }
+
+  /** Stops the child; reads in flight fail with SANDBOX_UNAVAILABLE. */
+  close(): void {
+    const child = this.#child;
+    this.#child = undefined;
+    child?.kill('SIGKILL');
+    this.#failAll(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'the sandbox was closed' }));
+  }
+
+  #start(): ChildProcess {
+    if (this.#child) return this.#child;
+    const child = fork(WORKER, [this.path, String(this.budget.maxRows)], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.on('message', (reply: ReadReply) => {
+      const pending = this.#pending.get(reply.id);
+      if (!pending) return;
+      this.#pending.delete(reply.id);
+      clearTimeout(pending.timer);
+      if ('result' in reply) pending.resolve(reply.result);
+      else pending.reject(errorFromJson(reply.error));
+    });
+    child.on('exit', () => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      this.#failAll(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'the read process ended unexpectedly' }));
+    });
+    child.unref();
+    child.channel?.unref();
+    this.#child = child;
+    return child;
+  }
+
+  /** A read ran out of time: kill the child (and with it every read it was running). */
+  #stop(id: number): void {
+    const child = this.#child;
+    this.#child = undefined;
+    child?.kill('SIGKILL');
+    const pending = this.#pending.get(id);
+    this.#pending.delete(id);
+    pending?.reject(
+      SandboxErrors.READ_BUDGET_EXCEEDED({
+        detail: `it ran longer than ${this.budget.timeMs} ms`,
+        limit: 'time',
+        timeMs: this.budget.timeMs,
+      }),
+    );
+    this.#failAll(
+      SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'another read ran past its time budget and was stopped; send this read again' }),
+    );
+  }
+
+  #failAll(error: Error): void {
+    for (const [id, pending] of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+      this.#pending.delete(id);
+    }
+  }
+}

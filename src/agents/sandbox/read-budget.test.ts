@@ -1,0 +1,121 @@
+import { readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpsgateError } from '../../core/errors/index.ts';
+import { resolveReadBudget } from './read-budget.ts';
+import { statementKind } from './sql-guard.ts';
+import { createSandboxFixture, type SandboxFixture } from './testing.ts';
+
+const ENDLESS_COUNT = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
+const ENDLESS_ROWS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c';
+const SELF_JOIN = `SELECT count(*) FROM ${Array.from({ length: 14 }, (_, index) => `customers c${index}`).join(', ')}`;
+
+async function refusal(promise: Promise<unknown>): Promise<OpsgateError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!OpsgateError.isInstance(error)) throw new Error('the read was not refused');
+  return error;
+}
+
+describe('read budget: a runaway read is stopped with a clear error and the database is unchanged', () => {
+  let fixture: SandboxFixture;
+  let before: string;
+  let files: string[];
+  beforeAll(async () => {
+    fixture = await createSandboxFixture('budget-test', { readBudget: { timeMs: 400, maxRows: 50 } });
+    before = fixture.fileHash();
+    files = readdirSync(fixture.dir).sort();
+  });
+  afterAll(() => fixture.dispose());
+
+  it.each([
+    ['an endless WITH RECURSIVE count', ENDLESS_COUNT],
+    ['a 14-way self-join', SELF_JOIN],
+  ])('stops %s past its time budget', async (_name, sql) => {
+    const error = await refusal(fixture.bridge.query(sql));
+    expect(error.code).toBe('READ_BUDGET_EXCEEDED');
+    expect(error.fields).toMatchObject({ limit: 'time', timeMs: 400 });
+    expect(error.message).toContain('ran longer than 400 ms');
+    expect(fixture.fileHash()).toBe(before);
+    expect(readdirSync(fixture.dir).sort()).toEqual(files);
+  });
+
+  it('stops a read that returns more rows than its budget', async () => {
+    const error = await refusal(fixture.bridge.query(ENDLESS_ROWS));
+    expect(error.code).toBe('READ_BUDGET_EXCEEDED');
+    expect(error.fields).toMatchObject({ limit: 'rows', maxRows: 50 });
+  });
+
+  it('answers the next read after a runaway one was stopped', async () => {
+    await refusal(fixture.bridge.query(ENDLESS_COUNT));
+    const { rows } = await fixture.bridge.query('SELECT count(*) AS n FROM customers');
+    expect(rows[0]).toEqual({ n: 5 });
+    expect(fixture.fileHash()).toBe(before);
+  });
+
+  it('still refuses writes before any process hop', async () => {
+    await expect(fixture.bridge.query('DELETE FROM orders')).rejects.toMatchObject({ code: 'WRITE_OUTSIDE_TRANSACTION' });
+  });
+
+  it('defaults to 10 s and 10,000 rows and rejects budgets that are not positive whole numbers', () => {
+    expect(resolveReadBudget()).toEqual({ timeMs: 10_000, maxRows: 10_000 });
+    expect(resolveReadBudget({ timeMs: 50 })).toEqual({ timeMs: 50, maxRows: 10_000 });
+    expect(() => resolveReadBudget({ maxRows: 0 })).toThrow(RangeError);
+    expect(() => resolveReadBudget({ timeMs: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('read path: harmless reads are allowed, no-op writes are refused by kind', () => {
+  let fixture: SandboxFixture;
+  let before: string;
+  beforeAll(async () => {
+    fixture = await createSandboxFixture('harmless-reads');
+    before = fixture.fileHash();
+  });
+  afterAll(() => fixture.dispose());
+
+  it.each([
+    `SELECT json_object('a', 1) -> '$.a' AS a, json_object('a', 'x') ->> '$.a' AS b`,
+    'SELECT sqlite_source_id() AS id',
+    "SELECT sqlite_compileoption_used('THREADSAFE') AS used",
+    'PRAGMA integrity_check',
+    'PRAGMA quick_check',
+    'PRAGMA page_count',
+    'PRAGMA page_size',
+    'PRAGMA freelist_count',
+    'PRAGMA user_version',
+    'PRAGMA journal_mode',
+    'PRAGMA compile_options',
+    'PRAGMA database_list',
+    'PRAGMA foreign_key_check',
+    'PRAGMA integrity_check(10)',
+    'SELECT * FROM pragma_quick_check()',
+  ])('answers %j', async (sql) => {
+    const result = await fixture.bridge.query(sql);
+    expect(result.columns.length).toBeGreaterThan(0);
+    expect(fixture.fileHash()).toBe(before);
+  });
+
+  it.each([
+    ['PRAGMA user_version = 7', 'SQL_NOT_ALLOWED'],
+    ['PRAGMA page_size = 8192', 'SQL_NOT_ALLOWED'],
+    ['PRAGMA journal_mode = DELETE', 'SQL_NOT_ALLOWED'],
+    ['DROP TABLE IF EXISTS no_such_table', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['DROP INDEX IF EXISTS no_such_index', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['DROP VIEW IF EXISTS no_such_view', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['DROP TRIGGER IF EXISTS no_such_trigger', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['/* c */ -- x\n drop table if exists nope', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['REINDEX', 'SQL_NOT_ALLOWED'],
+  ])('refuses %j with %s', async (sql, code) => {
+    expect((await refusal(fixture.bridge.query(sql))).code).toBe(code);
+    expect(fixture.fileHash()).toBe(before);
+  });
+
+  it('reads the kind of a statement after comments and whitespace', () => {
+    expect(statementKind('  /* a */ -- b\n select 1')).toBe('SELECT');
+    expect(statementKind('with x as (select 1) select * from x')).toBe('WITH');
+    expect(statementKind(';;DROP TABLE x')).toBe('DROP');
+    expect(statementKind('/* only a comment')).toBe('');
+  });
+});

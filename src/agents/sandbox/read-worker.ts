@@ -1,0 +1,81 @@
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { OpsgateError } from '../../core/errors/index.ts';
+import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
+import { SandboxErrors } from './errors.ts';
+import { SqlAuthorizer } from './sql-guard.ts';
+import { toJsonValue, toParams } from './sqlite-engine.ts';
+
+/**
+ * The child process that runs read-path statements for one SQLite file, so that a runaway read
+ * (an endless `WITH RECURSIVE`, a huge join) can be stopped by killing the process: node:sqlite has
+ * no interrupt, and a worker thread cannot be terminated while SQLite runs native code.
+ * Started by `BudgetedReader` with the database path and the row budget as arguments.
+ */
+export interface ReadRequest {
+  readonly id: number;
+  readonly sql: string;
+  readonly params: readonly SqlParam[];
+}
+
+export type ReadReply =
+  | { readonly id: number; readonly result: QueryResult }
+  | { readonly id: number; readonly error: { code: string; message: string; fields: Record<string, unknown> } };
+
+function read(
+  db: DatabaseSync,
+  guard: SqlAuthorizer,
+  cache: Map<string, StatementSync>,
+  request: ReadRequest,
+  maxRows: number,
+): QueryResult {
+  let statement = cache.get(request.sql);
+  if (!statement) {
+    statement = guard.prepare(db, request.sql);
+    if (cache.size >= 256) cache.delete(cache.keys().next().value!);
+    cache.set(request.sql, statement);
+  }
+  const prepared = statement;
+  const columns = prepared.columns().map((column) => column.name);
+  const params = toParams(request.params);
+  return guard.run(() => {
+    if (columns.length === 0) {
+      prepared.run(...params);
+      return { columns, rows: [], rowCount: 0 };
+    }
+    const rows: Array<Record<string, JsonValue>> = [];
+    for (const row of prepared.iterate(...params) as Iterable<Record<string, unknown>>) {
+      if (rows.length === maxRows)
+        throw SandboxErrors.READ_BUDGET_EXCEEDED({ detail: `it returned more than ${maxRows} rows`, limit: 'rows', maxRows });
+      const converted: Record<string, JsonValue> = {};
+      for (const key of columns) converted[key] = toJsonValue(row[key]);
+      rows.push(converted);
+    }
+    return { columns, rows, rowCount: rows.length };
+  });
+}
+
+function serve(path: string, maxRows: number): void {
+  const db = new DatabaseSync(path, { readOnly: true, allowExtension: false });
+  db.enableDefensive(true);
+  const guard = new SqlAuthorizer('read');
+  guard.install(db);
+  const cache = new Map<string, StatementSync>();
+  process.on('message', (request: ReadRequest) => {
+    let reply: ReadReply;
+    try {
+      reply = { id: request.id, result: read(db, guard, cache, request, maxRows) };
+    } catch (error) {
+      const typed = OpsgateError.isInstance(error)
+        ? error
+        : SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) });
+      reply = { id: request.id, error: { code: typed.code, message: typed.message, fields: { ...typed.fields } } };
+    }
+    process.send?.(reply);
+  });
+  process.on('disconnect', () => {
+    db.close();
+    process.exit(0);
+  });
+}
+
+serve(process.argv[2]!, Number(process.argv[3]));

@@ -1,0 +1,72 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CommandValidator, createCommandValidator } from './command-validator.ts';
+import { STRICT_LINUX_BLOCKLIST, STRICT_WINDOWS_BLOCKLIST } from './strict-blocklist.ts';
+import type { TargetOs } from './types.ts';
+
+let validator: CommandValidator;
+beforeAll(async () => {
+  validator = await createCommandValidator();
+});
+
+const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
+  ['linux', 'rm -rf /var/log/nginx', 'strict-log-deletion'],
+  ['linux', 'truncate -s 0 /var/log/syslog', 'strict-log-deletion'],
+  ['linux', '> /var/log/app.log', 'strict-log-deletion'],
+  ['linux', 'sudo journalctl --vacuum-time=1s', 'strict-log-deletion'],
+  ['linux', 'psql -c "DROP DATABASE app"', 'strict-drop-database'],
+  ['linux', 'psql --command="drop schema public cascade" app', 'strict-drop-database'],
+  ['linux', "mysql -e 'DROP DATABASE shop'", 'strict-drop-database'],
+  ['linux', 'psql app <<EOF\nDROP DATABASE app;\nEOF', 'strict-drop-database'],
+  ['linux', 'dropdb app', 'strict-drop-database'],
+  ['linux', 'docker system prune -af', 'strict-container-prune'],
+  ['linux', 'docker volume prune -f', 'strict-container-prune'],
+  ['linux', 'kubectl delete namespace prod', 'strict-container-prune'],
+  ['linux', 'sudo kubectl -n prod delete pod web-1', 'strict-container-prune'],
+  ['linux', 'rsync -a --delete ./empty/ /etc/', 'strict-rsync-delete'],
+  ['linux', 'rsync -av --delete-after /srv/src/ /usr', 'strict-rsync-delete'],
+  ['linux', 'redis-cli FLUSHALL', 'strict-redis-flush'],
+  ['linux', 'redis-cli -n 2 flushdb', 'strict-redis-flush'],
+  ['windows', 'Stop-Service -Name W3SVC', 'strict-stop-service'],
+  ['windows', 'sc stop MSSQLSERVER', 'strict-stop-service'],
+  ['windows', 'net stop spooler', 'strict-stop-service'],
+  ['windows', 'Set-Service -Name W3SVC -StartupType Disabled', 'strict-stop-service'],
+  ['windows', 'Remove-Item C:\\inetpub\\logs\\LogFiles -Recurse', 'strict-log-deletion'],
+  ['windows', 'Clear-Content C:\\app\\app.log', 'strict-log-deletion'],
+  ['windows', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
+];
+
+const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
+  ['linux', 'tail -n 100 /var/log/syslog'],
+  ['linux', 'psql -c "select count(*) from orders"'],
+  ['linux', 'docker ps -a'],
+  ['linux', 'kubectl get pods -A'],
+  ['linux', 'rsync -a --delete ./site/ /srv/www/site/'],
+  ['linux', 'redis-cli INFO'],
+  ['windows', 'Get-Service W3SVC'],
+  ['windows', 'sc query W3SVC'],
+];
+
+describe('strict tier (opt-in)', () => {
+  it.each(STRICT_ONLY)('%s: %j is allowed by default and blocked by the strict tier (%s)', (os, command, rule) => {
+    expect(validator.validate(command, os).verdict).toBe('allow');
+    const verdict = validator.validate(command, os, { tier: 'strict' });
+    expect(verdict).toMatchObject({ verdict: 'block', rule });
+  });
+
+  it.each(STILL_ALLOWED)('%s: %j stays allowed in the strict tier', (os, command) => {
+    expect(validator.validate(command, os, { tier: 'strict' }).verdict).toBe('allow');
+  });
+
+  it('still applies the core rules in the strict tier, and can be the default of a validator', async () => {
+    expect(validator.validate('rm -rf /', 'linux', { tier: 'strict' }).rule).toBe('recursive-delete-system-path');
+    const strict = await createCommandValidator({ tier: 'strict' });
+    expect(strict.validate('redis-cli FLUSHALL', 'linux').verdict).toBe('block');
+    expect(strict.validate('redis-cli FLUSHALL', 'linux', { tier: 'core' }).verdict).toBe('allow');
+  });
+
+  it('every strict rule blocks at least one line above', () => {
+    const used = new Set(STRICT_ONLY.map(([os, , rule]) => `${os}:${rule}`));
+    for (const rule of STRICT_LINUX_BLOCKLIST) expect(used, rule.id).toContain(`linux:${rule.id}`);
+    for (const rule of STRICT_WINDOWS_BLOCKLIST) expect(used, rule.id).toContain(`windows:${rule.id}`);
+  });
+});
