@@ -153,7 +153,7 @@ Starts the web UI and the REST + WebSocket API on SQLite under the data dir (or 
 OPSGATE_DATABASE_URL), with every agent and the offline interpreter when no model key is set.
 On first start it creates the demo logins john_doe, jane_smith (user), alice (approver) and admin
 (admin) with random passwords (or OPSGATE_DEMO_PASSWORD), prints them and stores them in
-<data-dir>/demo-logins.txt (mode 0600). Build the UI first with scripts/build-web.sh (npm start does).
+<data-dir>/demo-logins.txt (mode 0600). bin/opsgate serve and npm start build the UI first when it is missing or stale.
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn).`,
