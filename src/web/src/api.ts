@@ -20,20 +20,43 @@ export class ApiError extends Error {
   }
 }
 
+/** What a person reads when the server cannot be reached (instead of "TypeError: Failed to fetch"). */
+export const OFFLINE_MESSAGE = 'Cannot reach the opsgate server. Nothing was sent; check the connection and try again when it is back.';
+
+/** Any thrown value as a sentence a person can act on. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'Something went wrong in the page. Reload it; if it happens again, tell your opsgate admin.';
+}
+
 let csrfToken: string | undefined;
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new ApiError(0, 'OFFLINE', OFFLINE_MESSAGE);
+  }
   const text = await response.text();
-  const data: unknown = text ? JSON.parse(text) : undefined;
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiError(
+      response.status,
+      'BAD_RESPONSE',
+      `The server answered ${response.status} with something that is not JSON. Try again in a moment.`,
+    );
+  }
   if (!response.ok) {
     const failure = (data ?? {}) as { code?: string; message?: string };
     if (response.status === 401) onUnauthorized?.();
