@@ -12,6 +12,7 @@ import { ApiCatalog, apiRoute, openApiDocument } from './api-route.ts';
 import { AuditReader, type AuditVerifier } from './audit-reader.ts';
 import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
+import { installRunbookPages } from './runbook-pages.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { LoginSessions } from './login-sessions.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
@@ -35,6 +36,8 @@ export interface ServerOptions {
   readonly auditVerify?: AuditVerifier;
   /** The troubleshoot agent's hosts; without it /api/hosts is absent. */
   readonly hosts?: HostDirectory;
+  /** Runbooks served at `/docs/runbooks/<name>.md`. Default `docs/runbooks`. */
+  readonly runbookDir?: string;
   /** Built UI. Default `src/web/dist`. */
   readonly webRoot?: string;
   /** Sets `Secure` on the cookie (behind TLS). Default false. */
@@ -87,6 +90,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   };
   app.get('/openapi.json', async () => openApi());
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
+  installRunbookPages(app, options.runbookDir);
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
 
   // Private: one encapsulated context, authenticated once.
