@@ -71,7 +71,7 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
         await expect.poll(() => page.getByTestId('verdict').textContent()).toContain('allowed');
         await page.getByTestId('approve').click();
         await page.locator('[data-testid="terminal"] .xterm-rows').getByText('hello-from-42').first().waitFor();
-        await page.getByTestId('suggestions').getByRole('button', { name: 'Check logs' }).waitFor();
+        await page.getByTestId('suggestions').getByRole('button', { name: 'disk full' }).waitFor();
         await page.screenshot({ path: join(SHOTS, '13-terminal.png'), fullPage: true });
       },
       TIMEOUT,
