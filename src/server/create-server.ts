@@ -12,7 +12,6 @@ import { ApiCatalog, apiRoute, openApiDocument } from './api-route.ts';
 import { AuditReader, type AuditVerifier } from './audit-reader.ts';
 import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
-import { installRunbookPages } from './runbook-pages.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { LoginSessions } from './login-sessions.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
@@ -21,6 +20,7 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
+import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
 

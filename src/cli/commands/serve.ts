@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import pino from 'pino';
 import { formatDemoTable, seedAccessDemoData } from '../../agents/access/service/index.ts';
-import { HostRepository } from '../../agents/troubleshoot/index.ts';
+import { createHostDirectory } from '../../app/host-directory.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
 import { AuditLog } from '../../core/audit/index.ts';
@@ -76,7 +76,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
     const audit = new AuditLog(opsgate.store);
     const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
-      ? new HostRepository(opsgate.store, createStoreSecretStore(opsgate.store))
+      ? createHostDirectory(opsgate.store, createStoreSecretStore(opsgate.store))
       : undefined;
     const app = await createServer({
       runtime: opsgate.runtime,

@@ -105,9 +105,47 @@ export const api = {
     return request<{ events: AuditEventView[] }>('GET', `/api/audit${search ? `?${search}` : ''}`).then((a) => a.events);
   },
   auditVerify: () => request<{ ok: boolean; checked: number; firstBrokenSeq?: number; reason?: string }>('GET', '/api/audit/verify'),
-  hosts: () =>
-    request<{ hosts: Array<{ id: number; name: string; address: string; os: string }> }>('GET', '/api/hosts').then((a) => a.hosts),
+  hosts: () => request<{ hosts: HostView[] }>('GET', '/api/hosts').then((a) => a.hosts),
+  addHost: (input: {
+    name: string;
+    address: string;
+    port?: number;
+    username: string;
+    auth: { kind: 'key'; privateKey: string } | { kind: 'password'; password: string };
+  }) => request<{ name: string }>('POST', '/api/hosts', input),
+  hostFingerprint: (name: string) =>
+    request<{ fingerprint: string }>('GET', `/api/hosts/${encodeURIComponent(name)}/fingerprint`).then((a) => a.fingerprint),
+  trustHost: (name: string, fingerprint: string) => request('POST', `/api/hosts/${encodeURIComponent(name)}/trust`, { fingerprint }),
+  removeHost: (name: string) => request('DELETE', `/api/hosts/${encodeURIComponent(name)}`),
+  users: () => request<{ users: UserView[] }>('GET', '/api/users').then((a) => a.users),
+  createUser: (input: { username: string; password?: string; roles: string[] }) => request<UserView>('POST', '/api/users', input),
+  tokens: () => request<{ tokens: TokenView[] }>('GET', '/api/tokens').then((a) => a.tokens),
+  issueToken: (name: string) => request<{ token: string }>('POST', '/api/tokens', { name }),
+  revokeToken: (id: number) => request('DELETE', `/api/tokens/${id}`),
 };
+
+export interface HostView {
+  readonly id: number;
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  readonly username: string;
+  readonly os: string;
+  readonly hostKeySha256?: string;
+}
+
+export interface UserView {
+  readonly id: number;
+  readonly username: string;
+  readonly roles: readonly string[];
+}
+
+export interface TokenView {
+  readonly id: number;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly lastUsedAt?: string;
+}
 
 export interface AuditEventView {
   readonly seq: number;

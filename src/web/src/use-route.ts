@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`. Hash routing needs no server fallback. */
+/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`, `#/admin` (`#/admin/hosts` jumps to hosts). Hash routing needs no server fallback. */
 export type Route =
   | { readonly name: 'sessions' }
   | { readonly name: 'session'; readonly id: string }
-  | { readonly name: 'audit'; readonly sessionId?: string };
+  | { readonly name: 'audit'; readonly sessionId?: string }
+  | { readonly name: 'admin' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -12,6 +13,7 @@ export function parseRoute(hash: string): Route {
   if (session) return { name: 'session', id: decodeURIComponent(session[1]!) };
   const audit = /^\/audit(?:\?session=([^&]+))?$/.exec(path);
   if (audit) return audit[1] ? { name: 'audit', sessionId: decodeURIComponent(audit[1]) } : { name: 'audit' };
+  if (/^\/admin(\/[a-z]+)?$/.test(path)) return { name: 'admin' };
   return { name: 'sessions' };
 }
 
