@@ -79,7 +79,7 @@ function HostsSection({ admin }: { admin: boolean }) {
                     )}
                   </td>
                   {admin && (
-                    <td class="actions">
+                    <td class="row-actions">
                       {!host.hostKeySha256 && !seen[host.name] && (
                         <button
                           type="button"

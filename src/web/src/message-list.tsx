@@ -65,7 +65,9 @@ function ToolResult({ result }: { result: unknown }) {
 
 /** A turn's tool calls as one collapsible list of steps; open while one of them needs a person. */
 function Steps({ calls, sessionId }: { calls: readonly ToolCall[]; sessionId: string }) {
-  const open = calls.some((c) => c.mutability === 'mutable' || c.status === 'failed' || c.status === 'proposed');
+  const open = calls.some(
+    (c) => c.mutability === 'mutable' || c.status === 'failed' || c.status === 'proposed' || asQueryResult(c.result) !== undefined,
+  );
   return (
     <details class="steps" open={open} data-testid="steps">
       <summary>
@@ -83,7 +85,7 @@ function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
   return (
     <details
       class={`tool-card ${call.mutability} ${call.status}`}
-      open={!readOnly}
+      open={!readOnly || asQueryResult(call.result) !== undefined}
       data-testid="tool-card"
       data-tool={call.tool}
       data-status={call.status}
