@@ -252,6 +252,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       const shown = await rows.textContent();
       expect(shown).not.toContain('__OPSGATE_');
       expect(shown).not.toContain('printf');
+      expect(shown).not.toContain('PAGER=cat');
       expect(shown).toContain('echo hello-from-$((6*7))');
       await john.getByTestId('suggestions').getByRole('button', { name: 'hosts' }).click();
       await john.getByText(/web-1: .*host key confirmed/).waitFor();

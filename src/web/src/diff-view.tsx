@@ -47,7 +47,6 @@ export function DiffView({ text, title }: { text: string; title?: string }) {
                   <YamlLine text={marker ? line.slice(1) : line} />
                 </>
               )}
-              {'\n'}
             </span>
           );
         })}

@@ -2,7 +2,8 @@
  * Hides the troubleshoot agent's command wrapper from the terminal a person reads. The shell
  * echoes `{ printf '__OPSGATE_<nonce>_B__\n' <nonce>; COMMAND` and `}; printf … __OPSGATE_…`, and
  * prints marker lines `__OPSGATE_<nonce>_B__` / `__OPSGATE_<nonce>_<status>__`. This keeps the
- * prompt and the command as typed and drops every line that only exists for the markers.
+ * prompt and the command as typed and drops every line that only exists for the markers, and the
+ * shell set-up line the agent sends when it opens a shell.
  * Lines are judged whole, so a partial line that may turn into a wrapper is held until its end.
  */
 export class TerminalFilter {
@@ -31,8 +32,12 @@ const POSIX_BEGIN = /\{ printf '__OPSGATE_%s_B__\\n' \w+; /;
 const POWERSHELL_BEGIN = /'__OPSGATE_' \+ '\w+_B__'; /;
 const CMD_BEGIN = /echo __OPSGATE_\^\w+_B__ & /;
 
+/** The pager settings the agent sends when it opens a POSIX shell (`POSIX_INIT_COMMAND`). */
+const SHELL_SETUP = /export PAGER=cat GIT_PAGER=cat SYSTEMD_PAGER= /;
+
 function cleanLine(line: string): string | undefined {
   const plain = line.replace(ANSI, '');
+  if (SHELL_SETUP.test(plain)) return undefined;
   if (!plain.includes('__OPSGATE_')) return line;
   for (const begin of [POSIX_BEGIN, POWERSHELL_BEGIN, CMD_BEGIN]) {
     const match = begin.exec(plain);
