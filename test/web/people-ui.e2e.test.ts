@@ -242,7 +242,8 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await expect.poll(() => admin.getByTestId('seen-fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
       await screens(admin, '14-admin-host-fingerprint');
       await admin.getByTestId('host-web-1').getByRole('button', { name: 'Trust this key' }).click();
-      await admin.getByTestId('host-web-1').getByText(server_.hostKeyFingerprint).waitFor();
+      await admin.getByText('Pinned the key of web-1.').waitFor();
+      await expect.poll(() => admin.getByTestId('host-web-1').locator('.ok .fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
 
       await say(john, 'run echo hello-from-$((6*7))');
       await john.getByTestId('approval-panel').waitFor();
