@@ -39,10 +39,18 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
     await page.setViewportSize(DESKTOP);
     await page.screenshot({ path: join(SCREENS, `${name}-1400x900.png`), fullPage: true });
     await page.setViewportSize(PHONE);
-    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+      // What sticks out, to name it in the failure.
+      culprits: [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .slice(-3)
+        .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`),
+    }));
     await page.screenshot({ path: join(SCREENS, `${name}-390x844.png`), fullPage: true });
     await page.setViewportSize(DESKTOP);
-    expect(widths.scroll, `${name} overflows at phone width`).toBeLessThanOrEqual(widths.viewport);
+    expect(widths.scroll, `${name} overflows at phone width (${widths.culprits.join(', ')})`).toBeLessThanOrEqual(widths.viewport);
   }
 
   async function startSession(page: Page, agent: string): Promise<string> {
@@ -166,6 +174,10 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await alice.getByTestId('approval-panel').waitFor();
       await alice.getByTestId('approve').click();
       await alice.getByText(/3 pod\(s\) ready/).waitFor({ timeout: 60_000 });
+      await alice
+        .getByTestId('answer-notice')
+        .getByText(/SIMULATED/)
+        .waitFor();
       await screens(alice, '10-helm-done');
 
       await startSession(john, 'helm');

@@ -119,11 +119,14 @@ export function MessageList({
   session,
   streaming,
   busy,
+  notice,
   onSuggestion,
 }: {
   session: SessionSnapshot;
   streaming: string;
   busy: boolean;
+  /** The agent's notice (e.g. a simulated cluster), repeated under its latest answer so no result is mistaken for a real system's. */
+  notice?: string;
   onSuggestion: (text: string) => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
@@ -140,6 +143,11 @@ export function MessageList({
           <div key={message.seq} class={`message ${message.role}`} data-testid={`message-${message.role}`}>
             {parsed.text.trim() !== '' && <AnswerText text={parsed.text} />}
             {cards.length > 0 && <Steps calls={cards} sessionId={session.id} />}
+            {message === lastAssistant && notice && (
+              <p class="notice" role="note" data-testid="answer-notice">
+                {notice}
+              </p>
+            )}
             {message === lastAssistant && parsed.suggestions.length > 0 && (
               <div class="chips" data-testid="suggestions">
                 {parsed.suggestions.map((s) => (

@@ -7,7 +7,9 @@ const wrapperEcho = (command: string) =>
 describe('TerminalFilter', () => {
   it('shows the prompt, the command as typed and its output, never the wrapper or marker lines', () => {
     const filter = new TerminalFilter();
-    const shown = filter.push(`ops@web-1:~$ export PAGER=cat GIT_PAGER=cat SYSTEMD_PAGER= TERM=xterm-256color\r\n${wrapperEcho('echo hello')}__OPSGATE_9f3a_B__\r\nhello\r\n\r\n__OPSGATE_9f3a_0__\r\n`);
+    const shown = filter.push(
+      `ops@web-1:~$ export PAGER=cat GIT_PAGER=cat SYSTEMD_PAGER= TERM=xterm-256color\r\n${wrapperEcho('echo hello')}__OPSGATE_9f3a_B__\r\nhello\r\n\r\n__OPSGATE_9f3a_0__\r\n`,
+    );
     expect(shown).not.toContain('__OPSGATE_');
     expect(shown).not.toContain('printf');
     expect(shown).not.toContain('PAGER');
