@@ -50,6 +50,16 @@ function AnswerText({ text }: { text: string }) {
   );
 }
 
+/** The runtime's error for an approval whose preview changed before it ran (`APPROVAL_BINDING_MISMATCH`). */
+const BINDING_MISMATCH = 'approval binding mismatch';
+
+/** Call errors in words a person can act on. */
+function explainError(error: string): string {
+  if (error === BINDING_MISMATCH)
+    return 'Not run: what this approval was bound to changed before it could run (for example the server restarted and the open transaction is gone). Nothing was changed; ask the agent to plan it again.';
+  return error;
+}
+
 function ToolResult({ result }: { result: unknown }) {
   const table = asQueryResult(result);
   return (
@@ -104,7 +114,7 @@ function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
       )}
       {typeof call.args.sql === 'string' ? <pre class="command">{call.args.sql}</pre> : null}
       {typeof call.args.command === 'string' ? <pre class="command">$ {call.args.command}</pre> : null}
-      {call.error && <p class="error">{call.error}</p>}
+      {call.error && <p class="error">{explainError(call.error)}</p>}
       {call.result !== undefined && call.result !== null && <ToolResult result={call.result} />}
       <details class="raw">
         <summary>Arguments (JSON)</summary>
