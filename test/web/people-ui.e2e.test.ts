@@ -12,6 +12,9 @@ const TIMEOUT = 120_000;
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
+/** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
+
 /**
  * Issue 13 in Chromium: every agent with the offline model, as a person meets it. Each screen is
  * saved at 1400×900 and 390×844 under test-results/screens/, and fails when the phone layout
@@ -99,11 +102,11 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await admin.getByTestId('admin-hosts').getByText('No hosts yet.').waitFor();
       await admin.getByLabel('Token name').fill('ci-pipeline');
       await admin.getByRole('button', { name: 'Issue token' }).click();
-      await expect.poll(() => admin.getByTestId('issued-token').textContent()).toMatch(/ogt_/);
+      await poll(() => admin.getByTestId('issued-token').textContent()).toMatch(/ogt_/);
       await screens(admin, '04-admin');
       await admin.getByTestId('token-row').getByRole('button', { name: 'Revoke' }).click();
       await admin.getByText('Revoked ci-pipeline.').waitFor();
-      await expect.poll(() => admin.getByTestId('token-row').count()).toBe(0);
+      await poll(() => admin.getByTestId('token-row').count()).toBe(0);
     },
     TIMEOUT,
   );
@@ -117,8 +120,8 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await say(page, 'I need access to read documents');
       const panel = page.getByTestId('approval-panel');
       await panel.waitFor();
-      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('approval-panel');
-      await expect.poll(() => panel.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true);
+      await poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('approval-panel');
+      await poll(() => panel.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true);
       expect(await page.getByTestId('decision-bar').evaluate((el) => getComputedStyle(el).position)).toBe('sticky');
       await screens(page, '06-access-approval');
       await page.keyboard.press('a');
@@ -126,12 +129,12 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
 
       await say(page, 'I need DB_WRITE_DEV');
       await panel.waitFor();
-      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('approval-panel');
+      await poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('approval-panel');
       await page.keyboard.press('r');
-      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('reject-reason');
+      await poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('reject-reason');
       await page.keyboard.type('not approved by my manager');
       await page.getByTestId('reject-submit').click();
-      await expect.poll(() => page.getByTestId('rejection').last().textContent()).toBe('Rejected by john_doe: not approved by my manager');
+      await poll(() => page.getByTestId('rejection').last().textContent()).toBe('Rejected by john_doe: not approved by my manager');
       await screens(page, '07-access-rejected');
 
       await say(page, 'I need DB_READ_STAGING');
@@ -161,8 +164,8 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       const panel = john.getByTestId('approval-panel');
       await panel.waitFor();
       await panel.getByTestId('preview-diff').waitFor();
-      await expect.poll(() => panel.getByTestId('preview-diff').locator('.line.add').count()).toBeGreaterThan(10);
-      await expect.poll(() => panel.getByTestId('preview-diff').textContent()).toContain('replicas: 3');
+      await poll(() => panel.getByTestId('preview-diff').locator('.line.add').count()).toBeGreaterThan(10);
+      await poll(() => panel.getByTestId('preview-diff').textContent()).toContain('replicas: 3');
       await panel
         .getByTestId('plan-note')
         .getByText(/SIMULATION/)
@@ -251,11 +254,11 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       expect(await john.getByTestId('approval-panel').count()).toBe(0);
 
       await admin.getByTestId('host-web-1').getByRole('button', { name: 'Show fingerprint' }).click();
-      await expect.poll(() => admin.getByTestId('seen-fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
+      await poll(() => admin.getByTestId('seen-fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
       await screens(admin, '14-admin-host-fingerprint');
       await admin.getByTestId('host-web-1').getByRole('button', { name: 'Trust this key' }).click();
       await admin.getByText('Pinned the key of web-1.').waitFor();
-      await expect.poll(() => admin.getByTestId('host-web-1').locator('.ok .fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
+      await poll(() => admin.getByTestId('host-web-1').locator('.ok .fingerprint').textContent()).toBe(server_.hostKeyFingerprint);
 
       await say(john, 'run echo hello-from-$((6*7))');
       await john.getByTestId('approval-panel').waitFor();
@@ -282,14 +285,14 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await page.getByText('● live').waitFor();
       await page.getByLabel('Message').fill('draft survives a reload');
       await page.reload();
-      await expect.poll(() => page.getByLabel('Message').inputValue()).toBe('draft survives a reload');
+      await poll(() => page.getByLabel('Message').inputValue()).toBe('draft survives a reload');
       const closing = server.app.close();
       server.app.server.closeAllConnections();
       await closing;
       await page.getByTestId('offline-banner').waitFor({ timeout: 15_000 });
       await page.getByLabel('Message').fill('What accesses do I have?');
       await page.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => page.getByTestId('chat-error').textContent()).toContain('Cannot reach the opsgate server');
+      await poll(() => page.getByTestId('chat-error').textContent()).toContain('Cannot reach the opsgate server');
       expect(await page.getByTestId('chat-error').textContent()).not.toContain('TypeError');
       expect(await page.getByLabel('Message').inputValue()).toBe('What accesses do I have?');
       await screens(page, '16-offline');
