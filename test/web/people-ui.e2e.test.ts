@@ -123,6 +123,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('approval-panel');
       await poll(() => panel.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true);
       expect(await page.getByTestId('decision-bar').evaluate((el) => getComputedStyle(el).position)).toBe('sticky');
+      await poll(() => panel.getByTestId('preview-fields').textContent()).toContain('READ_DOCUMENTS');
       await screens(page, '06-access-approval');
       await page.keyboard.press('a');
       await page.getByText("I've granted you READ_DOCUMENTS access.").waitFor();

@@ -59,6 +59,20 @@ function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
   );
 }
 
+type Scalar = string | number | boolean | null;
+
+/** A flat record (scalars and lists of scalars) as label/value pairs, if `details` is one. */
+function flatRecord(details: unknown): Array<[string, string]> | undefined {
+  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined;
+  const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+  const entries = Object.entries(details as Record<string, unknown>);
+  if (entries.length === 0 || !entries.every(([, v]) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))) return undefined;
+  return entries.map(([key, value]) => [
+    key.replace(/_/g, ' '),
+    Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
+  ]);
+}
+
 /** What the agent shows with an approval, for people: a diff, before/after tables, the command; raw JSON behind a toggle. */
 export function PreviewView({ preview }: { preview: ApprovalPreview }) {
   const details = preview.details;
@@ -66,7 +80,8 @@ export function PreviewView({ preview }: { preview: ApprovalPreview }) {
   const changes = asChangePreview(details);
   const diff = helm || changes ? undefined : findDiff(details);
   const command = details && typeof details === 'object' ? (details as Record<string, unknown>).command : undefined;
-  const readable = Boolean(helm || changes || diff || typeof command === 'string');
+  const fields = helm || changes || diff || typeof command === 'string' ? undefined : flatRecord(details);
+  const readable = Boolean(helm || changes || diff || typeof command === 'string' || fields);
   return (
     <div class="preview" data-testid="preview">
       {preview.summary && (
@@ -78,6 +93,16 @@ export function PreviewView({ preview }: { preview: ApprovalPreview }) {
       {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
       {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}
+      {fields && (
+        <dl class="facts" data-testid="preview-fields">
+          {fields.map(([label, value]) => (
+            <>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </>
+          ))}
+        </dl>
+      )}
       {details !== undefined && (
         <details class="raw" open={!readable}>
           <summary>{readable ? 'Raw details (JSON)' : 'Details'}</summary>
