@@ -23,6 +23,7 @@ import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
+import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
 import { WebhookDispatcher, type WebhookOptions } from './webhooks/index.ts';
@@ -39,6 +40,8 @@ export interface ServerOptions {
   readonly auditVerify?: AuditVerifier;
   /** The troubleshoot agent's hosts; without it /api/hosts is absent. */
   readonly hosts?: HostDirectory;
+  /** Runbooks served at `/docs/runbooks/<name>.md`. Default `docs/runbooks`. */
+  readonly runbookDir?: string;
   /** Built UI. Default `src/web/dist`. */
   readonly webRoot?: string;
   /** Sets `Secure` on the cookie (behind TLS). Default false. */
@@ -102,6 +105,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/openapi.json', async () => openApi());
   if (options.metrics) metricsRoute(app, options.metrics);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
+  installRunbookPages(app, options.runbookDir);
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
   if (options.webhooks) {
     const dispatcher = await WebhookDispatcher.create(options.store, options.webhooks, options.logger ? { logger: options.logger } : {});

@@ -47,10 +47,10 @@ describe.skipIf(!chromiumAvailable)("the approver's inbox in Chromium", () => {
       const page = await signIn('john_doe');
       expect(await page.getByTestId('inbox-badge').count()).toBe(0);
       await page.goto(`${server.url}/#/inbox`);
-      await expect.poll(() => page.getByTestId('inbox-waiting').textContent()).toBe('Waiting for an approver: alice');
+      await expect.poll(() => page.getByTestId('inbox-waiting').textContent()).toBe('Waiting for an approver: admin, alice');
       await page.goto(`${server.url}/#/sessions/${sessionId}`);
       await page.getByTestId('approval-panel').waitFor();
-      await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('Waiting for an approver: alice');
+      await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('Waiting for an approver: admin, alice');
       expect(await page.getByTestId('approval-policy').textContent()).toBe('state-changes-need-approval');
       expect(await page.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     },

@@ -84,11 +84,11 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
         await page.getByTestId('approval-panel').waitFor();
         await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('echo hello-from-$((6*7))');
         await expect.poll(() => page.getByTestId('verdict').textContent()).toContain('allowed');
-        // echo is a low-risk command: john may approve it himself, and so may alice.
-        await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('alice, john_doe');
+        // echo is a low-risk command: john may approve it himself, and so may the approver and the admin.
+        await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('admin, alice, john_doe');
         await approveAsAlice();
         await page.locator('[data-testid="terminal"] .xterm-rows').getByText('hello-from-42').first().waitFor();
-        await page.getByTestId('suggestions').getByRole('button', { name: 'Check logs' }).waitFor();
+        await page.getByTestId('suggestions').getByRole('button', { name: 'disk full' }).waitFor();
         await page.screenshot({ path: join(SHOTS, '13-terminal.png'), fullPage: true });
       },
       TIMEOUT,

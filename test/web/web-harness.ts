@@ -12,7 +12,7 @@ import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
-import { createServer } from '../../src/server/index.ts';
+import { createServer, type HostDirectory } from '../../src/server/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -50,7 +50,12 @@ export interface WebServer {
 }
 
 export async function startWebServer(
-  options: { agents?: readonly AgentDefinition[]; prepare?: (store: Store, secrets: SecretStore) => Promise<void> } = {},
+  options: {
+    agents?: readonly AgentDefinition[];
+    prepare?: (store: Store, secrets: SecretStore) => Promise<void>;
+    /** The hosts behind /api/hosts (absent: no host routes). */
+    hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
+  } = {},
 ): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
   const env = { ...process.env, ACCESS_API_URL: undefined, OPSGATE_MODEL: undefined };
@@ -69,11 +74,21 @@ export async function startWebServer(
     ['john_doe', 'user'],
     ['jane_smith', 'user'],
     ['alice', 'approver'],
+    ['admin', 'admin'],
   ] as const) {
     await users.create({ username, password: PASSWORD, roles: [role] });
   }
   const audit = new AuditLog(store);
-  const app = await createServer({ runtime, store, users, cookieKey: randomBytes(32), auditVerify: () => audit.verify(), logger });
+  const hosts = options.hosts?.(store, secrets);
+  const app = await createServer({
+    runtime,
+    store,
+    users,
+    cookieKey: randomBytes(32),
+    auditVerify: () => audit.verify(),
+    logger,
+    ...(hosts ? { hosts } : {}),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -60,6 +60,13 @@ function firstStep(text: string): InterpreterAction {
   if (/^commit;?$/i.test(words))
     return { toolCalls: [{ toolName: 'commit_transaction', input: {} }], text: 'Committing needs your approval.' };
   if (/^(rollback|abort);?$/i.test(words)) return { toolCalls: [{ toolName: 'rollback_transaction', input: {} }] };
+  // Statements that plainly write are staged at once, so a person never sees a refused read first.
+  if (/^(insert|update|delete|replace|create|drop|alter)\b/i.test(words)) {
+    return {
+      toolCalls: [{ toolName: 'execute_write', input: { sql: words } }],
+      text: 'This statement writes; staging it in a transaction.',
+    };
+  }
   // Anything else is SQL. The database decides whether it is a read: a write is refused on the
   // read path and then staged in a transaction.
   return { toolCalls: [{ toolName: 'execute_query', input: { sql: words } }] };

@@ -30,8 +30,9 @@ function next(userText: string, steps: Step[] = []) {
 }
 
 describe('troubleshoot interpreter rules', () => {
-  it('"run CMD" proposes exactly that command, then reports its output', () => {
-    expect(next('run systemctl status nginx --no-pager')).toEqual({
+  it('"run CMD" lists the hosts, proposes exactly that command, then reports its output with chips the rules understand', () => {
+    expect(next('run systemctl status nginx --no-pager')).toEqual({ toolCalls: [{ toolName: 'list_hosts', input: {} }] });
+    expect(next('run systemctl status nginx --no-pager', [oneHost])).toEqual({
       toolCalls: [
         {
           toolName: 'suggest_ssh_command',
@@ -39,8 +40,40 @@ describe('troubleshoot interpreter rules', () => {
         },
       ],
     });
-    const done = next('run uptime', [ran('uptime', ' 10:00:00 up 3 days\n')]) as { text: string };
+    const done = next('run uptime', [oneHost, ran('uptime', ' 10:00:00 up 3 days\n')]) as { text: string };
     expect(done.text).toContain('`uptime` → exit 0');
+    for (const chip of parseSuggestions(done.text).suggestions) expect(next(chip)).toBeDefined();
+  });
+
+  it('refuses to propose commands on a host whose key is not pinned, and says how to pin it', () => {
+    const unpinned: Step = {
+      toolName: 'list_hosts',
+      input: {},
+      output: { hosts: [{ name: 'web-1', host_key: 'not confirmed' }] },
+      isError: false,
+    };
+    for (const text of ['run uptime', 'disk full on web-1']) {
+      const answer = next(text, [unpinned]) as { text: string; toolCalls?: unknown };
+      expect(answer.toolCalls).toBeUndefined();
+      expect(answer.text).toContain('not pinned');
+      expect(answer.text).toContain('opsgate hosts trust web-1');
+    }
+  });
+
+  it('every suggestion chip of a runbook answer is understood: it leads to the remediation and to "run" chips', () => {
+    const done = next('disk full', [oneHost, linux, history(), ...['df -h', 'df -i', 'du', 'journalctl', 'find'].map((c) => ran(c))]) as {
+      text: string;
+    };
+    const chips = parseSuggestions(done.text).suggestions;
+    expect(chips).toContain('Vacuum the journal');
+    for (const chip of chips) {
+      const answer = next(chip) as { text: string };
+      expect(answer.text).toContain('Remove what the investigation found');
+      expect(extractRunbookLinks(answer.text)).toContain('docs/runbooks/linux-disk-full.md');
+    }
+    const runChips = parseSuggestions((next('Vacuum the journal') as { text: string }).text).suggestions;
+    expect(runChips).toContain('run journalctl --vacuum-size=500M');
+    expect(next(runChips[0]!)).toEqual({ toolCalls: [{ toolName: 'list_hosts', input: {} }] });
   });
 
   it('AR-18 symptom words go Identify (list_hosts) → Verify (detect_os) → Investigate (feedback history) → runbook steps', () => {

@@ -54,6 +54,49 @@ function chooseHost(userText: string, steps: readonly Step[]): { host: string } 
   return { stop: `Stopped: no host chosen (answer: ${String(answer.answer ?? 'none')}${text ? ` "${text}"` : ''}).` };
 }
 
+/** The registered host's key is not pinned: commands would fail after approval, so none is proposed. */
+function unpinnedKeyAnswer(host: string): string {
+  return [
+    `The SSH host key of ${host} is not pinned yet, so I will not propose commands there: they could not run safely.`,
+    `An admin pins it after checking the fingerprint out of band: in the web UI under Admin → Hosts ("Trust this key"),`,
+    `or with \`opsgate hosts trust ${host} SHA256:…\` (\`opsgate hosts list\` shows the host).`,
+  ].join(' ');
+}
+
+function hostKeyPinned(steps: readonly Step[], host: string): boolean {
+  const listed = record(lastOf(steps, 'list_hosts')?.output).hosts;
+  const entry = (Array.isArray(listed) ? listed : []).map(record).find((h) => h.name === host);
+  return entry?.host_key !== 'not confirmed';
+}
+
+/** The host a "run CMD" turn targets when it can be told: the one named, or the only one. */
+function runTarget(userText: string, steps: readonly Step[]): string | undefined {
+  const listed = record(lastOf(steps, 'list_hosts')?.output).hosts;
+  const names = (Array.isArray(listed) ? listed : []).map((h) => String(record(h).name));
+  if (names.length === 1) return names[0];
+  return names.find((name) => new RegExp(`(^|[^\\w.-])${escapeRegExp(name)}($|[^\\w.-])`).test(userText));
+}
+
+/** A suggestion chip of a runbook, answered with its remediation and `run` chips for the commands it names. */
+function remediationAnswer(runbook: Runbook, chip: string): string {
+  const commands = [...runbook.remediation.matchAll(/`([^`]+)`/g)].map((m) => `run ${m[1]}`);
+  const lines = [
+    `**${chip}** (${runbook.title}): ${runbook.remediation || 'the runbook describes no remediation for this.'}`,
+    '',
+    commands.length > 0
+      ? 'Pick a command below to have it proposed for approval, or type "run <command>".'
+      : 'Type "run <command>" to have a command proposed for approval.',
+    '',
+    `[Open runbook](${runbook.path})`,
+  ];
+  return `${appendRunbookLinks(lines.join('\n'))}${commands.length > 0 ? `\n${suggestionBlock(commands)}` : ''}`;
+}
+
+function findSuggestion(runbooks: Map<string, Runbook>, userText: string): Runbook | undefined {
+  const wanted = userText.trim().toLowerCase();
+  return [...runbooks.values()].find((r) => r.suggestions.some((s) => s.toLowerCase() === wanted));
+}
+
 function suggestionBlock(items: readonly string[]): string {
   return ['[SUGGESTIONS]', ...items.slice(0, 4).map((s) => `- ${s}`), '[/SUGGESTIONS]'].join('\n');
 }
@@ -125,10 +168,16 @@ export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRun
       if (run) {
         const command = run[1]!.trim();
         if (!steps.some((s) => s.toolName === 'suggest_ssh_command')) {
+          if (!steps.some((s) => s.toolName === 'list_hosts')) return { toolCalls: [{ toolName: 'list_hosts', input: {} }] };
+          const target = runTarget(userText, steps);
+          if (target && !hostKeyPinned(steps, target)) return { text: unpinnedKeyAnswer(target) };
           return { toolCalls: [{ toolName: 'suggest_ssh_command', input: { command, explanation: 'Requested by the person.' } }] };
         }
-        return { text: `${summarise(steps).join('\n')}\n\n${suggestionBlock(['Run another command', 'Check logs'])}` };
+        return { text: `${summarise(steps).join('\n')}\n\n${suggestionBlock(['disk full', 'high cpu', 'service down', 'hosts'])}` };
       }
+
+      const chipOf = findSuggestion(runbooks, userText);
+      if (chipOf) return { text: remediationAnswer(chipOf, userText.trim()) };
 
       if (/^\s*(list )?hosts\s*$/i.test(userText)) {
         if (steps.length === 0) return { toolCalls: [{ toolName: 'list_hosts', input: {} }] };
@@ -152,6 +201,7 @@ export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRun
       if ('ask' in choice) return { toolCalls: [{ toolName: 'request_human_input', input: { question: choice.ask } }] };
       if ('stop' in choice) return { text: choice.stop };
       const host = choice.host;
+      if (!hostKeyPinned(steps, host)) return { text: unpinnedKeyAnswer(host) };
       if (!steps.some((s) => s.toolName === 'detect_os')) {
         return { toolCalls: [{ toolName: 'detect_os', input: { host } }], text: 'Verify: detecting the OS.' };
       }

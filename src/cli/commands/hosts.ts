@@ -3,6 +3,7 @@ import { TroubleshootErrors } from '../../agents/troubleshoot/errors.ts';
 import { HostRepository } from '../../agents/troubleshoot/hosts/host-repository.ts';
 import { troubleshootMigrations } from '../../agents/troubleshoot/migrations.ts';
 import { probeHostKey } from '../../agents/troubleshoot/ssh/ssh-connect.ts';
+import { trustHostKey } from '../../app/host-directory.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
 import { openStore, resolveDataDir } from '../../core/store/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
@@ -84,19 +85,8 @@ trust   pins the fingerprint after checking that the server presents exactly tha
         await hosts.remove(positionals[0]!);
         io.stdout.write(`removed ${positionals[0]} and its credentials\n`);
       } else if (action === 'trust') {
-        const host = await hosts.get(positionals[0]!);
-        const seen = await probeHostKey(host.address, host.port);
-        if (seen !== positionals[1]) {
-          throw TroubleshootErrors.HOST_KEY_CHANGED({
-            host: host.name,
-            address: host.address,
-            port: host.port,
-            expected: positionals[1],
-            actual: seen,
-          });
-        }
-        await hosts.confirmHostKey(host.name, seen);
-        io.stdout.write(`pinned ${seen} for ${host.name}\n`);
+        const seen = await trustHostKey(hosts, positionals[0]!, positionals[1]!);
+        io.stdout.write(`pinned ${seen} for ${positionals[0]}\n`);
       } else {
         const seen = await probeHostKey(values.address!, port);
         if (values.fingerprint !== undefined && values.fingerprint !== seen) {

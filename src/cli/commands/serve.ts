@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import pino from 'pino';
 import { formatDemoTable, seedAccessDemoData } from '../../agents/access/service/index.ts';
-import { HostRepository } from '../../agents/troubleshoot/index.ts';
+import { createHostDirectory } from '../../app/host-directory.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { startTracing } from '../../app/tracing.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
@@ -89,7 +89,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
     const audit = new AuditLog(opsgate.store);
     const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
-      ? new HostRepository(opsgate.store, createStoreSecretStore(opsgate.store))
+      ? createHostDirectory(opsgate.store, createStoreSecretStore(opsgate.store))
       : undefined;
     const app = await createServer({
       runtime: opsgate.runtime,
@@ -174,7 +174,7 @@ Starts the web UI and the REST + WebSocket API on SQLite under the data dir (or 
 OPSGATE_DATABASE_URL), with every agent and the offline interpreter when no model key is set.
 On first start it creates the demo logins john_doe, jane_smith (user), alice (approver) and admin
 (admin) with random passwords (or OPSGATE_DEMO_PASSWORD), prints them and stores them in
-<data-dir>/demo-logins.txt (mode 0600). Build the UI first with scripts/build-web.sh (npm start does).
+<data-dir>/demo-logins.txt (mode 0600). bin/opsgate serve and npm start build the UI first when it is missing or stale.
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;

@@ -12,6 +12,11 @@ function parseOptional<T>(text: string | null): T | undefined {
   return text === null ? undefined : (JSON.parse(text) as T);
 }
 
+function rejectionOf(decision: string): { by: string; reason: string } {
+  const parsed = JSON.parse(decision) as { by?: string; reason?: string };
+  return { by: parsed.by ?? 'unknown', reason: parsed.reason ?? 'no reason given' };
+}
+
 export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   return {
     id: row.id,
@@ -28,6 +33,7 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
     ...(row.error ? { error: row.error } : {}),
     ...(row.approved_by ? { approvedBy: row.approved_by } : {}),
     ...(row.approval_rule ? { approvalRule: row.approval_rule } : {}),
+    ...(row.status === 'rejected' && row.decision ? { rejection: rejectionOf(row.decision) } : {}),
     createdAt: row.created_at,
     ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
     ...(row.started_at ? { startedAt: row.started_at } : {}),

@@ -95,6 +95,8 @@ export interface ToolCallRecord {
   readonly error?: string;
   readonly approvedBy?: string;
   readonly approvalRule?: string;
+  /** Who rejected the call and why (status `rejected`). */
+  readonly rejection?: { readonly by: string; readonly reason: string };
   readonly createdAt: string;
   readonly expiresAt?: string;
   readonly startedAt?: string;

@@ -28,6 +28,10 @@ export interface HostDirectory {
     hostKeySha256?: string;
   }): Promise<{ readonly name: string }>;
   remove(name: string): Promise<void>;
+  /** The SHA-256 fingerprint the host presents now (an SSH handshake, no login). */
+  fingerprint(name: string): Promise<string>;
+  /** Pins `fingerprint` after checking the host presents exactly that key; returns it. */
+  trust(name: string, fingerprint: string): Promise<string>;
 }
 
 const addHostBody = z
@@ -83,6 +87,37 @@ export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: Hos
       const host = await hosts.add(body as Parameters<HostDirectory['add']>[0]);
       void reply.status(201);
       return { name: host.name };
+    },
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      path: '/api/hosts/:name/fingerprint',
+      summary: 'Admins: the host key fingerprint the host presents now, to compare with one verified out of band.',
+      tag: 'hosts',
+      params: z.object({ name: z.string().min(1).max(63) }),
+    },
+    async ({ params, request }) => {
+      requireAdmin(request);
+      return { name: params.name, fingerprint: await hosts.fingerprint(params.name) };
+    },
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'POST',
+      path: '/api/hosts/:name/trust',
+      summary: 'Admins: pin the host key (checked against what the host presents now), like `opsgate hosts trust`.',
+      tag: 'hosts',
+      params: z.object({ name: z.string().min(1).max(63) }),
+      body: z.object({ fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/=]+$/) }).strict(),
+    },
+    async ({ params, body, request }) => {
+      requireAdmin(request);
+      return { name: params.name, hostKeySha256: await hosts.trust(params.name, body.fingerprint) };
     },
   );
   apiRoute(

@@ -20,6 +20,15 @@ export class ApiError extends Error {
   }
 }
 
+/** What a person reads when the server cannot be reached (instead of "TypeError: Failed to fetch"). */
+export const OFFLINE_MESSAGE = 'Cannot reach the opsgate server. Nothing was sent; check the connection and try again when it is back.';
+
+/** Any thrown value as a sentence a person can act on. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'Something went wrong in the page. Reload it; if it happens again, tell your opsgate admin.';
+}
+
 let csrfToken: string | undefined;
 
 /** One JSON request with the CSRF token; an error answer becomes an `ApiError`. */
@@ -27,14 +36,28 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new ApiError(0, 'OFFLINE', OFFLINE_MESSAGE);
+  }
   const text = await response.text();
-  const data: unknown = text ? JSON.parse(text) : undefined;
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiError(
+      response.status,
+      'BAD_RESPONSE',
+      `The server answered ${response.status} with something that is not JSON. Try again in a moment.`,
+    );
+  }
   if (!response.ok) {
     const failure = (data ?? {}) as { code?: string; message?: string };
     if (response.status === 401) onUnauthorized?.();
@@ -83,9 +106,47 @@ export const api = {
     return request<{ events: AuditEventView[] }>('GET', `/api/audit${search ? `?${search}` : ''}`).then((a) => a.events);
   },
   auditVerify: () => request<{ ok: boolean; checked: number; firstBrokenSeq?: number; reason?: string }>('GET', '/api/audit/verify'),
-  hosts: () =>
-    request<{ hosts: Array<{ id: number; name: string; address: string; os: string }> }>('GET', '/api/hosts').then((a) => a.hosts),
+  hosts: () => request<{ hosts: HostView[] }>('GET', '/api/hosts').then((a) => a.hosts),
+  addHost: (input: {
+    name: string;
+    address: string;
+    port?: number;
+    username: string;
+    auth: { kind: 'key'; privateKey: string } | { kind: 'password'; password: string };
+  }) => request<{ name: string }>('POST', '/api/hosts', input),
+  hostFingerprint: (name: string) =>
+    request<{ fingerprint: string }>('GET', `/api/hosts/${encodeURIComponent(name)}/fingerprint`).then((a) => a.fingerprint),
+  trustHost: (name: string, fingerprint: string) => request('POST', `/api/hosts/${encodeURIComponent(name)}/trust`, { fingerprint }),
+  removeHost: (name: string) => request('DELETE', `/api/hosts/${encodeURIComponent(name)}`),
+  users: () => request<{ users: UserView[] }>('GET', '/api/users').then((a) => a.users),
+  createUser: (input: { username: string; password?: string; roles: string[] }) => request<UserView>('POST', '/api/users', input),
+  tokens: () => request<{ tokens: TokenView[] }>('GET', '/api/tokens').then((a) => a.tokens),
+  issueToken: (name: string) => request<{ token: string }>('POST', '/api/tokens', { name }),
+  revokeToken: (id: number) => request('DELETE', `/api/tokens/${id}`),
 };
+
+export interface HostView {
+  readonly id: number;
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  readonly username: string;
+  readonly os: string;
+  readonly hostKeySha256?: string;
+}
+
+export interface UserView {
+  readonly id: number;
+  readonly username: string;
+  readonly roles: readonly string[];
+}
+
+export interface TokenView {
+  readonly id: number;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly lastUsedAt?: string;
+}
 
 export interface AuditEventView {
   readonly seq: number;

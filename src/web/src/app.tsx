@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { AdminScreen } from './admin-screen.tsx';
 import { api, type Me, whenUnauthorized } from './api.ts';
 import { AuditScreen } from './audit-screen.tsx';
 import { ChatScreen } from './chat-screen.tsx';
@@ -31,6 +32,9 @@ export function App() {
             Audit log
           </a>
           <InboxLink current={route.name === 'inbox'} />
+          <a href="#/admin" aria-current={route.name === 'admin' ? 'page' : undefined}>
+            {me.roles.includes('admin') ? 'Admin' : 'Hosts & tokens'}
+          </a>
         </nav>
         <span class="who" data-testid="who">
           {me.username} <small>({me.roles.join(', ')})</small>
@@ -50,6 +54,7 @@ export function App() {
         {route.name === 'sessions' && <SessionsScreen me={me} />}
         {route.name === 'session' && <ChatScreen key={route.id} sessionId={route.id} me={me} />}
         {route.name === 'inbox' && <InboxScreen me={me} />}
+        {route.name === 'admin' && <AdminScreen me={me} />}
         {route.name === 'audit' && <AuditScreen me={me} {...(route.sessionId ? { sessionId: route.sessionId } : {})} />}
       </main>
     </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type AuditEventView, api, type Me } from './api.ts';
+import { type AuditEventView, api, errorText, type Me } from './api.ts';
 
 type Filters = { session: string; user: string; type: string; from: string; to: string };
 
@@ -21,8 +21,7 @@ export function AuditScreen({ me, sessionId }: { me: Me; sessionId?: string }) {
   const [chain, setChain] = useState<string>('checking…');
   const [chainOk, setChainOk] = useState<boolean | undefined>();
   const [error, setError] = useState('');
-  const load = (current: Filters) =>
-    api.audit(toQuery(current)).then(setEvents, (e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
+  const load = (current: Filters) => api.audit(toQuery(current)).then(setEvents, (e: unknown) => setError(errorText(e)));
   useEffect(() => {
     void load(filters);
     api.auditVerify().then(
@@ -34,7 +33,7 @@ export function AuditScreen({ me, sessionId }: { me: Me; sessionId?: string }) {
             : `BROKEN at event ${status.firstBrokenSeq ?? '?'}${status.reason ? `: ${status.reason}` : ''}`,
         );
       },
-      (e: unknown) => setChain(e instanceof ApiError ? e.message : 'unknown'),
+      (e: unknown) => setChain(errorText(e)),
     );
   }, []);
   const field = (name: keyof Filters, label: string, type: 'text' | 'datetime-local' = 'text') => (

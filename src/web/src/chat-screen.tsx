@@ -1,10 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, type Decision, type Me, type SessionSnapshot } from './api.ts';
+import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, type SessionSnapshot } from './api.ts';
+import { ApprovalPanel, STALE_APPROVAL_CODES } from './approval-panel.tsx';
+import { Composer } from './composer.tsx';
 import { SessionSocket } from './event-socket.ts';
 import { FeedbackControl } from './feedback-control.tsx';
-import { ApprovalPanel, ContinuePanel, QuestionPanel } from './interrupt-panels.tsx';
+import { ContinuePanel, QuestionPanel } from './interrupt-panels.tsx';
 import { MessageList } from './message-list.tsx';
+import { OfflineBanner } from './offline-banner.tsx';
 import { PhaseStepper } from './phase-stepper.tsx';
+import { TerminalFilter } from './terminal-filter.ts';
 import { TerminalPanel } from './terminal-panel.tsx';
 
 const REFRESH_ON = new Set(['message', 'tool.call', 'tool.result', 'interrupt', 'decision', 'phase', 'status']);
@@ -31,24 +35,45 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
   const [busy, setBusy] = useState(false);
   const [connected, setConnected] = useState(false);
   const [terminal, setTerminal] = useState<string[]>([]);
+  const [stale, setStale] = useState<{ callId: string; message: string } | undefined>();
+  const [agent, setAgent] = useState<AgentInfo | undefined>();
+  const [hostCount, setHostCount] = useState<number | undefined>();
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const refresh = useCallback(async () => {
     try {
       setSession(await api.session(sessionId));
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(errorText(e));
     }
   }, [sessionId]);
 
+  const agentName = session?.agent;
+  useEffect(() => {
+    if (!agentName) return;
+    api.agents().then(
+      (list) => setAgent(list.find((a) => a.name === agentName)),
+      () => undefined,
+    );
+    if (agentName === 'troubleshoot')
+      api.hosts().then(
+        (hosts) => setHostCount(hosts.length),
+        () => undefined,
+      );
+  }, [agentName]);
+
   useEffect(() => {
     void refresh();
+    const terminalFilter = new TerminalFilter();
     const socket = new SessionSocket(
       sessionId,
       0,
       (event) => {
         if (event.type === 'text.delta') setStreaming((text) => text + deltaText(event.data));
-        if (event.type === 'terminal.output') setTerminal((chunks) => [...chunks, terminalBytes(event.data)]);
+        if (event.type === 'terminal.output') {
+          const shown = terminalFilter.push(terminalBytes(event.data));
+          if (shown) setTerminal((chunks) => [...chunks, shown]);
+        }
         if (event.type === 'message') setStreaming('');
         if (REFRESH_ON.has(event.type)) {
           clearTimeout(refreshTimer.current);
@@ -63,20 +88,31 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
     };
   }, [sessionId, refresh]);
 
-  const act = async (work: () => Promise<unknown>) => {
+  /** Runs one request; resolves true when the server accepted it. */
+  const act = async (work: () => Promise<unknown>, onError?: (error: unknown) => boolean): Promise<boolean> => {
     setBusy(true);
     setError('');
     try {
       await work();
+      return true;
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      if (!onError?.(e)) setError(errorText(e));
+      return false;
     } finally {
       setBusy(false);
       setStreaming('');
       await refresh();
     }
   };
-  const decide = (decision: Decision) => act(() => api.decide(sessionId, decision));
+  const decide = (decision: Decision) =>
+    act(
+      () => api.decide(sessionId, decision),
+      (e) => {
+        if (!(e instanceof ApiError) || !STALE_APPROVAL_CODES.has(e.code)) return false;
+        setStale({ callId: decision.callId, message: e.message });
+        return true;
+      },
+    );
   const send = (text: string) => act(() => api.send(sessionId, text));
 
   if (!session) {
@@ -89,9 +125,11 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
     );
   }
   const interrupt = session.interrupt;
-  const showTerminal = terminal.length > 0 || session.agent === 'troubleshoot';
+  const noHosts = session.agent === 'troubleshoot' && hostCount === 0 && terminal.length === 0;
+  const showTerminal = terminal.length > 0 || (session.agent === 'troubleshoot' && !noHosts);
   return (
     <div class="chat">
+      <OfflineBanner connected={connected} />
       <div class="chat-head">
         <h2>
           <span class="agent-tag">{session.agent}</span> {session.title || 'Session'}
@@ -100,16 +138,44 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
           {session.status}
         </span>
         <span class={connected ? 'live on' : 'live'} title={connected ? 'Live updates connected' : 'Reconnecting…'}>
-          {connected ? '● live' : '○ offline'}
+          {connected ? '● live' : '○ reconnecting'}
         </span>
         <a href={`#/audit?session=${session.id}`}>Audit of this session</a>
       </div>
-      {session.route === 'workflow' && session.phases && (
-        <PhaseStepper phases={session.phases} current={session.phase} history={session.phaseHistory} />
+      {agent?.notice && (
+        <p class="notice" role="note" data-testid="session-notice">
+          {agent.notice}
+        </p>
       )}
-      <MessageList session={session} streaming={streaming} onSuggestion={(text) => send(text)} busy={busy} />
+      {noHosts && (
+        <p class="notice" role="note" data-testid="no-hosts">
+          No SSH hosts are registered yet, so there is nothing to troubleshoot. <a href="#/admin/hosts">Add a host</a> (admins) or ask your
+          opsgate admin to add one.
+        </p>
+      )}
+      {session.route === 'workflow' && session.phases && (
+        <div class="sticky-top">
+          <PhaseStepper phases={session.phases} current={session.phase} history={session.phaseHistory} />
+        </div>
+      )}
+      <MessageList
+        session={session}
+        streaming={streaming}
+        {...(agent?.notice ? { notice: agent.notice } : {})}
+        onSuggestion={(text) => send(text)}
+        busy={busy}
+      />
       {showTerminal && <TerminalPanel chunks={terminal} />}
-      {interrupt?.type === 'approval' && <ApprovalPanel interrupt={interrupt} me={me} busy={busy} onDecide={decide} />}
+      {interrupt?.type === 'approval' && (
+        <ApprovalPanel
+          key={interrupt.callId}
+          interrupt={interrupt}
+          me={me}
+          busy={busy}
+          {...(stale?.callId === interrupt.callId ? { stale: stale.message } : {})}
+          onDecide={decide}
+        />
+      )}
       {interrupt?.type === 'question' && <QuestionPanel interrupt={interrupt} busy={busy} onDecide={decide} />}
       {interrupt?.type === 'continue' && <ContinuePanel interrupt={interrupt} busy={busy} onDecide={decide} />}
       {error && (
@@ -118,7 +184,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </p>
       )}
       {session.username === me.username ? (
-        <Composer disabled={busy || !!interrupt} waiting={!!interrupt} onSend={send} />
+        <Composer sessionId={session.id} disabled={busy || !!interrupt} waiting={!!interrupt} onSend={send} />
       ) : (
         <p class="muted" data-testid="observer-note">
           This is {session.username}'s session: you can decide its pending requests and read its history; only {session.username} sends
@@ -127,40 +193,5 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
       )}
       <FeedbackControl sessionId={session.id} label="How was this session?" />
     </div>
-  );
-}
-
-function Composer({ disabled, waiting, onSend }: { disabled: boolean; waiting: boolean; onSend: (text: string) => void }) {
-  const [text, setText] = useState('');
-  return (
-    <form
-      class="composer"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (!text.trim()) return;
-        onSend(text.trim());
-        setText('');
-      }}
-    >
-      <label class="sr-only" for="message">
-        Message
-      </label>
-      <textarea
-        id="message"
-        rows={2}
-        value={text}
-        placeholder={waiting ? 'Decide the pending request above first.' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
-        onInput={(e) => setText(e.currentTarget.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && !e.shiftKey) {
-            e.preventDefault();
-            e.currentTarget.form?.requestSubmit();
-          }
-        }}
-      />
-      <button type="submit" class="primary" disabled={disabled || !text.trim()}>
-        Send
-      </button>
-    </form>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from './api.ts';
+import { api, errorText } from './api.ts';
 
 /** A thumb drawn as SVG, so it shows without an emoji font. */
 function Thumb({ down = false }: { down?: boolean }) {
@@ -35,7 +35,7 @@ export function FeedbackControl({
       setState('sent');
     } catch (e) {
       setState('error');
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(errorText(e));
     }
   };
   if (state === 'sent') return <span class="feedback sent muted">Thanks for the feedback.</span>;

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { extractRunbookLinks, RUNBOOK_LINK_PATTERN, RUNBOOK_LINKS_HEADING } from '../../core/text/runbook-links.ts';
 import { parseSuggestions } from '../../core/text/suggestions.ts';
 import type { SessionSnapshot } from './api.ts';
+import { asQueryResult, DataTable } from './data-table.tsx';
 import { FeedbackControl } from './feedback-control.tsx';
 
 type ToolCall = SessionSnapshot['toolCalls'][number];
@@ -49,12 +50,52 @@ function AnswerText({ text }: { text: string }) {
   );
 }
 
+/** The runtime's error for an approval whose preview changed before it ran (`APPROVAL_BINDING_MISMATCH`). */
+const BINDING_MISMATCH = 'approval binding mismatch';
+
+/** Call errors in words a person can act on. */
+function explainError(error: string): string {
+  if (error === BINDING_MISMATCH)
+    return 'Not run: what this approval was bound to changed before it could run (for example the server restarted and the open transaction is gone). Nothing was changed; ask the agent to plan it again.';
+  return error;
+}
+
+function ToolResult({ result }: { result: unknown }) {
+  const table = asQueryResult(result);
+  return (
+    <>
+      {table && <DataTable columns={table.columns} rows={table.rows} testId="result-table" />}
+      <details class="result raw" open={!table && typeof result === 'string'}>
+        <summary>{table ? 'Result (JSON)' : 'Result'}</summary>
+        <pre>{typeof result === 'string' ? result : JSON.stringify(result, null, 2)}</pre>
+      </details>
+    </>
+  );
+}
+
+/** A turn's tool calls as one collapsible list of steps; open while one of them needs a person. */
+function Steps({ calls, sessionId }: { calls: readonly ToolCall[]; sessionId: string }) {
+  const open = calls.some(
+    (c) => c.mutability === 'mutable' || c.status === 'failed' || c.status === 'proposed' || asQueryResult(c.result) !== undefined,
+  );
+  return (
+    <details class="steps" open={open} data-testid="steps">
+      <summary>
+        {calls.length} step{calls.length === 1 ? '' : 's'}: {calls.map((c) => c.tool).join(', ')}
+      </summary>
+      {calls.map((call) => (
+        <ToolCard key={call.id} call={call} sessionId={sessionId} />
+      ))}
+    </details>
+  );
+}
+
 function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
   const readOnly = call.mutability === 'read-only';
   return (
     <details
       class={`tool-card ${call.mutability} ${call.status}`}
-      open={!readOnly}
+      open={!readOnly || asQueryResult(call.result) !== undefined}
       data-testid="tool-card"
       data-tool={call.tool}
       data-status={call.status}
@@ -66,14 +107,19 @@ function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
         {call.approvedBy && <span class="muted">approved by {call.approvedBy}</span>}
         {call.approvalRule && <span class="muted">rule {call.approvalRule}</span>}
       </summary>
-      <pre class="args">{JSON.stringify(call.args, null, 2)}</pre>
-      {call.error && <p class="error">{call.error}</p>}
-      {call.result !== undefined && call.result !== null && (
-        <details class="result">
-          <summary>Result</summary>
-          <pre>{typeof call.result === 'string' ? call.result : JSON.stringify(call.result, null, 2)}</pre>
-        </details>
+      {call.rejection && (
+        <p class="rejection" data-testid="rejection">
+          Rejected by <strong>{call.rejection.by}</strong>: {call.rejection.reason}
+        </p>
       )}
+      {typeof call.args.sql === 'string' ? <pre class="command">{call.args.sql}</pre> : null}
+      {typeof call.args.command === 'string' ? <pre class="command">$ {call.args.command}</pre> : null}
+      {call.error && <p class="error">{explainError(call.error)}</p>}
+      {call.result !== undefined && call.result !== null && <ToolResult result={call.result} />}
+      <details class="raw">
+        <summary>Arguments (JSON)</summary>
+        <pre class="args">{JSON.stringify(call.args, null, 2)}</pre>
+      </details>
       <FeedbackControl sessionId={sessionId} target={call.id} label="Was this step right?" compact />
     </details>
   );
@@ -83,11 +129,14 @@ export function MessageList({
   session,
   streaming,
   busy,
+  notice,
   onSuggestion,
 }: {
   session: SessionSnapshot;
   streaming: string;
   busy: boolean;
+  /** The agent's notice (e.g. a simulated cluster), repeated under its latest answer so no result is mistaken for a real system's. */
+  notice?: string;
   onSuggestion: (text: string) => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
@@ -103,9 +152,12 @@ export function MessageList({
         return (
           <div key={message.seq} class={`message ${message.role}`} data-testid={`message-${message.role}`}>
             {parsed.text.trim() !== '' && <AnswerText text={parsed.text} />}
-            {cards.map((call) => (
-              <ToolCard key={call.id} call={call} sessionId={session.id} />
-            ))}
+            {cards.length > 0 && <Steps calls={cards} sessionId={session.id} />}
+            {message === lastAssistant && notice && (
+              <p class="notice" role="note" data-testid="answer-notice">
+                {notice}
+              </p>
+            )}
             {message === lastAssistant && parsed.suggestions.length > 0 && (
               <div class="chips" data-testid="suggestions">
                 {parsed.suggestions.map((s) => (

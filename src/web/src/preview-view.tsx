@@ -1,58 +1,112 @@
 import type { ApprovalPreview } from '../../core/tools/index.ts';
-
-/** A unified diff, line by line, with added and removed lines marked. */
-function DiffView({ text }: { text: string }) {
-  return (
-    <pre class="diff" data-testid="preview-diff">
-      {text.split('\n').map((line, index) => (
-        <span
-          key={index}
-          class={
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : ''
-          }
-        >
-          {line}
-          {'\n'}
-        </span>
-      ))}
-    </pre>
-  );
-}
+import { DiffView } from './diff-view.tsx';
+import { asChangePreview, RowChangesView } from './row-changes.tsx';
 
 function findDiff(details: unknown): string | undefined {
-  if (typeof details === 'string' && /^(---|\+\+\+|@@|[-+ ])/m.test(details)) return details;
+  if (typeof details === 'string' && /^(---|\+\+\+|@@)/m.test(details)) return details;
   if (details && typeof details === 'object') {
     for (const key of ['diff', 'valuesDiff', 'unifiedDiff', 'patch']) {
       const value = (details as Record<string, unknown>)[key];
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string' && value.trim()) return value;
     }
   }
   return undefined;
 }
 
-/** What the agent shows with an approval: a values diff, row changes, the command, a plan. */
+interface HelmPlanView {
+  readonly manifestDiff?: string;
+  readonly valueChanges?: ReadonlyArray<{ path: string; from?: unknown; to?: unknown; before?: unknown; after?: unknown }>;
+  readonly resources?: Readonly<Record<'create' | 'change' | 'delete' | 'unchanged', readonly string[]>>;
+  readonly risks?: readonly string[];
+}
+
+function helmPlanOf(details: unknown): { plan: HelmPlanView; note?: string } | undefined {
+  if (!details || typeof details !== 'object') return undefined;
+  const record = details as { plan?: unknown; note?: unknown };
+  if (!record.plan || typeof record.plan !== 'object') return undefined;
+  return { plan: record.plan as HelmPlanView, ...(typeof record.note === 'string' ? { note: record.note } : {}) };
+}
+
+function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
+  const resources = plan.resources;
+  return (
+    <div class="helm-plan" data-testid="helm-plan">
+      {note && (
+        <p class="notice" role="note" data-testid="plan-note">
+          {note}
+        </p>
+      )}
+      {resources && (
+        <ul class="resource-summary">
+          {(['create', 'change', 'delete'] as const).map((kind) =>
+            resources[kind]?.length ? (
+              <li key={kind} class={kind}>
+                {kind === 'create' ? 'creates' : kind === 'change' ? 'changes' : 'deletes'}: {resources[kind].join(', ')}
+              </li>
+            ) : null,
+          )}
+        </ul>
+      )}
+      {plan.risks && plan.risks.length > 0 && (
+        <ul class="risks">
+          {plan.risks.map((risk) => (
+            <li key={risk}>⚠ {risk}</li>
+          ))}
+        </ul>
+      )}
+      {plan.manifestDiff ? <DiffView text={plan.manifestDiff} title="Manifest" /> : <p class="muted">The manifest does not change.</p>}
+    </div>
+  );
+}
+
+type Scalar = string | number | boolean | null;
+
+/** A flat record (scalars and lists of scalars) as label/value pairs, if `details` is one. */
+function flatRecord(details: unknown): Array<[string, string]> | undefined {
+  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined;
+  const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+  const entries = Object.entries(details as Record<string, unknown>);
+  if (entries.length === 0 || !entries.every(([, v]) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))) return undefined;
+  return entries.map(([key, value]) => [
+    key.replace(/_/g, ' '),
+    Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
+  ]);
+}
+
+/** What the agent shows with an approval, for people: a diff, before/after tables, the command; raw JSON behind a toggle. */
 export function PreviewView({ preview }: { preview: ApprovalPreview }) {
-  const diff = findDiff(preview.details);
-  const command = preview.details && typeof preview.details === 'object' ? (preview.details as Record<string, unknown>).command : undefined;
+  const details = preview.details;
+  const helm = helmPlanOf(details);
+  const changes = asChangePreview(details);
+  const diff = helm || changes ? undefined : findDiff(details);
+  const command = details && typeof details === 'object' ? (details as Record<string, unknown>).command : undefined;
+  const fields = helm || changes || diff || typeof command === 'string' ? undefined : flatRecord(details);
+  const readable = Boolean(helm || changes || diff || typeof command === 'string' || fields);
   return (
     <div class="preview" data-testid="preview">
       {preview.summary && (
-        <p>
-          <strong>{preview.kind}:</strong> {preview.summary}
+        <p class="preview-summary" data-testid="preview-summary">
+          {preview.summary}
         </p>
       )}
       {typeof command === 'string' && <pre class="command">$ {command}</pre>}
+      {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
+      {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}
-      {preview.details !== undefined && (
-        <details open={!diff && typeof command !== 'string'}>
-          <summary>Details</summary>
-          <pre>{typeof preview.details === 'string' ? preview.details : JSON.stringify(preview.details, null, 2)}</pre>
+      {fields && (
+        <dl class="facts" data-testid="preview-fields">
+          {fields.map(([label, value]) => (
+            <>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </>
+          ))}
+        </dl>
+      )}
+      {details !== undefined && (
+        <details class="raw" open={!readable}>
+          <summary>{readable ? 'Raw details (JSON)' : 'Details'}</summary>
+          <pre>{typeof details === 'string' ? details : JSON.stringify(details, null, 2)}</pre>
         </details>
       )}
     </div>

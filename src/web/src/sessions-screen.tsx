@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type AgentInfo, ApiError, api, type Me, type SessionSummary } from './api.ts';
+import { type AgentInfo, api, errorText, type Me, type SessionSummary } from './api.ts';
 import { navigate } from './use-route.ts';
 
 const POLL_MS = 4000;
@@ -11,14 +11,14 @@ export function SessionsScreen({ me }: { me: Me }) {
   const [all, setAll] = useState(mayDecideOthers);
   const [error, setError] = useState('');
   useEffect(() => {
-    api.agents().then(setAgents, (e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
+    api.agents().then(setAgents, (e: unknown) => setError(errorText(e)));
   }, []);
   useEffect(() => {
     let stop = false;
     const load = () =>
       api.sessions(all).then(
         (list) => !stop && setSessions(list),
-        (e: unknown) => !stop && setError(e instanceof ApiError ? e.message : String(e)),
+        (e: unknown) => !stop && setError(errorText(e)),
       );
     void load();
     const timer = setInterval(load, POLL_MS);
@@ -32,7 +32,7 @@ export function SessionsScreen({ me }: { me: Me }) {
       const session = await api.startSession(agent);
       navigate(`#/sessions/${session.id}`);
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(errorText(e));
     }
   };
   return (

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`, `#/inbox`. Hash routing needs no server fallback. */
+/** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`, `#/inbox`, `#/admin` (`#/admin/hosts` jumps to hosts). Hash routing needs no server fallback. */
 export type Route =
   | { readonly name: 'sessions' }
   | { readonly name: 'session'; readonly id: string }
   | { readonly name: 'audit'; readonly sessionId?: string }
-  | { readonly name: 'inbox' };
+  | { readonly name: 'inbox' }
+  | { readonly name: 'admin' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -14,6 +15,7 @@ export function parseRoute(hash: string): Route {
   const audit = /^\/audit(?:\?session=([^&]+))?$/.exec(path);
   if (audit) return audit[1] ? { name: 'audit', sessionId: decodeURIComponent(audit[1]) } : { name: 'audit' };
   if (path === '/inbox') return { name: 'inbox' };
+  if (/^\/admin(\/[a-z]+)?$/.test(path)) return { name: 'admin' };
   return { name: 'sessions' };
 }
 

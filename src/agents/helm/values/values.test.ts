@@ -59,7 +59,7 @@ describe('values: merge, schema validation by declared draft', () => {
     const out = mkdtempSync(join(tmpdir(), 'opsgate-charts-'));
     try {
       const files = await buildRepository(out);
-      expect(files).toHaveLength(5);
+      expect(files).toHaveLength(6);
       for (const file of [...files, 'index.yaml'])
         expect(readFileSync(join(out, file))).toEqual(readFileSync(join(DEMO_REPOSITORY_DIR, file)));
     } finally {

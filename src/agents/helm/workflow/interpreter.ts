@@ -36,9 +36,10 @@ function formatValue(value: unknown): string {
 }
 
 /** The person's answer at gate 1: go on, stop, or go on with changed values (`set k=v …`). */
-function readAnswer(step: Step): { proceed: boolean; values: Values } {
+function readAnswer(step: Step): { proceed: boolean; skipped?: boolean; values: Values } {
   const out = (step.output ?? {}) as { answer?: string; text?: string };
   if (out.answer === 'no') return { proceed: false, values: {} };
+  if (out.answer === 'skip') return { proceed: false, skipped: true, values: {} };
   if (out.answer === 'custom') {
     const text = (out.text ?? '').trim();
     if (/^(no|stop|cancel|abort)\b/i.test(text)) return { proceed: false, values: {} };
@@ -167,6 +168,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   const questionAt = lastIndex(steps, 'request_human_input');
   if (questionAt < 0) return call('request_human_input', gateOne(command, operation, current, chartInfo, chart, chartVersion, values));
   const answer = readAnswer(steps[questionAt]!);
+  if (answer.skipped) return say('Skipped: the operation was not planned and nothing was changed.');
   if (!answer.proceed) return say('Stopped at values confirmation. Nothing was changed.');
   let planValues = mergeValues(values, answer.values);
 

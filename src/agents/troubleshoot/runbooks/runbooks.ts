@@ -19,6 +19,8 @@ export interface Runbook {
   readonly path: string;
   readonly steps: readonly RunbookStep[];
   readonly suggestions: readonly string[];
+  /** The text under `## Remediation` (what the suggestion chips lead to). */
+  readonly remediation: string;
 }
 
 /** `docs/runbooks` of this checkout. */
@@ -34,6 +36,7 @@ export function parseRunbook(markdown: string, file: string): Runbook {
   const title = /^#\s+(.+)$/m.exec(markdown)?.[1]?.trim() ?? file;
   const steps: RunbookStep[] = [];
   const suggestions: string[] = [];
+  const remediation: string[] = [];
   let section = '';
   for (const line of markdown.split('\n')) {
     const heading = /^##\s+(.+)$/.exec(line);
@@ -45,12 +48,22 @@ export function parseRunbook(markdown: string, file: string): Runbook {
       const step = /^\d+\.\s+(.*)$/.exec(line);
       const command = step ? /`([^`]+)`/.exec(step[1]!) : null;
       if (step && command) steps.push({ title: step[1]!.replace(/[:\s]*`[^`]+`.*$/, '').trim(), command: command[1]! });
+    } else if (section === 'remediation') {
+      remediation.push(line);
     } else if (section === 'suggestions') {
       const item = /^[-*]\s+(.+)$/.exec(line);
       if (item) suggestions.push(item[1]!.trim());
     }
   }
-  return { topic: name[2]!, os: name[1] as RunbookOs, title, path: `docs/runbooks/${file}`, steps, suggestions };
+  return {
+    topic: name[2]!,
+    os: name[1] as RunbookOs,
+    title,
+    path: `docs/runbooks/${file}`,
+    steps,
+    suggestions,
+    remediation: remediation.join('\n').trim(),
+  };
 }
 
 /** Every runbook in `dir`, by `<os>-<topic>`. */

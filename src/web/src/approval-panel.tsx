@@ -1,0 +1,236 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
+import type { Decision, Me } from './api.ts';
+import { PreviewView } from './preview-view.tsx';
+
+function expiresIn(expiresAt: string | undefined): string {
+  if (!expiresAt) return 'does not expire';
+  const minutes = Math.round((new Date(expiresAt).getTime() - Date.now()) / 60_000);
+  if (minutes <= 0) return `expired at ${new Date(expiresAt).toLocaleString()}`;
+  return `expires ${new Date(expiresAt).toLocaleString()} (in ${minutes >= 120 ? `${Math.round(minutes / 60)} h` : `${minutes} min`})`;
+}
+
+/** Error codes of a decision that mean the approval can no longer run as shown: the agent must plan again. */
+export const STALE_APPROVAL_CODES: ReadonlySet<string> = new Set(['APPROVAL_BINDING_MISMATCH', 'APPROVAL_EXPIRED']);
+
+type Mode = 'view' | 'reject' | 'modify' | 'confirm';
+
+/**
+ * Approve / Reject with reason / Modify the exact arguments of a pending mutable call. The panel
+ * scrolls into view and takes focus when it appears; `a` approves and `r` rejects while it has
+ * focus (critical risk asks once more); the action bar stays in view while the preview scrolls.
+ * Render it with `key={callId}` so that a new approval starts with an empty form.
+ */
+export function ApprovalPanel({
+  interrupt,
+  me,
+  busy,
+  stale,
+  onDecide,
+}: {
+  interrupt: ApprovalInterrupt;
+  me: Me;
+  busy: boolean;
+  /** Set when the server said this approval can no longer run (binding changed, expired). */
+  stale?: string;
+  onDecide: (d: Decision) => void;
+}) {
+  const [mode, setMode] = useState<Mode>('view');
+  const [reason, setReason] = useState('');
+  const [edited, setEdited] = useState(() => JSON.stringify(interrupt.args, null, 2));
+  const [editError, setEditError] = useState('');
+  const panel = useRef<HTMLElement>(null);
+  const reasonBox = useRef<HTMLTextAreaElement>(null);
+  const ownCall = interrupt.requestedBy === me.username;
+  const blocked = interrupt.verdict?.verdict === 'block';
+  const eligible = interrupt.eligibleApprovers ?? [];
+  const mayApprove = eligible.includes(me.username);
+  const approveDisabled = busy || blocked || (ownCall && !mayApprove) || stale !== undefined;
+  const critical = interrupt.risk === 'critical';
+
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    panel.current?.focus({ preventScroll: true });
+  }, []);
+  useEffect(() => {
+    if (mode === 'reject') reasonBox.current?.focus();
+  }, [mode]);
+
+  const approve = () => {
+    if (approveDisabled) return;
+    if (critical && mode !== 'confirm') setMode('confirm');
+    else onDecide({ type: 'approve', callId: interrupt.callId });
+  };
+  const replan = () =>
+    onDecide({
+      type: 'reject',
+      callId: interrupt.callId,
+      reason: `This approval can no longer run (${stale ?? 'it changed'}). Plan it again from the current state.`,
+    });
+
+  return (
+    <section
+      class="panel approval"
+      aria-labelledby="approval-title"
+      data-testid="approval-panel"
+      tabIndex={-1}
+      ref={panel}
+      onKeyDown={(event) => {
+        const target = event.target as HTMLElement;
+        if (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT' || event.ctrlKey || event.metaKey || event.altKey) return;
+        if (event.key === 'a' && mode !== 'reject' && mode !== 'modify') {
+          event.preventDefault();
+          approve();
+        } else if (event.key === 'r' && mode !== 'modify') {
+          event.preventDefault();
+          setMode('reject');
+        }
+      }}
+    >
+      <h3 id="approval-title">
+        Approval needed: <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
+      </h3>
+      {interrupt.riskReason && (
+        <p class="muted" data-testid="risk-reason">
+          Risk: {interrupt.riskReason}
+        </p>
+      )}
+      {interrupt.text && <p>{interrupt.text}</p>}
+      {stale && (
+        <div class="stale" role="alert" data-testid="approval-stale">
+          <p>
+            <strong>This approval can no longer run.</strong> {stale}
+          </p>
+          <button type="button" class="primary" data-testid="replan" disabled={busy} onClick={replan}>
+            Ask the agent to plan again
+          </button>
+        </div>
+      )}
+      <dl class="facts">
+        <dt>Asked by</dt>
+        <dd>
+          {interrupt.requestedBy} at {new Date(interrupt.requestedAt).toLocaleString()}
+        </dd>
+        <dt>Expiry</dt>
+        <dd>{expiresIn(interrupt.expiresAt)}</dd>
+        {interrupt.verdict && (
+          <>
+            <dt>Validator</dt>
+            <dd class={`verdict ${interrupt.verdict.verdict}`} data-testid="verdict">
+              {interrupt.verdict.verdict === 'allow' ? '✓ allowed' : '✗ blocked'}: {interrupt.verdict.reason}
+              {interrupt.verdict.rule && <span class="muted"> (rule {interrupt.verdict.rule})</span>}
+            </dd>
+          </>
+        )}
+        <dt>Policy</dt>
+        <dd data-testid="approval-policy">
+          {interrupt.policyId}
+          {(interrupt.requiredApprovals ?? 1) > 1 &&
+            ` (needs ${interrupt.requiredApprovals} approvers; approved so far: ${(interrupt.approvals ?? []).join(', ') || 'nobody'})`}
+        </dd>
+        <dt>Who can approve</dt>
+        <dd data-testid="eligible-approvers">
+          {ownCall && !mayApprove
+            ? `Waiting for an approver: ${eligible.join(', ') || 'nobody under the current policy'}`
+            : eligible.join(', ') || 'nobody under the current policy'}
+        </dd>
+      </dl>
+      {interrupt.preview && <PreviewView preview={interrupt.preview} />}
+      <details class="raw">
+        <summary>Exact arguments (JSON)</summary>
+        <pre class="args" data-testid="approval-args">
+          {JSON.stringify(interrupt.args, null, 2)}
+        </pre>
+      </details>
+      {mode === 'modify' && (
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            try {
+              const args = JSON.parse(edited) as unknown;
+              if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('the arguments must be a JSON object');
+              setEditError('');
+              onDecide({ type: 'modify', callId: interrupt.callId, args: args as Record<string, unknown> });
+              setMode('view');
+            } catch (error) {
+              setEditError(`Not valid: ${error instanceof Error ? error.message : String(error)}`);
+            }
+          }}
+        >
+          <label>
+            Edit the arguments (JSON). They are validated again on the server; if valid, the changed call runs as approved by you.
+            <textarea class="code" data-testid="modify-args" rows={8} value={edited} onInput={(e) => setEdited(e.currentTarget.value)} />
+          </label>
+          {editError && (
+            <p class="error" role="alert">
+              {editError}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>
+              Submit changed arguments
+            </button>
+            <button type="button" onClick={() => setMode('view')}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      <div class="decision-bar" data-testid="decision-bar">
+        {mode === 'reject' && (
+          <form
+            class="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              onDecide({ type: 'reject', callId: interrupt.callId, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+            }}
+          >
+            <label>
+              Why reject? (the agent and the audit log read this)
+              <textarea
+                ref={reasonBox}
+                data-testid="reject-reason"
+                rows={2}
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+              />
+            </label>
+            <div class="actions">
+              <button type="submit" class="danger" data-testid="reject-submit" disabled={busy}>
+                Reject
+              </button>
+              <button type="button" onClick={() => setMode('view')}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )}
+        {mode === 'confirm' && (
+          <div class="actions" role="alertdialog" aria-label="Confirm a critical-risk approval">
+            <span class="confirm-text">Critical risk: approve for real?</span>
+            <button type="button" class="danger" data-testid="confirm-approve" disabled={busy} onClick={approve}>
+              Yes, approve
+            </button>
+            <button type="button" onClick={() => setMode('view')}>
+              Cancel
+            </button>
+          </div>
+        )}
+        {mode === 'view' && (
+          <div class="actions">
+            <button type="button" class="primary" data-testid="approve" disabled={approveDisabled} onClick={approve}>
+              Approve <kbd>a</kbd>
+            </button>
+            <button type="button" class="danger" data-testid="reject" disabled={busy} onClick={() => setMode('reject')}>
+              Reject… <kbd>r</kbd>
+            </button>
+            <button type="button" data-testid="modify" disabled={busy || stale !== undefined} onClick={() => setMode('modify')}>
+              Modify…
+            </button>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'preact/hooks';
+
+const draftKey = (sessionId: string) => `opsgate.draft.${sessionId}`;
+
+function readDraft(sessionId: string): string {
+  try {
+    return localStorage.getItem(draftKey(sessionId)) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function writeDraft(sessionId: string, text: string): void {
+  try {
+    if (text) localStorage.setItem(draftKey(sessionId), text);
+    else localStorage.removeItem(draftKey(sessionId));
+  } catch {
+    // Storage may be disabled (private mode); the draft then lives only in this page.
+  }
+}
+
+/**
+ * The message box. Text stays until the server accepted it: a failed send (offline, server down)
+ * keeps it, and a draft survives a reload (kept per session in localStorage).
+ */
+export function Composer({
+  sessionId,
+  disabled,
+  waiting,
+  onSend,
+}: {
+  sessionId: string;
+  disabled: boolean;
+  waiting: boolean;
+  /** Resolves true when the message was accepted. */
+  onSend: (text: string) => Promise<boolean>;
+}) {
+  const [text, setText] = useState(() => readDraft(sessionId));
+  useEffect(() => writeDraft(sessionId, text), [sessionId, text]);
+  return (
+    <form
+      class="composer"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const message = text.trim();
+        if (!message || disabled) return;
+        if (await onSend(message)) setText((current) => (current.trim() === message ? '' : current));
+      }}
+    >
+      <label class="sr-only" for="message">
+        Message
+      </label>
+      <textarea
+        id="message"
+        rows={2}
+        value={text}
+        placeholder={waiting ? 'Decide the pending request above first.' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey) {
+            e.preventDefault();
+            e.currentTarget.form?.requestSubmit();
+          }
+        }}
+      />
+      <button type="submit" class="primary" disabled={disabled || !text.trim()}>
+        Send
+      </button>
+    </form>
+  );
+}

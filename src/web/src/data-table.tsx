@@ -1,0 +1,70 @@
+/** A value as a table cell: strings as is, null marked, everything else as JSON. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** Rows as a real table (monospace, aligned), with the row count; `changed` marks cells by column. */
+export function DataTable({
+  columns,
+  rows,
+  caption,
+  changed,
+  testId = 'data-table',
+}: {
+  columns: readonly string[];
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  caption?: string;
+  changed?: (row: number, column: string) => boolean;
+  testId?: string;
+}) {
+  return (
+    <div class="table-scroll">
+      <table class="data" data-testid={testId}>
+        <caption>{caption ?? `${rows.length} row${rows.length === 1 ? '' : 's'}`}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, index) => (
+            <tr key={index}>
+              {columns.map((column) => {
+                const value = row[column];
+                return (
+                  <td
+                    key={column}
+                    class={[value === null ? 'null' : '', typeof value === 'number' ? 'num' : '', changed?.(index, column) ? 'changed' : '']
+                      .filter(Boolean)
+                      .join(' ')}
+                  >
+                    {cellText(value)}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Reads `{ columns, rows }` (a query result) out of a tool result, if it is one. */
+export function asQueryResult(value: unknown): { columns: string[]; rows: Array<Record<string, unknown>> } | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const record = value as { columns?: unknown; rows?: unknown };
+  if (!Array.isArray(record.rows)) return undefined;
+  const rows = record.rows.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));
+  if (rows.length !== record.rows.length) return undefined;
+  const columns = Array.isArray(record.columns)
+    ? record.columns.filter((c): c is string => typeof c === 'string')
+    : [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return columns.length > 0 ? { columns, rows } : undefined;
+}
