@@ -1,7 +1,22 @@
-import { type Attributes, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Span, SpanKind, type SpanOptions, SpanStatusCode, trace } from '@opentelemetry/api';
 
 /** Spans follow the OpenTelemetry GenAI semantic conventions (gen_ai.*). No SDK registered: no-ops. */
 const tracer = () => trace.getTracer('opsgate');
+
+/** Runs `run` in an active span that records a failure (status and `error.type`) and always ends. */
+function inSpan<T>(name: string, options: SpanOptions, run: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, options, async (span) => {
+    try {
+      return await run(span);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
 
 export interface ModelSpanInfo {
   readonly provider: string;
@@ -15,28 +30,19 @@ export interface ModelUsage {
 
 /** Runs one model call in a `chat {model}` span; `run` reports the usage it saw. */
 export async function withModelSpan<T>(model: ModelSpanInfo, run: (reportUsage: (usage: ModelUsage) => void) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(
+  return inSpan(
     `chat ${model.modelId}`,
     {
       kind: SpanKind.CLIENT,
       attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId },
     },
-    async (span) => {
-      try {
-        return await run((usage) => {
-          const attributes: Attributes = {};
-          if (usage.inputTokens !== undefined) attributes['gen_ai.usage.input_tokens'] = usage.inputTokens;
-          if (usage.outputTokens !== undefined) attributes['gen_ai.usage.output_tokens'] = usage.outputTokens;
-          span.setAttributes(attributes);
-        });
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-        span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    (span) =>
+      run((usage) => {
+        const attributes: Attributes = {};
+        if (usage.inputTokens !== undefined) attributes['gen_ai.usage.input_tokens'] = usage.inputTokens;
+        if (usage.outputTokens !== undefined) attributes['gen_ai.usage.output_tokens'] = usage.outputTokens;
+        span.setAttributes(attributes);
+      }),
   );
 }
 
@@ -49,7 +55,7 @@ export interface ToolSpanInfo {
 
 /** Runs one tool execution in an `execute_tool {tool}` span. */
 export async function withToolSpan<T>(info: ToolSpanInfo, run: () => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(
+  return inSpan(
     `execute_tool ${info.tool}`,
     {
       kind: SpanKind.INTERNAL,
@@ -62,16 +68,6 @@ export async function withToolSpan<T>(info: ToolSpanInfo, run: () => Promise<T>)
         'opsgate.tool.mutability': info.mutability,
       },
     },
-    async (span) => {
-      try {
-        return await run();
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-        span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    () => run(),
   );
 }
