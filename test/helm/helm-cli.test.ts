@@ -38,10 +38,14 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
   });
 
   it('status and history use -o json; "release: not found" and unreachable map to distinct errors', async () => {
-    expect((await cli.status('web', 'default')).version).toBe(3);
+    const status = await cli.status('web', 'default');
+    expect(status.version).toBe(3);
+    // Real `helm status` prints no chart: its name and version come from `helm get metadata`.
+    expect(status.chart.metadata).toMatchObject({ name: 'webapp', version: '1.1.0', appVersion: '1.27.0' });
     expect(invocations()[0]).toEqual(['status', 'web', '--namespace', 'default', '--output', 'json']);
+    expect(invocations()[1]).toEqual(['get', 'metadata', 'web', '--namespace', 'default', '--output', 'json']);
     await cli.history('web', 'default');
-    expect(invocations()[1]).toEqual(['history', 'web', '--namespace', 'default', '--max', '256', '--output', 'json']);
+    expect(invocations()[2]).toEqual(['history', 'web', '--namespace', 'default', '--max', '256', '--output', 'json']);
     await expect(cli.status('missing', 'default')).rejects.toMatchObject({ code: 'HELM_RELEASE_NOT_FOUND' });
     await expect(cli.status('down', 'default')).rejects.toMatchObject({ code: 'HELM_CLUSTER_UNREACHABLE' });
   });

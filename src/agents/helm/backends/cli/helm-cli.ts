@@ -9,6 +9,7 @@ import {
   classifyHelmError,
   parseHelmHistory,
   parseHelmList,
+  parseHelmMetadata,
   parseHelmStatus,
   parseKubectlDeployments,
   parseKubectlNamespaces,
@@ -105,10 +106,25 @@ export class HelmCli implements HelmBackend {
     return parseHelmList(await this.#run('helm', this.listReleasesArgs(query), 'list'));
   }
 
+  /** `helm status` strips the chart (Helm 3 and 4), so its name and version come from `helm get metadata`. */
   async status(release: string, namespace: string): Promise<HelmStatus> {
-    return parseHelmStatus(
+    const status = parseHelmStatus(
       await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace),
     );
+    if (status.chart.metadata.name) return status;
+    const metadata = parseHelmMetadata(
+      await this.#run(
+        'helm',
+        ['get', 'metadata', release, '--namespace', namespace, '--output', 'json'],
+        'get metadata',
+        release,
+        namespace,
+      ),
+    );
+    return {
+      ...status,
+      chart: { metadata: { ...status.chart.metadata, name: metadata.chart, version: metadata.version, appVersion: metadata.appVersion } },
+    };
   }
 
   async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {

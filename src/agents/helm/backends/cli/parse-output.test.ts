@@ -4,6 +4,7 @@ import {
   classifyHelmError,
   parseHelmHistory,
   parseHelmList,
+  parseHelmMetadata,
   parseHelmSearch,
   parseHelmStatus,
   parseHelmValues,
@@ -42,17 +43,30 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
     expect(parseHelmList('')).toEqual([]);
   });
 
-  it('helm status -o json: info, chart metadata, user config, manifest, numeric version', () => {
+  it('helm status -o json: info, user config, manifest, numeric version; real Helm strips the chart, so its metadata is empty', () => {
     const status = parseHelmStatus(fixture('helm-status.json'));
     expect(status).toMatchObject({
       name: 'web',
       namespace: 'default',
       version: 3,
       info: { status: 'deployed', description: 'Upgrade complete', first_deployed: '2024-05-10T08:00:00.000000001Z' },
-      chart: { metadata: { name: 'webapp', version: '1.1.0', appVersion: '1.27.0' } },
+      chart: { metadata: { name: '', version: '' } },
       config: { replicaCount: 3 },
     });
     expect(status.manifest).toContain('kind: Service');
+  });
+
+  it('helm get metadata -o json: the chart name and version a release runs', () => {
+    expect(parseHelmMetadata(fixture('helm-get-metadata.json'))).toEqual({
+      name: 'web',
+      namespace: 'default',
+      revision: 3,
+      status: 'deployed',
+      chart: 'webapp',
+      version: '1.1.0',
+      appVersion: '1.27.0',
+    });
+    expect(() => parseHelmMetadata('{"name":"web"}')).toThrow(/get metadata/);
   });
 
   it('helm history -o json', () => {

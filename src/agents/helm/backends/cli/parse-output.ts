@@ -47,7 +47,10 @@ export function parseHelmList(output: string): HelmListItem[] {
   });
 }
 
-/** `helm status -o json` (and `helm install|upgrade -o json`, which print the same release object). */
+/**
+ * `helm status -o json` (and `helm install|upgrade -o json`, which print the same release object).
+ * Real `helm status` strips the chart: its metadata is then empty and is read with `helm get metadata`.
+ */
 export function parseHelmStatus(output: string, command = 'status'): HelmStatus {
   const row = record(command, parseJson(command, output), 'the release');
   const info = record(command, row.info, 'info');
@@ -78,6 +81,37 @@ export function parseHelmStatus(output: string, command = 'status'): HelmStatus 
     },
     config: row.config && typeof row.config === 'object' ? (row.config as Record<string, unknown>) : {},
     manifest: text(row.manifest),
+  };
+}
+
+/** What `helm get metadata -o json` says of a release's chart (Helm ≥ 3.13; also Helm 4). */
+export interface HelmReleaseMetadata {
+  readonly name: string;
+  readonly namespace: string;
+  readonly revision: number;
+  readonly status: string;
+  /** The chart's name (Helm calls the field `chart`). */
+  readonly chart: string;
+  readonly version: string;
+  readonly appVersion: string;
+}
+
+/**
+ * `helm get metadata -o json`: where a release's chart name and version are to be read, because
+ * `helm status -o json` strips the chart from what it prints.
+ */
+export function parseHelmMetadata(output: string): HelmReleaseMetadata {
+  const command = 'get metadata';
+  const row = record(command, parseJson(command, output), 'the release metadata');
+  if (!row.name || !row.chart) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: 'name or chart missing' });
+  return {
+    name: text(row.name),
+    namespace: text(row.namespace),
+    revision: Number(row.revision) || 0,
+    status: text(row.status),
+    chart: text(row.chart),
+    version: text(row.version),
+    appVersion: text(row.appVersion),
   };
 }
 
