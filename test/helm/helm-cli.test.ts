@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../../src/agents/helm/helm-service.ts';
@@ -29,12 +30,28 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
       .filter(Boolean)
       .map((chunk) => chunk.split('\n').filter(Boolean));
 
-  it('list uses --all so pending-* releases show, and -o json', async () => {
+  it('list uses --all on Helm 3 so pending-* releases show, and -o json; the Helm version is read once', async () => {
     const releases = await cli.listReleases({ all: true });
     expect(releases.map((r) => r.status)).toEqual(['deployed', 'pending-upgrade']);
-    expect(invocations()[0]).toEqual(['list', '--all', '--all-namespaces', '--output', 'json']);
+    expect(invocations()[0]).toEqual(['version', '--short']);
+    expect(invocations()[1]).toEqual(['list', '--all', '--all-namespaces', '--output', 'json']);
     await cli.listReleases({ all: true, namespace: 'store' });
-    expect(invocations()[1]).toEqual(['list', '--all', '--namespace', 'store', '--output', 'json']);
+    expect(invocations()[2]).toEqual(['list', '--all', '--namespace', 'store', '--output', 'json']);
+  });
+
+  it('on Helm 4, which lists every state by default and refuses --all ("unknown flag"), list goes without it', async () => {
+    const helm4 = new HelmCli({
+      env: {
+        ...process.env,
+        PATH: `${fakeBin}:${process.env.PATH}`,
+        FAKE_HELM_LOG: log,
+        FAKE_HELM_FIXTURES: fixtures,
+        FAKE_HELM_VERSION: 'v4.2.4+g1a2b3c4',
+      },
+    });
+    const releases = await helm4.listReleases({ all: true });
+    expect(releases.map((r) => r.status)).toEqual(['deployed', 'pending-upgrade']);
+    expect(invocations()[1]).toEqual(['list', '--all-namespaces', '--output', 'json']);
   });
 
   it('status and history use -o json; "release: not found" and unreachable map to distinct errors', async () => {
@@ -59,10 +76,13 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
       namespace: 'default',
       chart,
       chartArchive: archive,
-      values: { replicaCount: 3 },
+      values: { replicaCount: 3, ingress: { enabled: 'yes' }, tls: 'off', region: 'no' },
       createNamespace: true,
     };
     await cli.upgrade(request);
+    // Helm reads values as YAML 1.1, where an unquoted yes/off/no is a boolean: the file is JSON.
+    const written = parse(readFileSync(`${log}.values`, 'utf8'), { version: '1.1' }) as Record<string, unknown>;
+    expect(written).toEqual({ replicaCount: 3, ingress: { enabled: 'yes' }, tls: 'off', region: 'no' });
     const upgrade = invocations()[0]!;
     expect(upgrade.slice(0, 6)).toEqual(['upgrade', 'web', archive, '--namespace', 'default', '--reset-values']);
     expect(upgrade).not.toContain('--reuse-values');
@@ -70,7 +90,7 @@ describe('CLI backend argument building against a fake helm/kubectl on PATH', ()
     await cli.install(request);
     const install = invocations()[1]!;
     expect(install.slice(0, 6)).toEqual(['install', 'web', archive, '--namespace', 'default', '--create-namespace']);
-    expect(install[install.indexOf('--values') + 1]).toMatch(/opsgate-helm-.*values\.yaml$/);
+    expect(install[install.indexOf('--values') + 1]).toMatch(/opsgate-helm-.*values\.json$/);
   });
 
   it('rollback and uninstall print text, so the service confirms them by re-reading history/status', async () => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { HelmErrors } from '../../errors.ts';
 import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import {
@@ -39,9 +39,20 @@ export interface HelmCliOptions {
 export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
   readonly #options: HelmCliOptions;
+  #helmMajor: Promise<number> | undefined;
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
+  }
+
+  /** The installed Helm's major version (3 or 4), read once from `helm version --short` ("v4.0.1+g…"). */
+  helmMajorVersion(): Promise<number> {
+    this.#helmMajor ??= this.#run('helm', ['version', '--short'], 'version').then((output) => {
+      const major = /^v?(\d+)\./.exec(output.trim())?.[1];
+      if (!major) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'version', detail: `unexpected version "${output.trim().slice(0, 80)}"` });
+      return Number(major);
+    });
+    return this.#helmMajor;
   }
 
   #run(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, release = '', namespace = ''): Promise<string> {
@@ -72,9 +83,10 @@ export class HelmCli implements HelmBackend {
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
   async #withValues<T>(values: Record<string, unknown>, use: (file: string) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(join(tmpdir(), 'opsgate-helm-'));
-    const file = join(dir, 'values.yaml');
+    // JSON, not YAML: a YAML 1.2 writer leaves yes/no/on/off/y unquoted and Helm reads them as booleans.
+    const file = join(dir, 'values.json');
     try {
-      await writeFile(file, stringify(values), { mode: 0o600 });
+      await writeFile(file, JSON.stringify(values), { mode: 0o600 });
       return await use(file);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -92,10 +104,11 @@ export class HelmCli implements HelmBackend {
     return parseKubectlNamespaces(await this.#run('kubectl', ['get', 'namespaces', '-o', 'json'], 'get namespaces'));
   }
 
-  listReleasesArgs(query: { namespace?: string; all: boolean }): string[] {
+  /** Helm 4 lists releases in every state by default and removed `--all` ("unknown flag"). */
+  listReleasesArgs(query: { namespace?: string; all: boolean }, helmMajor: number): string[] {
     return [
       'list',
-      ...(query.all ? ['--all'] : []),
+      ...(query.all && helmMajor < 4 ? ['--all'] : []),
       ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']),
       '--output',
       'json',
@@ -103,7 +116,7 @@ export class HelmCli implements HelmBackend {
   }
 
   async listReleases(query: { namespace?: string; all: boolean }): Promise<HelmListItem[]> {
-    return parseHelmList(await this.#run('helm', this.listReleasesArgs(query), 'list'));
+    return parseHelmList(await this.#run('helm', this.listReleasesArgs(query, await this.helmMajorVersion()), 'list'));
   }
 
   /** `helm status` strips the chart (Helm 3 and 4), so its name and version come from `helm get metadata`. */
