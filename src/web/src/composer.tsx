@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 
 const draftKey = (sessionId: string) => `opsgate.draft.${sessionId}`;
 
@@ -36,7 +36,11 @@ export function Composer({
   onSend: (text: string) => Promise<boolean>;
 }) {
   const [text, setText] = useState(() => readDraft(sessionId));
-  useEffect(() => writeDraft(sessionId, text), [sessionId, text]);
+  // Stored as it is typed, not in an effect: a reload right after typing must not lose it.
+  const update = (next: string) => {
+    setText(next);
+    writeDraft(sessionId, next);
+  };
   return (
     <form
       class="composer"
@@ -44,7 +48,13 @@ export function Composer({
         event.preventDefault();
         const message = text.trim();
         if (!message || disabled) return;
-        if (await onSend(message)) setText((current) => (current.trim() === message ? '' : current));
+        if (await onSend(message)) {
+          setText((current) => {
+            const next = current.trim() === message ? '' : current;
+            writeDraft(sessionId, next);
+            return next;
+          });
+        }
       }}
     >
       <label class="sr-only" for="message">
@@ -55,7 +65,7 @@ export function Composer({
         rows={2}
         value={text}
         placeholder={waiting ? 'Decide the pending request above first.' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
-        onInput={(e) => setText(e.currentTarget.value)}
+        onInput={(e) => update(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey) {
             e.preventDefault();
