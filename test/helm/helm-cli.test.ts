@@ -1,131 +1,155 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
+import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
+import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../../src/agents/helm/helm-service.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { type FakeHelm, type FakeHelmVersion, installFakeHelm } from './fake-helm/install-fakes.ts';
 
-const fakeBin = new URL('./fake-bin/', import.meta.url).pathname;
-const fixtures = new URL('./fixtures/', import.meta.url).pathname;
-
-describe('CLI backend argument building against a fake helm/kubectl on PATH', () => {
-  let dir: string;
-  let log: string;
+describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kubectl (Helm output shapes)', (version: FakeHelmVersion) => {
+  let fake: FakeHelm;
   let cli: HelmCli;
+  let store: Store;
+  let cluster: SimulatedCluster;
+  let repository: ChartRepository;
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'opsgate-fake-helm-'));
-    log = join(dir, 'argv.log');
-    cli = new HelmCli({
-      env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}`, FAKE_HELM_LOG: log, FAKE_HELM_FIXTURES: fixtures },
-    });
+  beforeEach(async () => {
+    fake = installFakeHelm(version);
+    cli = new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath });
+    store = await openStore({ sqlitePath: fake.statePath, databaseUrl: '', migrations: helmSimulatorMigrations });
+    cluster = new SimulatedCluster(store);
+    repository = await ChartRepository.open();
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await store.close();
+    rmSync(fake.dir, { recursive: true, force: true });
+  });
 
   const invocations = (): string[][] =>
-    readFileSync(log, 'utf8')
-      .split('--\n')
+    readFileSync(fake.logPath, 'utf8')
+      .split('\n')
       .filter(Boolean)
-      .map((chunk) => chunk.split('\n').filter(Boolean));
+      .map((line) => line.split(' '));
 
-  it('list uses --all on Helm 3 so pending-* releases show, and -o json; the Helm version is read once', async () => {
-    const releases = await cli.listReleases({ all: true });
-    expect(releases.map((r) => r.status)).toEqual(['deployed', 'pending-upgrade']);
-    expect(invocations()[0]).toEqual(['version', '--short']);
-    expect(invocations()[1]).toEqual(['list', '--all', '--all-namespaces', '--output', 'json']);
-    await cli.listReleases({ all: true, namespace: 'store' });
-    expect(invocations()[2]).toEqual(['list', '--all', '--namespace', 'store', '--output', 'json']);
-  });
-
-  it('on Helm 4, which lists every state by default and refuses --all ("unknown flag"), list goes without it', async () => {
-    const helm4 = new HelmCli({
-      env: {
-        ...process.env,
-        PATH: `${fakeBin}:${process.env.PATH}`,
-        FAKE_HELM_LOG: log,
-        FAKE_HELM_FIXTURES: fixtures,
-        FAKE_HELM_VERSION: 'v4.2.4+g1a2b3c4',
-      },
-    });
-    const releases = await helm4.listReleases({ all: true });
-    expect(releases.map((r) => r.status)).toEqual(['deployed', 'pending-upgrade']);
-    expect(invocations()[1]).toEqual(['list', '--all-namespaces', '--output', 'json']);
-  });
-
-  it('status and history use -o json; "release: not found" and unreachable map to distinct errors', async () => {
-    const status = await cli.status('web', 'default');
-    expect(status.version).toBe(3);
-    // Real `helm status` prints no chart: its name and version come from `helm get metadata`.
-    expect(status.chart.metadata).toMatchObject({ name: 'webapp', version: '1.1.0', appVersion: '1.27.0' });
-    expect(invocations()[0]).toEqual(['status', 'web', '--namespace', 'default', '--output', 'json']);
-    expect(invocations()[1]).toEqual(['get', 'metadata', 'web', '--namespace', 'default', '--output', 'json']);
-    await cli.history('web', 'default');
-    expect(invocations()[2]).toEqual(['history', 'web', '--namespace', 'default', '--max', '256', '--output', 'json']);
-    await expect(cli.status('missing', 'default')).rejects.toMatchObject({ code: 'HELM_RELEASE_NOT_FOUND' });
-    await expect(cli.status('down', 'default')).rejects.toMatchObject({ code: 'HELM_CLUSTER_UNREACHABLE' });
-  });
-
-  it('upgrade passes the complete values with --reset-values (reuse is decided by opsgate), install adds --create-namespace', async () => {
-    const repository = await ChartRepository.open();
-    const chart = await repository.load('webapp', '1.1.0');
-    const archive = repository.archivePath(repository.entry('webapp', '1.1.0'));
-    const request = {
+  async function request(chartVersion = '1.1.0', values: Record<string, unknown> = { replicaCount: 2 }) {
+    const chart = await repository.load('webapp', chartVersion);
+    return {
       release: 'web',
       namespace: 'default',
       chart,
-      chartArchive: archive,
-      values: { replicaCount: 3, ingress: { enabled: 'yes' }, tls: 'off', region: 'no' },
+      chartArchive: repository.archivePath(repository.entry('webapp', chartVersion)),
+      values,
       createNamespace: true,
     };
-    await cli.upgrade(request);
-    // Helm reads values as YAML 1.1, where an unquoted yes/off/no is a boolean: the file is JSON.
-    const written = parse(readFileSync(`${log}.values`, 'utf8'), { version: '1.1' }) as Record<string, unknown>;
-    expect(written).toEqual({ replicaCount: 3, ingress: { enabled: 'yes' }, tls: 'off', region: 'no' });
-    const upgrade = invocations()[0]!;
-    expect(upgrade.slice(0, 6)).toEqual(['upgrade', 'web', archive, '--namespace', 'default', '--reset-values']);
-    expect(upgrade).not.toContain('--reuse-values');
-    expect(upgrade.slice(-4)).toEqual(['--timeout', '300s', '--output', 'json']);
-    await cli.install(request);
-    const install = invocations()[1]!;
-    expect(install.slice(0, 6)).toEqual(['install', 'web', archive, '--namespace', 'default', '--create-namespace']);
-    expect(install[install.indexOf('--values') + 1]).toMatch(/opsgate-helm-.*values\.json$/);
+  }
+
+  it('the Helm version is read once; list passes --all only to Helm 3 (Helm 4 removed it and lists every state)', async () => {
+    await cli.install(await request());
+    expect(await cli.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed', chart: 'webapp-1.1.0' }]);
+    await cli.listReleases({ all: true, namespace: 'default' });
+    const lists = invocations().filter((argv) => argv[1] === 'list');
+    expect(invocations().filter((argv) => argv[1] === 'version')).toHaveLength(1);
+    expect(lists[0]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--all-namespaces', '--output', 'json']);
+    expect(lists[1]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--namespace', 'default', '--output', 'json']);
   });
 
-  it('rollback and uninstall print text, so the service confirms them by re-reading history/status', async () => {
-    const service = new HelmService(cli, await ChartRepository.open());
-    await cli.rollback('web', 'default', 1);
-    expect(invocations()[0]).toEqual(['rollback', 'web', '1', '--namespace', 'default', '--wait', '--timeout', '300s']);
-    await cli.uninstall('web', 'default');
-    expect(invocations()[1]).toEqual(['uninstall', 'web', '--namespace', 'default', '--wait']);
-    const info = await service.backend.clusterInfo();
-    expect(info).toEqual({
-      context: 'kind-test',
-      kubernetesVersion: 'v1.29.4',
-      nodes: [
-        { name: 'node-a', ready: true },
-        { name: 'node-b', ready: false },
-      ],
-    });
-    const health = await cli.health('web', 'default');
-    expect(health.pods.map((p) => p.status)).toEqual(['CrashLoopBackOff', 'ImagePullBackOff', 'Running']);
-    expect(invocations().at(-2)).toEqual([
-      'get',
-      'pods',
+  it('status carries no chart, so its name and version come from `helm get metadata`', async () => {
+    await cli.install(await request());
+    const status = await cli.status('web', 'default');
+    expect(status.chart.metadata).toMatchObject({ name: 'webapp', version: '1.1.0', appVersion: '1.27.0' });
+    expect(invocations().at(-2)).toEqual(['helm', 'status', 'web', '--namespace', 'default', '--output', 'json']);
+    expect(invocations().at(-1)).toEqual(['helm', 'get', 'metadata', 'web', '--namespace', 'default', '--output', 'json']);
+    await expect(cli.status('missing', 'default')).rejects.toMatchObject({ code: 'HELM_RELEASE_NOT_FOUND' });
+  });
+
+  it('install and upgrade wait like `helm --wait` (Jobs too) with the complete values as JSON and --reset-values', async () => {
+    const values = { replicaCount: 3, ingress: { enabled: 'yes' }, tls: 'off', region: 'no' };
+    await cli.install(await request('1.0.0', values));
+    const install = invocations().find((argv) => argv[1] === 'install')!;
+    expect(install.slice(1, 7)).toEqual([
+      'install',
+      'web',
+      repository.archivePath(repository.entry('webapp', '1.0.0')),
       '--namespace',
       'default',
-      '--selector',
-      'app.kubernetes.io/instance=web',
-      '-o',
-      'json',
+      '--create-namespace',
     ]);
+    expect(install).toEqual(expect.arrayContaining(['--wait', '--wait-for-jobs', '--timeout', '300s']));
+    await cli.upgrade(await request('1.1.0', values));
+    const upgrade = invocations().find((argv) => argv[1] === 'upgrade')!;
+    expect(upgrade).toContain('--reset-values');
+    expect(upgrade).not.toContain('--reuse-values');
+    expect(upgrade).toEqual(expect.arrayContaining(['--wait', '--wait-for-jobs', '--timeout', '300s']));
+    // Helm reads values as YAML 1.1, where an unquoted yes/off/no is a boolean: the file is JSON, and arrived intact.
+    expect((await cluster.status('web', 'default')).config).toEqual(values);
+    expect(parse(JSON.stringify(values), { version: '1.1' })).toEqual(values);
   });
 
-  it('the install/upgrade scenario check aborts on unreachable instead of installing', async () => {
-    const service = new HelmService(cli, await ChartRepository.open());
-    await expect(service.detectScenario('missing', 'default')).resolves.toMatchObject({ scenario: 'INSTALL' });
-    await expect(service.detectScenario('down', 'default')).rejects.toMatchObject({ code: 'HELM_CLUSTER_UNREACHABLE' });
-    expect(invocations().some((argv) => argv[0] === 'install')).toBe(false);
+  it("a changing command may run longer than Helm's own --timeout, so that Helm times out first and records the revision", () => {
+    expect(cli.processLimitMs()).toBe(360_000);
+    expect(cli.processLimitMs(600)).toBe(660_000);
+  });
+
+  it('plans render with --dry-run=server at the real next revision and change nothing', async () => {
+    await cli.install(await request('1.0.0'));
+    const rendered = await cli.render({ ...(await request('1.1.0')), revision: 2, isUpgrade: true });
+    expect(rendered.manifest).toContain('kind: Deployment');
+    const dryRun = invocations().find((argv) => argv.includes('--dry-run=server'))!;
+    expect(dryRun.slice(1, 3)).toEqual(['upgrade', 'web']);
+    expect(invocations().some((argv) => argv[1] === 'template')).toBe(false);
+    expect((await cluster.history('web', 'default')).map((h) => h.revision)).toEqual([1]);
+  });
+
+  it("health reads the manifest's workloads by kind/name and their pods by each workload's selector", async () => {
+    const status = await cli.install(await request());
+    const health = await cli.health('web', 'default', status.manifest);
+    expect(health.workloads).toEqual([{ kind: 'Deployment', name: 'web-webapp', ready: true, reason: '2 of 2 updated replicas ready' }]);
+    expect(health.pods).toHaveLength(2);
+    const kubectl = invocations().filter((argv) => argv[0] === 'kubectl');
+    expect(kubectl[0]).toEqual(['kubectl', 'get', 'deployment/web-webapp', '--namespace', 'default', '-o', 'json']);
+    expect(kubectl[1]?.slice(0, 5)).toEqual(['kubectl', 'get', 'pods', '--namespace', 'default']);
+  });
+
+  it('rollback and uninstall wait and are confirmed by re-reading history and status', async () => {
+    const service = new HelmService(cli, repository);
+    await cli.install(await request('1.0.0'));
+    await cli.upgrade(await request('1.1.0'));
+    await cli.rollback('web', 'default', 1);
+    expect(invocations().find((argv) => argv[1] === 'rollback')).toEqual([
+      'helm',
+      'rollback',
+      'web',
+      '1',
+      '--namespace',
+      'default',
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      '300s',
+    ]);
+    expect((await cli.history('web', 'default')).at(-1)).toMatchObject({
+      revision: 3,
+      chart: 'webapp-1.0.0',
+      description: 'Rollback to 1',
+    });
+    await expect(cli.rollback('web', 'default', 9)).rejects.toMatchObject({ code: 'HELM_REVISION_NOT_FOUND' });
+    await cli.uninstall('web', 'default');
+    await expect(service.detectScenario('web', 'default')).resolves.toMatchObject({ scenario: 'INSTALL' });
+  });
+
+  it("an unreachable cluster stops the scenario check instead of installing; Helm's own errors map to their codes", async () => {
+    const service = new HelmService(cli, repository);
+    await cluster.injectFault('unreachable');
+    await expect(service.detectScenario('web', 'default')).rejects.toMatchObject({ code: 'HELM_CLUSTER_UNREACHABLE' });
+    await cluster.clearFaults();
+    await cli.install(await request());
+    await expect(cli.install(await request())).rejects.toMatchObject({ code: 'HELM_NAME_IN_USE' });
+    await cluster.injectFault('stuck-pending', 'web');
+    await expect(cli.upgrade(await request())).rejects.toMatchObject({ code: 'HELM_OPERATION_FAILED' });
+    await expect(cli.upgrade(await request())).rejects.toMatchObject({ code: 'HELM_OPERATION_IN_PROGRESS' });
+    expect(invocations().some((argv) => argv[1] === 'install' && argv.length > 3 && argv[2] === 'web')).toBe(true);
   });
 });

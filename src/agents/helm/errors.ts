@@ -17,7 +17,27 @@ export const HelmErrors = defineErrorCodes({
   HELM_RELEASE_PENDING: {
     status: 409,
     message:
-      'Release {release} is stuck in {status} (revision {revision}); another operation may be running or was interrupted. The workflow stopped; roll back to revision {rollbackTo} first.',
+      'Release {release} is stuck in {status} (revision {revision}); another operation may be running or was interrupted. The workflow stopped; {remedy}',
+  },
+  HELM_OPERATION_IN_PROGRESS: {
+    status: 409,
+    message:
+      'Release {release}: another operation (install/upgrade/rollback) is in progress. Nothing was run; wait for it to finish, or read the history and roll back if it was interrupted.',
+  },
+  HELM_NO_DEPLOYED_RELEASES: {
+    status: 409,
+    message:
+      '"{release}" has no deployed releases: its last revision is uninstalled, so it cannot be upgraded. Install it again (opsgate plans an install that replaces the uninstalled release).',
+  },
+  HELM_APPLY_FAILED: {
+    status: 502,
+    message:
+      'helm {operation} of {release} failed while changing the cluster: {detail}. Helm has recorded the new revision as failed and some objects may have changed; read the release history (helm_get_release_status) before retrying or rolling back.',
+  },
+  HELM_TIMEOUT: {
+    status: 504,
+    message:
+      'helm {operation} of {release} timed out waiting for its resources: {detail}. Helm recorded the revision as failed; read the release status and pod health, then roll back or retry with a longer timeout.',
   },
   HELM_NAME_IN_USE: {
     status: 409,

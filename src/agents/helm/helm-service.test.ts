@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TestStore, testStoreFactories } from '../../testing/test-stores.ts';
-import { helmSimulatorMigration } from './backends/simulator/migration.ts';
+import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
 import { HelmService } from './helm-service.ts';
@@ -10,7 +10,7 @@ describe.each(testStoreFactories())('HelmService on the simulated cluster ($dial
   let cluster: SimulatedCluster;
   let service: HelmService;
   beforeEach(async () => {
-    testStore = await factory.create([helmSimulatorMigration]);
+    testStore = await factory.create([...helmSimulatorMigrations]);
     cluster = new SimulatedCluster(testStore.store);
     service = new HelmService(cluster, await ChartRepository.open(), { sleep: async () => {} });
   });

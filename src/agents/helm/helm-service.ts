@@ -4,7 +4,8 @@ import type { HelmBackend } from './backends/backend.ts';
 import type { ChartRepository } from './charts/chart-repository.ts';
 import type { LoadedChart } from './charts/load-chart.ts';
 import { HelmErrors } from './errors.ts';
-import { buildPlan, type HelmOperation, type InstallationPlan } from './plan.ts';
+import { parseManifest } from './charts/render-chart.ts';
+import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
 import type { HelmHistoryItem, HelmStatus, PodHealth, WorkloadHealth } from './types.ts';
 import { mergeValues, type Values } from './values/merge-values.ts';
 import { requiredFields, type ValuesValidation, validateValues } from './values/validate-values.ts';
@@ -27,7 +28,13 @@ export interface PlanRequest {
 }
 
 export type Scenario =
-  | { readonly scenario: 'INSTALL'; readonly release: string; readonly namespace: string }
+  | {
+      readonly scenario: 'INSTALL';
+      readonly release: string;
+      readonly namespace: string;
+      /** The name belongs to a release uninstalled with its history kept: the install replaces it (`--replace`). */
+      readonly replaces?: HelmStatus;
+    }
   | { readonly scenario: 'UPGRADE'; readonly release: string; readonly namespace: string; readonly current: HelmStatus };
 
 export interface MonitorReport {
@@ -36,7 +43,7 @@ export interface MonitorReport {
   readonly revision: number;
   readonly pods: readonly PodHealth[];
   readonly workloads: readonly WorkloadHealth[];
-  /** Each failing pod or workload with its reason (CrashLoopBackOff, ImagePullBackOff, ProgressDeadlineExceeded). */
+  /** Each failing pod or workload with its reason (CrashLoopBackOff, ImagePullBackOff, ProgressDeadlineExceeded, BackoffLimitExceeded). */
   readonly problems: ReadonlyArray<{ readonly object: string; readonly reason: string }>;
   readonly timedOut: boolean;
   readonly polls: number;
@@ -77,8 +84,10 @@ export class HelmService {
   }
 
   /**
-   * Install or upgrade? "release: not found" means install; a `pending-*` release stops the
-   * workflow; any other error (unreachable, forbidden) is thrown — never an install by mistake.
+   * Install or upgrade? "release: not found" means install, and so does a release uninstalled with
+   * its history kept (Helm reinstalls it with `--replace`). A `pending-*` or `uninstalling` release
+   * stops the workflow with the one remedy that works for that state; any other error
+   * (unreachable, forbidden) is thrown — never an install by mistake.
    */
   async detectScenario(release: string, namespace: string): Promise<Scenario> {
     let current: HelmStatus;
@@ -88,19 +97,29 @@ export class HelmService {
       if (OpsgateError.isInstance(error) && error.code === 'HELM_RELEASE_NOT_FOUND') return { scenario: 'INSTALL', release, namespace };
       throw error;
     }
-    if (current.info.status.startsWith('pending-')) {
-      const history = await this.backend.history(release, namespace);
-      const stable = [...history]
-        .reverse()
-        .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
+    const state = current.info.status;
+    if (state === 'uninstalled') return { scenario: 'INSTALL', release, namespace, replaces: current };
+    if (state.startsWith('pending-') || state === 'uninstalling') {
       throw HelmErrors.HELM_RELEASE_PENDING({
         release,
-        status: current.info.status,
+        status: state,
         revision: current.version,
-        rollbackTo: stable?.revision ?? 'an earlier revision',
+        remedy: await this.#pendingRemedy(release, namespace, current),
       });
     }
     return { scenario: 'UPGRADE', release, namespace, current };
+  }
+
+  /** What clears a stuck release: only uninstall clears `pending-install` (nothing earlier exists to roll back to). */
+  async #pendingRemedy(release: string, namespace: string, current: HelmStatus): Promise<string> {
+    if (current.info.status === 'uninstalling') return `the uninstall did not finish; run "uninstall ${release}" again.`;
+    const history = await this.backend.history(release, namespace);
+    const stable = [...history]
+      .reverse()
+      .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
+    if (current.info.status === 'pending-install' || !stable)
+      return `there is no earlier revision to roll back to; uninstall it first ("uninstall ${release}"), then install again.`;
+    return `roll back to revision ${stable.revision} first ("rollback ${release} to ${stable.revision}").`;
   }
 
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
@@ -116,16 +135,27 @@ export class HelmService {
     return this.repository.load(reference, version);
   }
 
-  /** The complete user values of the new revision: reuse of the current values is explicit. */
-  effectiveValues(request: PlanRequest, current?: HelmStatus): Values {
-    const base = request.operation === 'upgrade' && current && !request.resetValues ? current.config : {};
-    return mergeValues(base, request.values ?? {});
+  /**
+   * The complete user values of the new revision: reuse of the current values is explicit. Like
+   * Helm, they are reused from the last *deployed* revision: a failed one's values never ran.
+   */
+  async effectiveValues(request: PlanRequest, current?: HelmStatus): Promise<Values> {
+    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, request.values ?? {});
+    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), request.values ?? {});
+  }
+
+  async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
+    if (current.info.status !== 'failed') return current.config;
+    const history = await this.backend.history(release, namespace);
+    const deployed = [...history].reverse().find((item) => item.status === 'deployed' && item.revision < current.version);
+    // Helm takes the failed revision itself when nothing was ever deployed.
+    return deployed ? this.backend.revisionValues(release, namespace, deployed.revision) : current.config;
   }
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
     const chart = await this.#chartFor(request, current);
-    const userValues = this.effectiveValues(request, current);
+    const userValues = await this.effectiveValues(request, current);
     return { ...validateValues(chart, userValues), userValues, chart: `${chart.metadata.name}-${chart.metadata.version}` };
   }
 
@@ -170,7 +200,7 @@ export class HelmService {
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
     const chart = await this.#chartFor(request, current);
-    const userValues = this.effectiveValues(request, current);
+    const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues);
     if (!validation.valid) {
       throw HelmErrors.HELM_VALUES_INVALID({
@@ -194,8 +224,9 @@ export class HelmService {
         checks: prerequisites.checks,
       });
     }
-    const nextRevision = current ? current.version + 1 : 1;
-    const proposedManifest = await this.backend.render({
+    const replaces = scenario.scenario === 'INSTALL' ? scenario.replaces : undefined;
+    const nextRevision = current ? current.version + 1 : replaces ? replaces.version + 1 : 1;
+    const renderRequest = {
       release: request.release,
       namespace: request.namespace,
       chart,
@@ -204,10 +235,18 @@ export class HelmService {
       createNamespace: Boolean(request.createNamespace),
       revision: nextRevision,
       isUpgrade: Boolean(current),
-    });
+      ...(replaces ? { replace: true } : {}),
+    };
+    // Rendered twice: objects that differ between two renders of the same inputs are volatile, and
+    // binding their content would make every execution fail as stale.
+    const rendered = await this.backend.render(renderRequest);
+    const again = await this.backend.render(renderRequest);
+    const volatile = volatileObjects(rendered.manifest, again.manifest);
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
+    if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
+    if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     return buildPlan({
       operation: request.operation,
       release: request.release,
@@ -216,7 +255,10 @@ export class HelmService {
       ...(current ? { currentRevision: current.version, valueChanges: diffValues(current.config, userValues) } : {}),
       nextRevision,
       currentManifest: current?.manifest ?? '',
-      proposedManifest,
+      proposedManifest: rendered.manifest,
+      hooks: rendered.hooks,
+      volatile,
+      ...(replaces ? { replace: true } : {}),
       values: userValues,
       createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
       risks,
@@ -288,6 +330,7 @@ export class HelmService {
         chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
         values: plan.values ?? {},
         createNamespace: plan.createNamespace,
+        ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
       return { plan, status, confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})` };
@@ -335,15 +378,17 @@ export class HelmService {
     for (;;) {
       polls++;
       const status = await this.backend.status(release, namespace);
-      const { pods, workloads } = await this.backend.health(release, namespace);
+      const { pods, workloads } = await this.backend.health(release, namespace, status.manifest);
       const problems = [
         ...pods.filter((pod) => FAILING_POD_STATES.has(pod.status)).map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
         ...workloads
-          .filter((w) => w.condition === 'ProgressDeadlineExceeded')
-          .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: 'ProgressDeadlineExceeded' })),
+          .filter((w) => w.condition !== undefined)
+          .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: w.condition ?? w.reason })),
       ];
       if (status.info.status === 'failed') problems.push({ object: `release/${release}`, reason: status.info.description });
-      const healthy = status.info.status === 'deployed' && problems.length === 0 && pods.every((pod) => pod.ready);
+      // Healthy the way `helm --wait` means it: every workload of the manifest ready (observed
+      // generation, updated and ready replicas, completed Jobs) — zero pods is not a pass.
+      const healthy = status.info.status === 'deployed' && problems.length === 0 && workloads.every((w) => w.ready);
       const elapsedMs = Date.now() - started;
       const timedOut = !healthy && problems.length === 0 && elapsedMs + intervalMs > timeoutMs;
       if (healthy || problems.length > 0 || timedOut) {
@@ -362,4 +407,13 @@ export class HelmService {
       await this.#sleep(intervalMs);
     }
   }
+}
+
+/** Keys of the objects whose content differs between two renders of the same inputs. */
+function volatileObjects(first: string, second: string): string[] {
+  if (first === second) return [];
+  const again = new Map(parseManifest(second).map((resource) => [resource.key, canonicalJson(resource.object)]));
+  return parseManifest(first)
+    .filter((resource) => again.get(resource.key) !== canonicalJson(resource.object))
+    .map((resource) => resource.key);
 }

@@ -1,7 +1,7 @@
 import { defineAgent } from '../../core/agent/define-agent.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
-import { helmSimulatorMigration } from './backends/simulator/migration.ts';
+import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
 import { HelmService } from './helm-service.ts';
@@ -15,7 +15,7 @@ import { createHelmTools } from './tools/helm-tools.ts';
 import { helmInterpreterRules } from './workflow/interpreter.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
-export { helmSimulatorMigration } from './backends/simulator/migration.ts';
+export { helmSimulatorMigration, helmSimulatorMigrations } from './backends/simulator/migration.ts';
 export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
 export { ChartRepository } from './charts/chart-repository.ts';
 export { HelmService } from './helm-service.ts';
@@ -36,8 +36,9 @@ export const HELM_PHASE_DEFINITIONS = [
 
 /**
  * The Helm agent. Options (`agentOptions.helm`): `backend` = `simulator` (default; the built-in
- * simulated cluster in the opsgate store) or `cli` (real `helm`/`kubectl` on PATH); `charts` = a
- * chart repository folder (default: the demo repository); `kubeContext` for the CLI backend.
+ * simulated cluster in the opsgate store) or `cli` (real `helm` 3 or 4 and `kubectl`); `charts` = a
+ * chart repository folder (default: the demo repository); for the CLI backend `kubeContext`, and
+ * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
  * Tools reach the Helm MCP server through a real MCP client (in-process transport).
  */
 export const helmAgent = defineAgent({
@@ -45,14 +46,20 @@ export const helmAgent = defineAgent({
   title: 'Helm',
   description: 'Install, upgrade, roll back and inspect Helm releases — with values confirmation, a plan you approve, and verification.',
   instructions: HELM_MGMT_SUPERVISOR_PROMPT,
-  migrations: [helmSimulatorMigration],
+  migrations: [...helmSimulatorMigrations],
   async setup(context) {
     const backendName = context.options.backend ?? context.env.OPSGATE_HELM_BACKEND ?? 'simulator';
     if (backendName !== 'simulator' && backendName !== 'cli')
       throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
+    const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
+    const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
     const backend: HelmBackend =
       backendName === 'cli'
-        ? new HelmCli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {})
+        ? new HelmCli({
+            ...(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}),
+            ...(helmPath ? { helmPath } : {}),
+            ...(kubectlPath ? { kubectlPath } : {}),
+          })
         : new SimulatedCluster(context.store, context.clock);
     const repository = await ChartRepository.open(context.options.charts);
     const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../cli/command.ts';
 import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
-import { helmSimulatorMigration } from './backends/simulator/migration.ts';
+import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
 import { HelmService } from './helm-service.ts';
@@ -14,7 +14,7 @@ import { createHelmTools } from './tools/helm-tools.ts';
 describe('Helm MCP server', () => {
   let testStore: TestStore;
   beforeEach(async () => {
-    testStore = await sqliteTestStore.create([helmSimulatorMigration]);
+    testStore = await sqliteTestStore.create([...helmSimulatorMigrations]);
   });
   afterEach(async () => testStore.dispose());
 

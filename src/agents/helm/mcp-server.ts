@@ -6,7 +6,7 @@ import { OpsgateError } from '../../core/errors/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
-import { helmSimulatorMigration } from './backends/simulator/migration.ts';
+import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository, DEMO_REPOSITORY_DIR } from './charts/chart-repository.ts';
 import { HelmService, type PlanRequest } from './helm-service.ts';
@@ -153,7 +153,7 @@ export async function createMcpServer(options: { args: readonly string[] }): Pro
   if (parsed.backend === 'cli') {
     backend = new HelmCli();
   } else {
-    const store = await openStore({ migrations: [helmSimulatorMigration] });
+    const store = await openStore({ migrations: helmSimulatorMigrations });
     closeStore = () => store.close();
     backend = new SimulatedCluster(store);
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { parseManifest } from './charts/render-chart.ts';
+import type { ReleaseHook } from './types.ts';
 import type { Values } from './values/merge-values.ts';
 import type { ValueChange } from './values/values-diff.ts';
 
@@ -30,6 +31,15 @@ export interface InstallationPlan {
   };
   /** Unified diff of the current manifest against the proposed one. */
   readonly manifestDiff: string;
+  /** Hooks the operation runs (kept apart from the manifest by Helm, so never "create"). */
+  readonly hooks?: readonly ReleaseHook[];
+  /**
+   * Objects whose content differs between two renders of the same inputs (a chart using `rand*`,
+   * `uuidv4`, `now`, …). The approval binds their presence, not their content.
+   */
+  readonly volatile?: readonly string[];
+  /** Install only: the name belongs to an uninstalled or failed release that this install replaces. */
+  readonly replace?: boolean;
   readonly rollback: { readonly revision?: number; readonly steps: readonly string[] };
   readonly risks: readonly string[];
   readonly createNamespace: boolean;
@@ -49,10 +59,22 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>): string {
-  return `sha256:${createHash('sha256')
-    .update(canonicalJson({ ...plan, planHash: undefined }))
-    .digest('hex')}`;
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The plan's hash. When some objects are volatile (they render differently every time), the diff
+ * text cannot be bound; the hash then covers the content of every other object instead, so a
+ * re-render at execution time matches while any real change still does not.
+ */
+export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>, proposedManifest?: string): string {
+  const volatile = new Set(plan.volatile ?? []);
+  if (volatile.size === 0 || proposedManifest === undefined) return `sha256:${sha256(canonicalJson({ ...plan, planHash: undefined }))}`;
+  const stable = parseManifest(proposedManifest)
+    .filter((resource) => !volatile.has(resource.key))
+    .map((resource) => [resource.key, resource.object]);
+  return `sha256:${sha256(canonicalJson({ ...plan, manifestDiff: sha256(canonicalJson(stable)), planHash: undefined }))}`;
 }
 
 export interface PlanInput {
@@ -69,6 +91,9 @@ export interface PlanInput {
   readonly rollbackRevision?: number;
   readonly createNamespace?: boolean;
   readonly risks?: readonly string[];
+  readonly hooks?: readonly ReleaseHook[];
+  readonly volatile?: readonly string[];
+  readonly replace?: boolean;
 }
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
@@ -98,6 +123,10 @@ export function buildPlan(input: PlanInput): InstallationPlan {
   const risks = [...(input.risks ?? [])];
   if (remove.length > 0) risks.push(`${remove.length} resource(s) will be deleted: ${remove.join(', ')}`);
   if (input.operation === 'uninstall') risks.push('uninstall removes the release history; a rollback is not possible afterwards');
+  if (input.volatile && input.volatile.length > 0)
+    risks.push(
+      `the chart renders ${input.volatile.join(', ')} differently every time (random or time functions): the applied content of these objects will differ from this preview`,
+    );
   const plan: Omit<InstallationPlan, 'planHash'> = {
     format: 'opsgate-helm-plan-v1',
     operation: input.operation,
@@ -111,11 +140,14 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     ...(input.valueChanges ? { valueChanges: input.valueChanges } : {}),
     resources: { create: create.sort(), change: change.sort(), delete: remove.sort(), unchanged: unchanged.sort() },
     manifestDiff,
+    ...(input.hooks && input.hooks.length > 0 ? { hooks: input.hooks } : {}),
+    ...(input.volatile && input.volatile.length > 0 ? { volatile: [...input.volatile].sort() } : {}),
+    ...(input.replace ? { replace: true } : {}),
     rollback: { ...(steps.revision !== undefined ? { revision: steps.revision } : {}), steps: steps.steps },
     risks,
     createNamespace: input.createNamespace ?? false,
   };
-  return { ...plan, planHash: hashPlan(plan) };
+  return { ...plan, planHash: hashPlan(plan, input.proposedManifest) };
 }
 
 function rollbackSteps(input: PlanInput): { revision?: number; steps: string[] } {

@@ -79,8 +79,26 @@ export interface PodHealth {
 export interface WorkloadHealth {
   readonly kind: string;
   readonly name: string;
-  /** e.g. `ProgressDeadlineExceeded` when a Deployment stopped progressing. */
+  /** Ready by the rules of `helm --wait` (see `backends/readiness.ts`). */
+  readonly ready: boolean;
+  /** Why it is (not) ready, for people: `2 of 3 updated replicas ready`. */
+  readonly reason: string;
+  /** Set when the workload has failed rather than being on its way: `ProgressDeadlineExceeded`, `BackoffLimitExceeded`. */
   readonly condition?: string;
+}
+
+/** One resource of a release that Helm keeps apart from its manifest (a hook: `helm.sh/hook`). */
+export interface ReleaseHook {
+  /** `Kind/name`. */
+  readonly key: string;
+  /** The events it runs on: `pre-install`, `post-upgrade`, `test`, … */
+  readonly events: readonly string[];
+}
+
+/** What a dry run renders: the manifest Helm would store (hooks excluded) and the hooks apart. */
+export interface RenderedRelease {
+  readonly manifest: string;
+  readonly hooks: readonly ReleaseHook[];
 }
 
 export interface ClusterInfo {

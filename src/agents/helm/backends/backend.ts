@@ -1,5 +1,14 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
-import type { BackendKind, ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../types.ts';
+import type {
+  BackendKind,
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmListItem,
+  HelmStatus,
+  PodHealth,
+  RenderedRelease,
+  WorkloadHealth,
+} from '../types.ts';
 import type { Values } from '../values/merge-values.ts';
 
 /** An install or upgrade, fully decided: exactly these user values are applied (no implicit reuse). */
@@ -14,6 +23,8 @@ export interface ReleaseRequest {
   readonly createNamespace: boolean;
   /** Helm's `--timeout`, seconds. Default 300. */
   readonly timeoutSeconds?: number;
+  /** Install only: reuse the name of a release whose last revision is uninstalled or failed (`--replace`). */
+  readonly replace?: boolean;
 }
 
 export interface RenderRequest extends ReleaseRequest {
@@ -35,12 +46,18 @@ export interface HelmBackend {
   history(release: string, namespace: string): Promise<HelmHistoryItem[]>;
   /** The manifest of one stored revision. */
   revisionManifest(release: string, namespace: string, revision: number): Promise<string>;
-  /** Renders without touching the cluster (`helm template` / the simulator's renderer). */
-  render(request: RenderRequest): Promise<string>;
+  /** The user-supplied values of one stored revision (`helm get values --revision`). */
+  revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>>;
+  /**
+   * What Helm would store for the request, hooks apart (`helm install|upgrade --dry-run=server`:
+   * the real next revision, the cluster's Capabilities and `lookup`), changing nothing.
+   */
+  render(request: RenderRequest): Promise<RenderedRelease>;
   install(request: ReleaseRequest): Promise<HelmStatus>;
   upgrade(request: ReleaseRequest): Promise<HelmStatus>;
   rollback(release: string, namespace: string, revision: number): Promise<void>;
   uninstall(release: string, namespace: string): Promise<void>;
-  health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
+  /** Readiness of the workloads in `manifest` (the release's) by the rules of `helm --wait`, and their pods. */
+  health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
   close?(): Promise<void>;
 }

@@ -3,20 +3,34 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HelmErrors } from '../../errors.ts';
-import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, WorkloadHealth } from '../../types.ts';
+import { parseManifest } from '../../charts/render-chart.ts';
+import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { isWaitedKind, podSelector, workloadReadiness } from '../readiness.ts';
 import {
   classifyHelmError,
+  parseDryRunRelease,
   parseHelmHistory,
   parseHelmList,
   parseHelmMetadata,
   parseHelmStatus,
-  parseKubectlDeployments,
+  parseHelmValues,
   parseKubectlNamespaces,
   parseKubectlNodes,
+  parseKubectlObjects,
   parseKubectlPods,
   parseKubectlVersion,
 } from './parse-output.ts';
+
+/** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
+const HELM_TIMEOUT_SECONDS = 300;
+/**
+ * How much longer than Helm's own `--timeout` a changing command may run before opsgate stops it.
+ * Helm must time out first: install and upgrade mark their revision failed on SIGTERM, but
+ * rollback and uninstall have no such handling, and a kill leaves `pending-rollback` or
+ * `uninstalling` behind.
+ */
+const KILL_GRACE_SECONDS = 60;
 
 export interface HelmCliOptions {
   /** Default `helm` (found on PATH). */
@@ -25,16 +39,18 @@ export interface HelmCliOptions {
   readonly kubectlPath?: string;
   /** `--kube-context` for both tools. Default: the current context. */
   readonly kubeContext?: string;
-  /** Per command, milliseconds. Default 120000. */
+  /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
- * A real cluster through the `helm` and `kubectl` CLIs, run with `execFile` (no shell), `-o json`
- * wherever Helm has it. Helm's traps are handled here: `list -a` so pending-* releases show,
- * upgrades pass the complete values with `--reset-values` (reuse is decided by the caller),
- * and rollback/uninstall (text output) are confirmed by the caller re-reading status/history.
+ * A real cluster through the `helm` (3 or 4) and `kubectl` CLIs, run with `execFile` (no shell),
+ * `-o json` wherever Helm has it. Helm's traps are handled here: `list --all` on Helm 3 only, the
+ * chart read from `get metadata`, plans from `--dry-run=server`, upgrades with the complete values
+ * and `--reset-values` (reuse is decided by the caller), `--wait` on every change with a process
+ * limit longer than Helm's own timeout, and rollback/uninstall (text output) confirmed by the
+ * caller re-reading status/history.
  */
 export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
@@ -55,7 +71,14 @@ export class HelmCli implements HelmBackend {
     return this.#helmMajor;
   }
 
-  #run(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, release = '', namespace = ''): Promise<string> {
+  #run(
+    tool: 'helm' | 'kubectl',
+    args: readonly string[],
+    operation: string,
+    release = '',
+    namespace = '',
+    timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
+  ): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
     const context = this.#options.kubeContext
       ? tool === 'helm'
@@ -67,7 +90,7 @@ export class HelmCli implements HelmBackend {
         file,
         [...args, ...context],
         {
-          timeout: this.#options.commandTimeoutMs ?? 120_000,
+          timeout: timeoutMs,
           maxBuffer: 32 * 1024 * 1024,
           env: this.#options.env ?? process.env,
           shell: false,
@@ -162,26 +185,58 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  /** `helm template` (client-side render; unlike `--dry-run` it does not pretend the name is free). */
-  async render(request: RenderRequest): Promise<string> {
-    return this.#withValues(request.values, (file) =>
-      this.#run(
+  async revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>> {
+    return parseHelmValues(
+      await this.#run(
         'helm',
-        [
-          'template',
-          request.release,
-          request.chartArchive,
-          '--namespace',
-          request.namespace,
-          '--values',
-          file,
-          ...(request.isUpgrade ? ['--is-upgrade'] : []),
-        ],
-        'template',
-        request.release,
-        request.namespace,
+        ['get', 'values', release, '--namespace', namespace, '--revision', String(revision), '--output', 'json'],
+        'get values',
+        release,
+        namespace,
       ),
     );
+  }
+
+  /** The process limit of a changing command: Helm's `--timeout` plus the grace period. */
+  processLimitMs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): number {
+    return (timeoutSeconds + KILL_GRACE_SECONDS) * 1000;
+  }
+
+  /**
+   * `--dry-run=server`, not `helm template`: the server renders the real next revision with the
+   * cluster's Capabilities and `lookup`, and the answer keeps hooks and tests out of the manifest.
+   */
+  renderArgs(request: RenderRequest, valuesFile: string): string[] {
+    return [
+      request.isUpgrade ? 'upgrade' : 'install',
+      request.release,
+      request.chartArchive,
+      '--namespace',
+      request.namespace,
+      ...(request.isUpgrade ? ['--reset-values'] : request.replace ? ['--replace'] : []),
+      '--values',
+      valuesFile,
+      '--dry-run=server',
+      '--output',
+      'json',
+    ];
+  }
+
+  async render(request: RenderRequest): Promise<RenderedRelease> {
+    const command = request.isUpgrade ? 'upgrade' : 'install';
+    return this.#withValues(
+      request.values,
+      async (file) =>
+        parseDryRunRelease(
+          await this.#run('helm', this.renderArgs(request, file), `${command} --dry-run`, request.release, request.namespace),
+          `${command} --dry-run`,
+        ).rendered,
+    );
+  }
+
+  #waitArgs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): string[] {
+    // Helm 3 and 4 both take a bare --wait (Helm 4: the "watcher" strategy); Jobs are waited for too.
+    return ['--wait', '--wait-for-jobs', '--timeout', `${timeoutSeconds}s`];
   }
 
   installArgs(request: ReleaseRequest, valuesFile: string): string[] {
@@ -192,10 +247,10 @@ export class HelmCli implements HelmBackend {
       '--namespace',
       request.namespace,
       ...(request.createNamespace ? ['--create-namespace'] : []),
+      ...(request.replace ? ['--replace'] : []),
       '--values',
       valuesFile,
-      '--timeout',
-      `${request.timeoutSeconds ?? 300}s`,
+      ...this.#waitArgs(request.timeoutSeconds),
       '--output',
       'json',
     ];
@@ -212,8 +267,7 @@ export class HelmCli implements HelmBackend {
       '--reset-values',
       '--values',
       valuesFile,
-      '--timeout',
-      `${request.timeoutSeconds ?? 300}s`,
+      ...this.#waitArgs(request.timeoutSeconds),
       '--output',
       'json',
     ];
@@ -221,50 +275,84 @@ export class HelmCli implements HelmBackend {
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
     return this.#withValues(request.values, async (file) =>
-      parseHelmStatus(await this.#run('helm', this.installArgs(request, file), 'install', request.release, request.namespace), 'install'),
+      parseHelmStatus(
+        await this.#run(
+          'helm',
+          this.installArgs(request, file),
+          'install',
+          request.release,
+          request.namespace,
+          this.processLimitMs(request.timeoutSeconds),
+        ),
+        'install',
+      ),
     );
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
     return this.#withValues(request.values, async (file) =>
-      parseHelmStatus(await this.#run('helm', this.upgradeArgs(request, file), 'upgrade', request.release, request.namespace), 'upgrade'),
+      parseHelmStatus(
+        await this.#run(
+          'helm',
+          this.upgradeArgs(request, file),
+          'upgrade',
+          request.release,
+          request.namespace,
+          this.processLimitMs(request.timeoutSeconds),
+        ),
+        'upgrade',
+      ),
     );
   }
 
   async rollback(release: string, namespace: string, revision: number): Promise<void> {
     await this.#run(
       'helm',
-      ['rollback', release, String(revision), '--namespace', namespace, '--wait', '--timeout', '300s'],
+      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
       'rollback',
       release,
       namespace,
+      this.processLimitMs(),
     );
   }
 
   async uninstall(release: string, namespace: string): Promise<void> {
-    await this.#run('helm', ['uninstall', release, '--namespace', namespace, '--wait'], 'uninstall', release, namespace);
+    await this.#run(
+      'helm',
+      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
+      'uninstall',
+      release,
+      namespace,
+      this.processLimitMs(),
+    );
   }
 
-  async health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
-    const selector = `app.kubernetes.io/instance=${release}`;
-    const pods = parseKubectlPods(
-      await this.#run(
-        'kubectl',
-        ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'],
-        'get pods',
-        release,
-        namespace,
-      ),
+  /**
+   * The release's workloads are those its manifest names (not a label selector: charts label pods
+   * as they like), read by `kind/name`; their pods by each workload's own selector.
+   */
+  async health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
+    const refs = parseManifest(manifest)
+      .filter((resource) => isWaitedKind(resource.kind))
+      .map((resource) => `${resource.kind.toLowerCase()}/${resource.name}`);
+    if (refs.length === 0) return { pods: [], workloads: [] };
+    const objects = parseKubectlObjects(
+      await this.#run('kubectl', ['get', ...refs, '--namespace', namespace, '-o', 'json'], 'get workloads', release, namespace),
     );
-    const workloads = parseKubectlDeployments(
-      await this.#run(
-        'kubectl',
-        ['get', 'deployments', '--namespace', namespace, '--selector', selector, '-o', 'json'],
-        'get deployments',
-        release,
-        namespace,
-      ),
-    );
-    return { pods, workloads };
+    const pods: PodHealth[] = [];
+    for (const selector of new Set(objects.map(podSelector).filter((s): s is string => s !== undefined))) {
+      pods.push(
+        ...parseKubectlPods(
+          await this.#run(
+            'kubectl',
+            ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'],
+            'get pods',
+            release,
+            namespace,
+          ),
+        ),
+      );
+    }
+    return { pods, workloads: objects.map(workloadReadiness) };
   }
 }

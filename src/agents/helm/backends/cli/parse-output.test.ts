@@ -8,7 +8,8 @@ import {
   parseHelmSearch,
   parseHelmStatus,
   parseHelmValues,
-  parseKubectlDeployments,
+  parseDryRunRelease,
+  parseKubectlObjects,
   parseKubectlNamespaces,
   parseKubectlNodes,
   parseKubectlPods,
@@ -16,19 +17,72 @@ import {
 } from './parse-output.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../../../test/helm/fixtures/${name}`, import.meta.url), 'utf8');
+const golden = (version: 'v3.21.4' | 'v4-main', name: string) => fixture(`helm-testdata/${version}/${name}`);
 
-describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
-  it('helm list -o json: string revisions, pending-* kept, null means none', () => {
-    expect(parseHelmList(fixture('helm-list.json'))).toEqual([
+describe.each(['v3.21.4', 'v4-main'] as const)("Helm's own output goldens (%s) parse", (version) => {
+  it('status -o json: no chart (Helm strips it), Helm 4 omits zero times', () => {
+    const status = parseHelmStatus(golden(version, 'status.json'));
+    expect(status).toMatchObject({
+      name: 'flummoxed-chickadee',
+      namespace: 'default',
+      info: { status: 'deployed', notes: 'release notes' },
+    });
+    expect(status.chart.metadata.name).toBe('');
+  });
+
+  it('history and get metadata -o json', () => {
+    expect(parseHelmHistory(golden(version, 'history.json')).map((h) => [h.revision, h.status, h.chart])).toEqual([
+      [3, 'superseded', 'foo-0.1.0-beta.1'],
+      [4, 'deployed', 'foo-0.1.0-beta.1'],
+    ]);
+    expect(parseHelmMetadata(golden(version, 'get-metadata.json'))).toMatchObject({
+      name: 'thomas-guide',
+      chart: 'foo',
+      version: '0.1.0-beta.1',
+    });
+  });
+
+  it('search -o json keeps the whole description', () => {
+    expect(parseHelmSearch(golden(version, 'search-output-json.txt'))).toEqual([
+      { name: 'testing/mariadb', version: '0.3.0', app_version: '', description: 'Chart for MariaDB' },
+    ]);
+  });
+
+  it('upgrade and rollback errors map to their own codes', () => {
+    expect(classifyHelmError('upgrade', golden(version, 'upgrade-with-bad-or-missing-existing-release.txt'), 'funny-bunny').code).toBe(
+      'HELM_NO_DEPLOYED_RELEASES',
+    );
+    expect(classifyHelmError('upgrade', golden(version, 'upgrade-with-pending-install.txt'), 'funny-bunny').code).toBe(
+      'HELM_OPERATION_IN_PROGRESS',
+    );
+    const noRevision = classifyHelmError('rollback', golden(version, 'rollback-non-existent-version.txt'), 'funny-bunny');
+    expect(noRevision).toMatchObject({ code: 'HELM_REVISION_NOT_FOUND', fields: { revision: 3 } });
+  });
+});
+
+describe('Helm 4 only goldens', () => {
+  it('list -o json and a history with a rollback_revision', () => {
+    expect(parseHelmList(golden('v4-main', 'list-json.txt'))).toEqual([
       {
-        name: 'web',
+        name: 'test-release',
         namespace: 'default',
-        revision: '3',
-        updated: '2024-05-14 09:12:44.123456789 +0000 UTC',
+        revision: '1',
+        updated: '2016-01-16 00:00:00 +0000 UTC',
         status: 'deployed',
-        chart: 'webapp-1.1.0',
-        app_version: '1.27.0',
+        chart: 'test-chart-1.0.0',
+        app_version: '0.0.1',
       },
+    ]);
+    expect(parseHelmHistory(golden('v4-main', 'history-with-rollback.json')).at(-1)).toMatchObject({
+      revision: 3,
+      description: 'Rollback to 1',
+    });
+  });
+});
+
+describe("Helm 3 / kubectl output parsers (demo-release fixtures in Helm's shapes)", () => {
+  it('helm list -o json: sorted by name as Helm prints it, string revisions, pending-* kept, null means none', () => {
+    expect(parseHelmList(fixture('helm-list.json'))).toEqual([
       {
         name: 'shop',
         namespace: 'store',
@@ -37,6 +91,15 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
         status: 'pending-upgrade',
         chart: 'shop-0.3.0',
         app_version: '3.4.1',
+      },
+      {
+        name: 'web',
+        namespace: 'default',
+        revision: '3',
+        updated: '2024-05-14 09:12:44.123456789 +0000 UTC',
+        status: 'deployed',
+        chart: 'webapp-1.1.0',
+        app_version: '1.27.0',
       },
     ]);
     expect(parseHelmList('null')).toEqual([]);
@@ -69,23 +132,28 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
     expect(() => parseHelmMetadata('{"name":"web"}')).toThrow(/get metadata/);
   });
 
-  it('helm history -o json', () => {
-    expect(parseHelmHistory(fixture('helm-history.json')).map((h) => [h.revision, h.status, h.description])).toEqual([
-      [1, 'superseded', 'Install complete'],
-      [2, 'superseded', 'Upgrade complete'],
-      [3, 'deployed', 'Rollback to 1'],
+  it('helm history -o json: a rollback revision runs the chart it rolled back to', () => {
+    expect(parseHelmHistory(fixture('helm-history.json')).map((h) => [h.revision, h.status, h.chart, h.description])).toEqual([
+      [1, 'superseded', 'webapp-1.0.0', 'Install complete'],
+      [2, 'superseded', 'webapp-1.1.0', 'Upgrade complete'],
+      [3, 'deployed', 'webapp-1.0.0', 'Rollback to 1'],
     ]);
   });
 
   it('helm search repo -o json and helm get values -o json', () => {
     expect(parseHelmSearch(fixture('helm-search.json'))).toEqual([
-      { name: 'demo/webapp', version: '1.1.0', app_version: '1.27.0', description: 'A stateless web application' },
+      {
+        name: 'demo/webapp',
+        version: '1.1.0',
+        app_version: '1.27.0',
+        description: 'A stateless web application (Deployment + Service) with a values schema.',
+      },
     ]);
     expect(parseHelmValues('null')).toEqual({});
     expect(parseHelmValues('{"a":1}')).toEqual({ a: 1 });
   });
 
-  it('kubectl version, nodes, namespaces, pods (waiting reason wins) and deployments (ProgressDeadlineExceeded)', () => {
+  it('kubectl version, nodes, namespaces, pods (waiting reason wins), and one object or a List of them', () => {
     expect(parseKubectlVersion(fixture('kubectl-version.json'))).toBe('v1.29.4');
     expect(parseKubectlNodes(fixture('kubectl-nodes.json'))).toEqual([
       { name: 'node-a', ready: true },
@@ -97,14 +165,52 @@ describe('Helm 3 / kubectl output parsers (golden fixtures)', () => {
       { name: 'web-webapp-5d8c7b9f6-fghij', status: 'ImagePullBackOff', ready: false, restarts: 0 },
       { name: 'web-webapp-5d8c7b9f6-klmno', status: 'Running', ready: true, restarts: 0 },
     ]);
-    expect(parseKubectlDeployments(fixture('kubectl-deployments.json'))).toEqual([
-      { kind: 'Deployment', name: 'web-webapp', condition: 'ProgressDeadlineExceeded' },
+    expect(parseKubectlObjects('{"kind":"Deployment","metadata":{"name":"a"}}')).toEqual([{ kind: 'Deployment', metadata: { name: 'a' } }]);
+    expect(parseKubectlObjects('{"kind":"List","items":[{"kind":"Job"},{"kind":"DaemonSet"}]}').map((o) => o.kind)).toEqual([
+      'Job',
+      'DaemonSet',
     ]);
   });
 
   it('bad output fails with a typed error naming the command', () => {
     expect(() => parseHelmStatus('Error: something')).toThrow(expect.objectContaining({ code: 'HELM_BAD_OUTPUT' }));
     expect(() => parseHelmList('{"name":"x"}')).toThrow(expect.objectContaining({ code: 'HELM_BAD_OUTPUT' }));
+  });
+
+  it('a dry run keeps hooks out of the manifest: they come apart with their events', () => {
+    const output = JSON.stringify({
+      name: 'web',
+      info: { status: 'pending-upgrade', description: 'Dry run complete' },
+      manifest: '---\n# Source: webapp/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web-webapp\n',
+      hooks: [{ name: 'web-migrate', kind: 'Job', path: 'webapp/templates/migrate.yaml', manifest: '...', events: ['pre-upgrade'] }],
+      version: 4,
+      namespace: 'default',
+    });
+    const { status, rendered } = parseDryRunRelease(output, 'upgrade --dry-run');
+    expect(status.version).toBe(4);
+    expect(rendered.hooks).toEqual([{ key: 'Job/web-migrate', events: ['pre-upgrade'] }]);
+    expect(rendered.manifest).not.toContain('web-migrate');
+  });
+
+  it('a lost connection or refusal while applying is not "nothing was changed"; Helm recorded a failed revision', () => {
+    const applyTime =
+      'Error: UPGRADE FAILED: failed to create resource: Post "https://10.0.0.1:6443/apis/apps/v1/namespaces/default/deployments": dial tcp 10.0.0.1:6443: connect: connection refused';
+    expect(classifyHelmError('upgrade', applyTime, 'web').code).toBe('HELM_APPLY_FAILED');
+    expect(
+      classifyHelmError(
+        'install',
+        'Error: INSTALLATION FAILED: deployments.apps "web" is forbidden: User "x" cannot create resource',
+        'web',
+      ).code,
+    ).toBe('HELM_APPLY_FAILED');
+    expect(classifyHelmError('upgrade', 'Error: UPGRADE FAILED: context deadline exceeded', 'web').code).toBe('HELM_TIMEOUT');
+    // Helm's own "cluster unreachable" comes before it changes anything.
+    expect(
+      classifyHelmError('upgrade', 'Error: UPGRADE FAILED: Kubernetes cluster unreachable: dial tcp 10.0.0.1:6443: i/o timeout').code,
+    ).toBe('HELM_CLUSTER_UNREACHABLE');
+    expect(classifyHelmError('install', 'Error: INSTALLATION FAILED: cannot reuse a name that is still in use').code).toBe(
+      'HELM_NAME_IN_USE',
+    );
   });
 
   it('only "release: not found" is not-found; unreachable and forbidden are their own errors', () => {

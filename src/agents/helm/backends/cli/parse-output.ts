@@ -6,7 +6,7 @@ import type {
   HelmSearchItem,
   HelmStatus,
   PodHealth,
-  WorkloadHealth,
+  RenderedRelease,
 } from '../../types.ts';
 
 /** Helm and kubectl output is untrusted text: parse it strictly and fail with the command named. */
@@ -56,7 +56,8 @@ export function parseHelmStatus(output: string, command = 'status'): HelmStatus 
   const info = record(command, row.info, 'info');
   const chart = record(command, row.chart ?? {}, 'chart');
   const metadata = record(command, chart.metadata ?? {}, 'chart.metadata');
-  const version = Number(row.version);
+  // Helm omits a zero version (`omitempty`), as in its own goldens.
+  const version = row.version === undefined ? 0 : Number(row.version);
   if (!row.name || !Number.isInteger(version)) throw HelmErrors.HELM_BAD_OUTPUT({ command, detail: 'name or version missing' });
   return {
     name: text(row.name),
@@ -181,43 +182,80 @@ export function parseKubectlNamespaces(output: string): string[] {
   return kubeList('kubectl get namespaces', output).items.map(name);
 }
 
-/** `kubectl get pods -o json` → status as `kubectl get pods` shows it (the waiting reason wins). */
+/** `kubectl get pods -o json` → status as `kubectl get pods` shows it (a waiting or terminated reason wins over the phase). */
 export function parseKubectlPods(output: string): PodHealth[] {
   return kubeList('kubectl get pods', output).items.map((item) => {
     const status = (item.status ?? {}) as Record<string, unknown>;
     const containers = (status.containerStatuses ?? []) as Array<Record<string, unknown>>;
-    const waiting = containers
-      .map((c) => ((c.state as Record<string, unknown> | undefined)?.waiting as Record<string, unknown> | undefined)?.reason)
-      .find((reason) => typeof reason === 'string');
+    const stateReason = (state: 'waiting' | 'terminated') =>
+      containers
+        .map((c) => ((c.state as Record<string, unknown> | undefined)?.[state] as Record<string, unknown> | undefined)?.reason)
+        .find((reason) => typeof reason === 'string');
+    const waiting = stateReason('waiting') ?? stateReason('terminated');
     const ready = containers.length > 0 && containers.every((c) => c.ready === true);
     const restarts = containers.reduce((sum, c) => sum + Number(c.restartCount ?? 0), 0);
     return { name: name(item), status: typeof waiting === 'string' ? waiting : text(status.phase), ready, restarts };
   });
 }
 
-/** `kubectl get deployments -o json` → a ProgressDeadlineExceeded condition when present. */
-export function parseKubectlDeployments(output: string): WorkloadHealth[] {
-  return kubeList('kubectl get deployments', output).items.map((item) => {
-    const conditions = ((item.status as Record<string, unknown> | undefined)?.conditions ?? []) as Array<Record<string, unknown>>;
-    const stalled = conditions.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
-    return stalled
-      ? { kind: 'Deployment', name: name(item), condition: 'ProgressDeadlineExceeded' }
-      : { kind: 'Deployment', name: name(item) };
-  });
+/** `kubectl get kind/name … -o json`: the objects (a `List` when more than one was asked for). */
+export function parseKubectlObjects(output: string): Array<Record<string, unknown>> {
+  const value = record('kubectl get', parseJson('kubectl get', output), 'the answer');
+  if (value.kind === 'List' || Array.isArray(value.items)) return kubeList('kubectl get', output).items;
+  return [value];
 }
 
-/** Maps helm/kubectl stderr to a typed error; "release: not found" is the only not-found. */
+/**
+ * `helm install|upgrade --dry-run=server -o json`: the release Helm would store. Its manifest holds
+ * no hooks; they come apart in `hooks` (each with its `events`).
+ */
+export function parseDryRunRelease(output: string, command: string): { status: HelmStatus; rendered: RenderedRelease } {
+  const status = parseHelmStatus(output, command);
+  const row = record(command, parseJson(command, output), 'the release');
+  const hooks = Array.isArray(row.hooks) ? row.hooks : [];
+  return {
+    status,
+    rendered: {
+      manifest: status.manifest,
+      hooks: hooks.map((hook) => {
+        const item = record(command, hook, 'a hook');
+        return { key: `${text(item.kind)}/${text(item.name)}`, events: Array.isArray(item.events) ? item.events.map(text) : [] };
+      }),
+    },
+  };
+}
+
+const MUTATING = new Set(['install', 'upgrade', 'rollback', 'uninstall']);
+
+/**
+ * Maps helm/kubectl stderr to a typed error. "release: not found" is the only not-found. A lost
+ * connection or an RBAC refusal while install/upgrade/rollback/uninstall applies objects is not
+ * "nothing was changed": Helm has already recorded the revision as failed. Only Helm's own
+ * "Kubernetes cluster unreachable" (raised before it touches anything) and failures of reads are.
+ */
 export function classifyHelmError(operation: string, stderr: string, release = '', namespace = '') {
   const message = stderr.trim().split('\n').filter(Boolean).pop() ?? 'no output';
+  const detail = message.replace(/^Error: /, '');
   if (/release: not found/i.test(stderr)) return HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
+  if (/has no deployed releases/i.test(stderr)) return HelmErrors.HELM_NO_DEPLOYED_RELEASES({ release });
+  if (/another operation \(install\/upgrade\/rollback\) is in progress/i.test(stderr))
+    return HelmErrors.HELM_OPERATION_IN_PROGRESS({ release });
+  const missingRevision = /release has no (\d+) version/i.exec(stderr);
+  if (missingRevision) return HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision: Number(missingRevision[1]) });
+  if (/cannot re-?use a name that is still in use/i.test(stderr)) return HelmErrors.HELM_NAME_IN_USE({ release, namespace });
+  if (/Kubernetes cluster unreachable/i.test(stderr)) return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail });
+  if (MUTATING.has(operation)) {
+    if (/context deadline exceeded|timed out waiting for the condition/i.test(stderr))
+      return HelmErrors.HELM_TIMEOUT({ operation, release, detail });
+    if (/connection refused|no such host|i\/o timeout|TLS handshake timeout|dial tcp|forbidden|unauthorized/i.test(stderr))
+      return HelmErrors.HELM_APPLY_FAILED({ operation, release, detail });
+  }
   if (
-    /cluster unreachable|connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(
+    /connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(
       stderr,
     )
-  ) {
-    return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail: message });
-  }
-  if (/forbidden|unauthorized/i.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail: message });
-  if (/cannot re-use a name that is still in use/i.test(stderr)) return HelmErrors.HELM_NAME_IN_USE({ release, namespace });
-  return HelmErrors.HELM_OPERATION_FAILED({ operation, detail: message });
+  )
+    return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail });
+  if (/forbidden|unauthorized/i.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail });
+  return HelmErrors.HELM_OPERATION_FAILED({ operation, detail });
 }

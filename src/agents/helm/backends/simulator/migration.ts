@@ -20,9 +20,28 @@ export interface SimulatorDatabase {
     manifest: string;
     first_deployed: string;
     updated: string;
+    /** JSON of the release's hooks (`ReleaseHook[]` with their manifests). */
+    hooks: string;
   };
-  helm_sim_pods: { namespace: string; release: string; name: string; status: string; ready: number; restarts: number };
-  helm_sim_workloads: { namespace: string; release: string; kind: string; name: string; condition: string | null };
+  helm_sim_pods: {
+    namespace: string;
+    release: string;
+    name: string;
+    status: string;
+    ready: number;
+    restarts: number;
+    /** JSON of the pod's labels (its workload's template labels). */
+    labels: string;
+  };
+  helm_sim_workloads: {
+    namespace: string;
+    release: string;
+    kind: string;
+    name: string;
+    condition: string | null;
+    /** JSON of the object as `kubectl get -o json` shows it, status included. */
+    object: string;
+  };
   helm_sim_faults: { kind: string; release: string; detail: string; created_at: string };
 }
 
@@ -80,3 +99,29 @@ export const helmSimulatorMigration: StoreMigration = {
       .execute();
   },
 };
+
+/**
+ * What the simulator needs to model the states of a real cluster: a release's hooks (kept apart
+ * from its manifest, as Helm does), workloads as Kubernetes objects with their status, and pods
+ * with labels so that they are found by a workload's selector.
+ */
+export const helmSimulatorStatesMigration: StoreMigration = {
+  name: 'helm-002-release-states',
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('helm_sim_releases')
+      .addColumn('hooks', 'text', (c) => c.notNull().defaultTo('[]'))
+      .execute();
+    await db.schema
+      .alterTable('helm_sim_workloads')
+      .addColumn('object', 'text', (c) => c.notNull().defaultTo('{}'))
+      .execute();
+    await db.schema
+      .alterTable('helm_sim_pods')
+      .addColumn('labels', 'text', (c) => c.notNull().defaultTo('{}'))
+      .execute();
+  },
+};
+
+/** Every migration of the simulated cluster, in order. */
+export const helmSimulatorMigrations: readonly StoreMigration[] = [helmSimulatorMigration, helmSimulatorStatesMigration];

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../../core/agent/define-agent.ts';
 import type { Store } from '../../../../core/store/index.ts';
+import { splitHooks } from '../../charts/hooks.ts';
 import { parseManifest, renderChart } from '../../charts/render-chart.ts';
 import { HelmErrors } from '../../errors.ts';
 import type {
@@ -11,45 +11,49 @@ import type {
   HelmReleaseStatusName,
   HelmStatus,
   PodHealth,
+  RenderedRelease,
   WorkloadHealth,
 } from '../../types.ts';
 import { mergeValues } from '../../values/merge-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { goJsonTime, goTimeString } from '../go-time.ts';
+import { podSelector, workloadReadiness } from '../readiness.ts';
 import type { SimulatorDatabase } from './migration.ts';
+import { matchesSelector, podObject, type RolloutOutcome, SIMULATED_NODES, simulateWorkloads } from './simulated-workloads.ts';
 
 /**
  * Failures the simulator can inject (tests and demos):
  * - `unreachable`: every call fails as if the API server were down;
  * - `forbidden`: reads and writes fail with an RBAC error;
  * - `crashloop` / `image-pull`: the release's pods end in CrashLoopBackOff / ImagePullBackOff;
- * - `upgrade-timeout`: the next upgrade fails after its timeout, its Deployment ProgressDeadlineExceeded;
- * - `stuck-pending`: the next upgrade is left in `pending-upgrade`.
+ * - `upgrade-timeout`: the next install or upgrade times out waiting; its revision is recorded failed;
+ * - `apply-error`: the next install or upgrade loses the API server while applying; its revision is recorded failed;
+ * - `stuck-pending`: the next install, upgrade, rollback or uninstall is interrupted and left
+ *   `pending-install`, `pending-upgrade`, `pending-rollback` or `uninstalling`;
+ * - `slow-rollout`: workloads take `detail` (default 2) health polls to become ready.
  */
-export type SimulatedFault = 'unreachable' | 'forbidden' | 'crashloop' | 'image-pull' | 'upgrade-timeout' | 'stuck-pending';
+export type SimulatedFault =
+  | 'unreachable'
+  | 'forbidden'
+  | 'crashloop'
+  | 'image-pull'
+  | 'upgrade-timeout'
+  | 'apply-error'
+  | 'stuck-pending'
+  | 'slow-rollout';
 
 type Row = SimulatorDatabase['helm_sim_releases'];
 
 const KUBERNETES_VERSION = 'v1.29.4';
-const NODES = [
-  { name: 'sim-node-1', ready: true },
-  { name: 'sim-node-2', ready: true },
-];
-
-/** `2025-01-01 10:00:00.000000000 +0000 UTC`, the way `helm list` prints times. */
-function helmListTime(iso: string): string {
-  const [date, time = ''] = iso.replace('Z', '').split('T');
-  const [clock = '00:00:00', fraction = '0'] = time.split('.');
-  return `${date} ${clock}.${fraction.padEnd(9, '0')} +0000 UTC`;
-}
-
-function shortHash(text: string, length: number): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, length);
-}
+/** Helm's default `--history-max`: older revisions are pruned, never the last deployed one. */
+export const HISTORY_MAX = 10;
 
 /**
- * A Kubernetes cluster with Helm, simulated in the opsgate store: namespaces, release revisions
- * (same JSON shapes as Helm 3), pods and workload conditions. Every answer is labelled as a
- * simulation by the MCP server.
+ * A Kubernetes cluster with Helm, simulated in the opsgate store: namespaces, release revisions in
+ * every state Helm records (pending-*, failed, uninstalling, uninstalled with kept history), hooks
+ * kept apart from the manifest, history pruned at `--history-max`, and workloads and pods as
+ * Kubernetes objects whose status follows a rollout. Every answer is labelled as a simulation by
+ * the MCP server.
  */
 export class SimulatedCluster implements HelmBackend {
   readonly kind = 'simulated-cluster' as const;
@@ -103,12 +107,21 @@ export class SimulatedCluster implements HelmBackend {
       .executeTakeFirst();
   }
 
+  /** Takes a one-shot fault: it applies to the next operation only. */
+  async #takeFault(kind: SimulatedFault, release: string): Promise<boolean> {
+    if (!(await this.#fault(kind, release))) return false;
+    await this.#db.deleteFrom('helm_sim_faults').where('kind', '=', kind).where('release', 'in', [release, '*']).execute();
+    return true;
+  }
+
   async #guard(release = '*'): Promise<void> {
     await this.#init();
     const down = await this.#fault('unreachable', release);
     if (down) {
       throw HelmErrors.HELM_CLUSTER_UNREACHABLE({
-        detail: down.detail || 'Get "https://sim-cluster.local:6443/version": dial tcp 10.96.0.1:6443: connect: connection refused',
+        detail:
+          down.detail ||
+          'Kubernetes cluster unreachable: Get "https://sim-cluster.local:6443/version": dial tcp 10.96.0.1:6443: connect: connection refused',
       });
     }
     const forbidden = await this.#fault('forbidden', release);
@@ -123,7 +136,7 @@ export class SimulatedCluster implements HelmBackend {
 
   async clusterInfo(): Promise<ClusterInfo> {
     await this.#guard();
-    return { context: 'opsgate-simulated-cluster', kubernetesVersion: KUBERNETES_VERSION, nodes: NODES };
+    return { context: 'opsgate-simulated-cluster', kubernetesVersion: KUBERNETES_VERSION, nodes: SIMULATED_NODES };
   }
 
   async listNamespaces(): Promise<string[]> {
@@ -132,31 +145,36 @@ export class SimulatedCluster implements HelmBackend {
     return rows.map((row) => row.name);
   }
 
-  async #latest(release: string, namespace: string): Promise<Row | undefined> {
+  async #revisions(release: string, namespace: string): Promise<Row[]> {
     return this.#db
       .selectFrom('helm_sim_releases')
       .selectAll()
       .where('namespace', '=', namespace)
       .where('name', '=', release)
-      .orderBy('revision', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+      .orderBy('revision')
+      .execute();
   }
 
+  async #latest(release: string, namespace: string): Promise<Row | undefined> {
+    return (await this.#revisions(release, namespace)).at(-1);
+  }
+
+  /** Like `helm list`: the latest revision of each release, sorted by name; `all` adds every state but deployed and failed. */
   async listReleases(query: { namespace?: string; all: boolean }): Promise<HelmListItem[]> {
     await this.#guard();
     let select = this.#db.selectFrom('helm_sim_releases').selectAll();
     if (query.namespace) select = select.where('namespace', '=', query.namespace);
-    const rows = await select.orderBy('namespace').orderBy('name').orderBy('revision', 'desc').execute();
+    const rows = await select.orderBy('revision', 'desc').execute();
     const latest = new Map<string, Row>();
     for (const row of rows) if (!latest.has(`${row.namespace}/${row.name}`)) latest.set(`${row.namespace}/${row.name}`, row);
     return [...latest.values()]
       .filter((row) => query.all || row.status === 'deployed' || row.status === 'failed')
+      .sort((a, b) => (a.name === b.name ? a.namespace.localeCompare(b.namespace) : a.name < b.name ? -1 : 1))
       .map((row) => ({
         name: row.name,
         namespace: row.namespace,
         revision: String(row.revision),
-        updated: helmListTime(row.updated),
+        updated: goTimeString(row.updated),
         status: row.status as HelmReleaseStatusName,
         chart: `${row.chart_name}-${row.chart_version}`,
         app_version: row.app_version,
@@ -169,9 +187,9 @@ export class SimulatedCluster implements HelmBackend {
       namespace: row.namespace,
       version: row.revision,
       info: {
-        first_deployed: row.first_deployed,
-        last_deployed: row.updated,
-        deleted: '',
+        first_deployed: goJsonTime(row.first_deployed),
+        last_deployed: goJsonTime(row.updated),
+        deleted: row.status === 'uninstalled' ? goJsonTime(row.updated) : '',
         description: row.description,
         status: row.status as HelmReleaseStatusName,
         notes: '',
@@ -189,19 +207,27 @@ export class SimulatedCluster implements HelmBackend {
     return this.#toStatus(row);
   }
 
+  /** One stored revision as `helm status --revision N` would show it. */
+  async revisionStatus(release: string, namespace: string, revision: number): Promise<HelmStatus> {
+    await this.#guard(release);
+    const row = (await this.#revisions(release, namespace)).find((candidate) => candidate.revision === revision);
+    if (!row) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
+    return this.#toStatus(row);
+  }
+
+  /** The stored hooks of the latest revision (with their manifests). */
+  async releaseHooks(release: string, namespace: string): Promise<Array<{ key: string; events: string[]; manifest: string }>> {
+    const row = await this.#latest(release, namespace);
+    return row ? JSON.parse(row.hooks) : [];
+  }
+
   async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {
     await this.#guard(release);
-    const rows = await this.#db
-      .selectFrom('helm_sim_releases')
-      .selectAll()
-      .where('namespace', '=', namespace)
-      .where('name', '=', release)
-      .orderBy('revision')
-      .execute();
+    const rows = await this.#revisions(release, namespace);
     if (rows.length === 0) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
     return rows.map((row) => ({
       revision: row.revision,
-      updated: row.updated,
+      updated: goJsonTime(row.updated),
       status: row.status as HelmReleaseStatusName,
       chart: `${row.chart_name}-${row.chart_version}`,
       app_version: row.app_version,
@@ -210,24 +236,26 @@ export class SimulatedCluster implements HelmBackend {
   }
 
   async revisionManifest(release: string, namespace: string, revision: number): Promise<string> {
-    await this.#guard(release);
-    const row = await this.#db
-      .selectFrom('helm_sim_releases')
-      .select('manifest')
-      .where('namespace', '=', namespace)
-      .where('name', '=', release)
-      .where('revision', '=', revision)
-      .executeTakeFirst();
-    if (!row) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
-    return row.manifest;
+    return (await this.revisionStatus(release, namespace, revision)).manifest;
   }
 
-  async render(request: RenderRequest): Promise<string> {
-    return renderChart(request.chart, mergeValues(request.chart.defaults, request.values), {
-      releaseName: request.release,
-      namespace: request.namespace,
-      revision: request.revision,
-    });
+  async revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>> {
+    return (await this.revisionStatus(release, namespace, revision)).config;
+  }
+
+  async render(request: RenderRequest): Promise<RenderedRelease> {
+    const { manifest, hooks } = this.#renderSplit(request);
+    return { manifest, hooks: hooks.map(({ key, events }) => ({ key, events })) };
+  }
+
+  #renderSplit(request: RenderRequest) {
+    return splitHooks(
+      renderChart(request.chart, mergeValues(request.chart.defaults, request.values), {
+        releaseName: request.release,
+        namespace: request.namespace,
+        revision: request.revision,
+      }),
+    );
   }
 
   async #ensureNamespace(namespace: string, create: boolean): Promise<void> {
@@ -241,16 +269,9 @@ export class SimulatedCluster implements HelmBackend {
     await this.#db.insertInto('helm_sim_namespaces').values({ name: namespace, created_at: this.#now() }).execute();
   }
 
-  async #write(
-    request: ReleaseRequest,
-    revision: number,
-    firstDeployed: string,
-    status: HelmReleaseStatusName,
-    description: string,
-  ): Promise<Row> {
-    const manifest = await this.render({ ...request, revision, isUpgrade: revision > 1 });
-    const now = this.#now();
-    const row: Row = {
+  #row(request: ReleaseRequest, revision: number, firstDeployed: string, status: HelmReleaseStatusName, description: string): Row {
+    const rendered = this.#renderSplit({ ...request, revision, isUpgrade: revision > 1 });
+    return {
       namespace: request.namespace,
       name: request.release,
       revision,
@@ -268,157 +289,327 @@ export class SimulatedCluster implements HelmBackend {
       }),
       description,
       config: JSON.stringify(request.values),
-      manifest,
+      manifest: rendered.manifest,
       first_deployed: firstDeployed,
-      updated: now,
+      updated: this.#now(),
+      hooks: JSON.stringify(rendered.hooks),
     };
-    await this.#db.insertInto('helm_sim_releases').values(row).execute();
-    return row;
   }
 
-  async #supersede(release: string, namespace: string): Promise<void> {
+  async #setStatus(release: string, namespace: string, revision: number, status: HelmReleaseStatusName): Promise<void> {
     await this.#db
       .updateTable('helm_sim_releases')
-      .set({ status: 'superseded' })
+      .set({ status })
       .where('namespace', '=', namespace)
       .where('name', '=', release)
-      .where('status', 'in', ['deployed', 'failed'])
+      .where('revision', '=', revision)
       .execute();
   }
 
-  async #schedulePods(release: string, namespace: string, manifest: string, revision: number, timedOut: boolean): Promise<void> {
+  /** Helm's `removeLeastRecent`: keeps `HISTORY_MAX` revisions, the last deployed one always among them. */
+  async #pruneHistory(release: string, namespace: string): Promise<void> {
+    const rows = await this.#revisions(release, namespace);
+    const lastDeployed = [...rows].reverse().find((row) => row.status === 'deployed')?.revision;
+    const removable = rows.filter((row) => row.revision !== lastDeployed);
+    const excess = rows.length - HISTORY_MAX;
+    for (const row of removable.slice(0, Math.max(0, excess))) {
+      await this.#db
+        .deleteFrom('helm_sim_releases')
+        .where('namespace', '=', namespace)
+        .where('name', '=', release)
+        .where('revision', '=', row.revision)
+        .execute();
+    }
+  }
+
+  async #rollout(release: string, namespace: string, manifest: string, revision: number, timedOut: boolean): Promise<void> {
+    const previous = await this.#db
+      .selectFrom('helm_sim_workloads')
+      .select(['kind', 'name', 'object'])
+      .where('namespace', '=', namespace)
+      .where('release', '=', release)
+      .execute();
+    const previousGenerations = new Map(
+      previous.map((row) => {
+        const object = JSON.parse(row.object) as { metadata?: { generation?: number }; spec?: unknown };
+        return [`${row.kind}/${row.name}`, { generation: object.metadata?.generation ?? 1, spec: JSON.stringify(object.spec ?? {}) }];
+      }),
+    );
+    const outcome: RolloutOutcome = (await this.#fault('crashloop', release))
+      ? 'crashloop'
+      : (await this.#fault('image-pull', release))
+        ? 'image-pull'
+        : timedOut
+          ? 'timed-out'
+          : (await this.#fault('slow-rollout', release))
+            ? 'rolling'
+            : 'ready';
+    const workloads = simulateWorkloads({ release, namespace, revision, resources: parseManifest(manifest), previousGenerations, outcome });
     await this.#db.deleteFrom('helm_sim_pods').where('namespace', '=', namespace).where('release', '=', release).execute();
     await this.#db.deleteFrom('helm_sim_workloads').where('namespace', '=', namespace).where('release', '=', release).execute();
-    const crash = await this.#fault('crashloop', release);
-    const pull = await this.#fault('image-pull', release);
-    for (const resource of parseManifest(manifest)) {
-      const kind = resource.kind;
-      if (!['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind)) continue;
-      const spec = (resource.object.spec ?? {}) as Record<string, unknown>;
-      const replicas = kind === 'DaemonSet' ? NODES.length : typeof spec.replicas === 'number' ? spec.replicas : 1;
-      const condition = timedOut && kind === 'Deployment' ? 'ProgressDeadlineExceeded' : null;
-      await this.#db.insertInto('helm_sim_workloads').values({ namespace, release, kind, name: resource.name, condition }).execute();
-      const template = shortHash(`${release}/${revision}/${resource.key}`, 10);
-      for (let index = 0; index < replicas; index++) {
-        const name =
-          kind === 'StatefulSet' ? `${resource.name}-${index}` : `${resource.name}-${template}-${shortHash(`${template}/${index}`, 5)}`;
-        const status = crash ? 'CrashLoopBackOff' : pull ? 'ImagePullBackOff' : timedOut ? 'ContainerCreating' : 'Running';
+    for (const workload of workloads) {
+      const object = workload.object;
+      await this.#db
+        .insertInto('helm_sim_workloads')
+        .values({ namespace, release, kind: workload.kind, name: workload.name, condition: null, object: JSON.stringify(object) })
+        .execute();
+      for (const pod of workload.pods) {
         await this.#db
           .insertInto('helm_sim_pods')
-          .values({ namespace, release, name, status, ready: status === 'Running' ? 1 : 0, restarts: crash ? 5 : 0 })
+          .values({
+            namespace,
+            release,
+            name: pod.name,
+            status: pod.status,
+            ready: pod.ready ? 1 : 0,
+            restarts: pod.restarts,
+            labels: JSON.stringify(pod.labels),
+          })
           .execute();
       }
     }
   }
 
-  async install(request: ReleaseRequest): Promise<HelmStatus> {
+  /** Helm's check before an install: the name is free, or its last revision is uninstalled/failed and `replace` is set. */
+  async #checkNameFree(request: ReleaseRequest & { readonly replace?: boolean }): Promise<Row | undefined> {
+    const latest = await this.#latest(request.release, request.namespace);
+    if (!latest) return undefined;
+    if (request.replace && (latest.status === 'uninstalled' || latest.status === 'failed')) return latest;
+    throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
+  }
+
+  /** What an install or upgrade would store, without storing it (`--dry-run=server`): the release and its hooks. */
+  async dryRun(
+    request: ReleaseRequest & { readonly upgrade: boolean },
+  ): Promise<{ status: HelmStatus; hooks: Array<{ key: string; events: string[]; manifest: string }> }> {
     await this.#guard(request.release);
-    if (await this.#latest(request.release, request.namespace))
-      throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
+    const latest = request.upgrade ? await this.#upgradeBase(request) : await this.#checkNameFree(request);
+    const revision = latest ? latest.revision + 1 : 1;
+    const row = this.#row(
+      request,
+      revision,
+      latest?.first_deployed ?? this.#now(),
+      request.upgrade ? 'pending-upgrade' : 'pending-install',
+      'Dry run complete',
+    );
+    return { status: this.#toStatus(row), hooks: JSON.parse(row.hooks) };
+  }
+
+  async install(request: ReleaseRequest & { readonly replace?: boolean }): Promise<HelmStatus> {
+    await this.#guard(request.release);
+    const replaced = await this.#checkNameFree(request);
     await this.#ensureNamespace(request.namespace, request.createNamespace);
-    const row = await this.#write(request, 1, this.#now(), 'deployed', 'Install complete');
-    await this.#schedulePods(request.release, request.namespace, row.manifest, 1, false);
-    return this.#toStatus(row);
+    const revision = replaced ? replaced.revision + 1 : 1;
+    if (await this.#takeFault('stuck-pending', request.release)) {
+      await this.#db
+        .insertInto('helm_sim_releases')
+        .values(this.#row(request, revision, this.#now(), 'pending-install', 'Initial install underway'))
+        .execute();
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'install',
+        detail: `the install was interrupted; revision ${revision} is left in pending-install`,
+      });
+    }
+    return this.#apply(request, revision, this.#now(), 'install', replaced);
+  }
+
+  /** Helm's upgrade base: the last revision must not be pending; a release with nothing deployed (only uninstalled) cannot be upgraded. */
+  async #upgradeBase(request: ReleaseRequest): Promise<Row> {
+    const rows = await this.#revisions(request.release, request.namespace);
+    const last = rows.at(-1);
+    if (!last || last.status === 'uninstalled') throw HelmErrors.HELM_NO_DEPLOYED_RELEASES({ release: request.release });
+    if (last.status.startsWith('pending-') || last.status === 'uninstalling')
+      throw HelmErrors.HELM_OPERATION_IN_PROGRESS({ release: request.release });
+    return last;
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
     await this.#guard(request.release);
-    const current = await this.#latest(request.release, request.namespace);
-    if (!current) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
-    if (current.status.startsWith('pending-')) {
-      throw HelmErrors.HELM_OPERATION_FAILED({
-        operation: 'upgrade',
-        detail: 'another operation (install/upgrade/rollback) is in progress',
-      });
-    }
-    const revision = current.revision + 1;
-    const timeout = await this.#fault('upgrade-timeout', request.release);
-    const stuck = await this.#fault('stuck-pending', request.release);
-    await this.#supersede(request.release, request.namespace);
-    const row = await this.#write(
-      request,
-      revision,
-      current.first_deployed,
-      stuck ? 'pending-upgrade' : timeout ? 'failed' : 'deployed',
-      stuck
-        ? 'Preparing upgrade'
-        : timeout
-          ? `Upgrade "${request.release}" failed: timed out waiting for the condition`
-          : 'Upgrade complete',
-    );
-    if (timeout) await this.clearFaults('upgrade-timeout');
-    await this.#schedulePods(request.release, request.namespace, row.manifest, revision, Boolean(timeout));
-    if (stuck) {
-      await this.clearFaults('stuck-pending');
+    const last = await this.#upgradeBase(request);
+    const revision = last.revision + 1;
+    if (await this.#takeFault('stuck-pending', request.release)) {
+      await this.#db
+        .insertInto('helm_sim_releases')
+        .values(this.#row(request, revision, last.first_deployed, 'pending-upgrade', 'Preparing upgrade'))
+        .execute();
       throw HelmErrors.HELM_OPERATION_FAILED({
         operation: 'upgrade',
         detail: `the upgrade was interrupted; revision ${revision} is left in pending-upgrade`,
       });
     }
-    if (timeout)
-      throw HelmErrors.HELM_OPERATION_FAILED({
-        operation: 'upgrade',
-        detail: `UPGRADE FAILED: timed out waiting for the condition (revision ${revision} is failed)`,
+    return this.#apply(request, revision, last.first_deployed, 'upgrade', last);
+  }
+
+  /**
+   * Applies a new revision. As in Helm, a failure while applying or waiting records the new revision
+   * `failed` and leaves the previous one `deployed`; only success supersedes it.
+   */
+  async #apply(
+    request: ReleaseRequest,
+    revision: number,
+    firstDeployed: string,
+    operation: 'install' | 'upgrade',
+    previous: Row | undefined,
+  ): Promise<HelmStatus> {
+    const verb = operation === 'install' ? 'Release' : 'Upgrade';
+    if (await this.#takeFault('apply-error', request.release)) {
+      const detail = `failed to create resource: Post "https://sim-cluster.local:6443/apis/apps/v1/namespaces/${request.namespace}/deployments": dial tcp 10.96.0.1:6443: connect: connection refused`;
+      await this.#db
+        .insertInto('helm_sim_releases')
+        .values(this.#row(request, revision, firstDeployed, 'failed', `${verb} "${request.release}" failed: ${detail}`))
+        .execute();
+      await this.#pruneHistory(request.release, request.namespace);
+      throw HelmErrors.HELM_APPLY_FAILED({ operation, release: request.release, detail });
+    }
+    const timedOut = await this.#takeFault('upgrade-timeout', request.release);
+    const row = this.#row(
+      request,
+      revision,
+      firstDeployed,
+      timedOut ? 'failed' : 'deployed',
+      timedOut
+        ? `${verb} "${request.release}" failed: context deadline exceeded`
+        : operation === 'install'
+          ? 'Install complete'
+          : 'Upgrade complete',
+    );
+    if (!timedOut) {
+      // Success supersedes what ran before: the deployed revision, or the failed/uninstalled one this replaces.
+      for (const old of await this.#revisions(request.release, request.namespace))
+        if (old.status === 'deployed' || old.revision === previous?.revision)
+          await this.#setStatus(request.release, request.namespace, old.revision, 'superseded');
+    }
+    await this.#db.insertInto('helm_sim_releases').values(row).execute();
+    await this.#pruneHistory(request.release, request.namespace);
+    await this.#rollout(request.release, request.namespace, row.manifest, revision, timedOut);
+    if (timedOut)
+      throw HelmErrors.HELM_TIMEOUT({
+        operation,
+        release: request.release,
+        detail: `${operation === 'install' ? 'INSTALLATION' : 'UPGRADE'} FAILED: context deadline exceeded`,
       });
     return this.#toStatus(row);
   }
 
   async rollback(release: string, namespace: string, revision: number): Promise<void> {
     await this.#guard(release);
-    const current = await this.#latest(release, namespace);
+    const rows = await this.#revisions(release, namespace);
+    const current = rows.at(-1);
     if (!current) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
-    const target = await this.#db
-      .selectFrom('helm_sim_releases')
-      .selectAll()
-      .where('namespace', '=', namespace)
-      .where('name', '=', release)
-      .where('revision', '=', revision)
-      .executeTakeFirst();
+    const target = rows.find((row) => row.revision === revision);
     if (!target) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
-    await this.#db
-      .updateTable('helm_sim_releases')
-      .set({ status: 'superseded' })
-      .where('namespace', '=', namespace)
-      .where('name', '=', release)
-      .where('status', '!=', 'superseded')
-      .execute();
     const next = current.revision + 1;
+    if (await this.#takeFault('stuck-pending', release)) {
+      await this.#db
+        .insertInto('helm_sim_releases')
+        .values({ ...target, revision: next, status: 'pending-rollback', description: `Rollback to ${revision}`, updated: this.#now() })
+        .execute();
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'rollback',
+        detail: `the rollback was interrupted; revision ${next} is left in pending-rollback`,
+      });
+    }
+    for (const row of rows)
+      if (row.status === 'deployed' || row.status.startsWith('pending-'))
+        await this.#setStatus(release, namespace, row.revision, 'superseded');
     await this.#db
       .insertInto('helm_sim_releases')
       .values({ ...target, revision: next, status: 'deployed', description: `Rollback to ${revision}`, updated: this.#now() })
       .execute();
-    await this.#schedulePods(release, namespace, target.manifest, next, false);
+    await this.#pruneHistory(release, namespace);
+    await this.#rollout(release, namespace, target.manifest, next, false);
   }
 
-  async uninstall(release: string, namespace: string): Promise<void> {
+  /** `helm uninstall`; with `keepHistory` the revisions stay, the last one `uninstalled`. */
+  async uninstall(release: string, namespace: string, options: { keepHistory?: boolean } = {}): Promise<void> {
     await this.#guard(release);
-    if (!(await this.#latest(release, namespace))) throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
-    await this.#db.deleteFrom('helm_sim_releases').where('namespace', '=', namespace).where('name', '=', release).execute();
+    const latest = await this.#latest(release, namespace);
+    if (!latest || latest.status === 'uninstalled') throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });
+    if (await this.#takeFault('stuck-pending', release)) {
+      await this.#setStatus(release, namespace, latest.revision, 'uninstalling');
+      throw HelmErrors.HELM_OPERATION_FAILED({
+        operation: 'uninstall',
+        detail: `the uninstall was interrupted; revision ${latest.revision} is left uninstalling`,
+      });
+    }
+    if (options.keepHistory) {
+      await this.#db
+        .updateTable('helm_sim_releases')
+        .set({ status: 'uninstalled', description: 'Uninstallation complete', updated: this.#now() })
+        .where('namespace', '=', namespace)
+        .where('name', '=', release)
+        .where('revision', '=', latest.revision)
+        .execute();
+    } else {
+      await this.#db.deleteFrom('helm_sim_releases').where('namespace', '=', namespace).where('name', '=', release).execute();
+    }
     await this.#db.deleteFrom('helm_sim_pods').where('namespace', '=', namespace).where('release', '=', release).execute();
     await this.#db.deleteFrom('helm_sim_workloads').where('namespace', '=', namespace).where('release', '=', release).execute();
   }
 
-  async health(release: string, namespace: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
-    await this.#guard(release);
-    const pods = await this.#db
-      .selectFrom('helm_sim_pods')
-      .selectAll()
-      .where('namespace', '=', namespace)
-      .where('release', '=', release)
-      .orderBy('name')
-      .execute();
-    const workloads = await this.#db
-      .selectFrom('helm_sim_workloads')
-      .selectAll()
-      .where('namespace', '=', namespace)
-      .where('release', '=', release)
-      .orderBy('name')
-      .execute();
-    return {
-      pods: pods.map((pod) => ({ name: pod.name, status: pod.status, ready: pod.ready === 1, restarts: pod.restarts })),
-      workloads: workloads.map((w) =>
-        w.condition ? { kind: w.kind, name: w.name, condition: w.condition } : { kind: w.kind, name: w.name },
-      ),
-    };
+  /** `kubectl get <kind>/<name> … -o json` for the release's workloads; a slow rollout advances one step per read. */
+  async workloadObjects(namespace: string, refs: ReadonlyArray<{ kind: string; name: string }>): Promise<Array<Record<string, unknown>>> {
+    await this.#guard();
+    const rows = await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).execute();
+    const wanted = new Set(refs.map((ref) => `${ref.kind}/${ref.name}`));
+    const found = rows.filter((row) => wanted.has(`${row.kind}/${row.name}`));
+    for (const release of new Set(found.map((row) => row.release))) await this.#advanceSlowRollout(release, namespace);
+    const fresh = await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).execute();
+    return fresh.filter((row) => wanted.has(`${row.kind}/${row.name}`)).map((row) => JSON.parse(row.object) as Record<string, unknown>);
   }
+
+  /** `kubectl get pods -l <selector> -o json`. */
+  async podObjects(namespace: string, selector: string): Promise<Array<Record<string, unknown>>> {
+    await this.#guard();
+    const rows = await this.#db.selectFrom('helm_sim_pods').selectAll().where('namespace', '=', namespace).orderBy('name').execute();
+    return rows
+      .map((row) => ({
+        name: row.name,
+        status: row.status,
+        ready: row.ready === 1,
+        restarts: row.restarts,
+        labels: JSON.parse(row.labels) as Record<string, string>,
+      }))
+      .filter((pod) => matchesSelector(pod.labels, selector))
+      .map((pod) => podObject(namespace, pod));
+  }
+
+  async #advanceSlowRollout(release: string, namespace: string): Promise<void> {
+    const slow = await this.#fault('slow-rollout', release);
+    if (!slow) return;
+    const left = Number(slow.detail || '2') - 1;
+    if (left > 0) {
+      await this.injectFault('slow-rollout', release, String(left));
+      return;
+    }
+    await this.clearFaults('slow-rollout');
+    const latest = await this.#latest(release, namespace);
+    if (latest) await this.#rollout(release, namespace, latest.manifest, latest.revision, false);
+  }
+
+  /** Readiness of the release's workloads (from its manifest) by the rules of `helm --wait`, and their pods. */
+  async health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
+    await this.#guard(release);
+    const refs = parseManifest(manifest).map((resource) => ({ kind: resource.kind, name: resource.name }));
+    const objects = await this.workloadObjects(namespace, refs);
+    const pods: PodHealth[] = [];
+    for (const object of objects) {
+      const selector = podSelector(object);
+      if (!selector) continue;
+      for (const pod of await this.podObjects(namespace, selector)) pods.push(podHealth(pod));
+    }
+    return { pods, workloads: objects.map(workloadReadiness) };
+  }
+}
+
+function podHealth(pod: Record<string, unknown>): PodHealth {
+  const metadata = pod.metadata as { name: string };
+  const container = ((pod.status as { containerStatuses: Array<Record<string, unknown>> }).containerStatuses ?? [])[0] ?? {};
+  const state = (container.state ?? {}) as { waiting?: { reason: string }; terminated?: { reason: string } };
+  return {
+    name: metadata.name,
+    status: state.waiting?.reason ?? state.terminated?.reason ?? 'Running',
+    ready: container.ready === true,
+    restarts: Number(container.restartCount ?? 0),
+  };
 }

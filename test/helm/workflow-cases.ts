@@ -1,0 +1,260 @@
+import { rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { installFakeHelm } from './fake-helm/install-fakes.ts';
+import type { Identity } from '../../src/core/identity/index.ts';
+import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { sqliteTestStore, type TestStore, type TestStoreFactory, testStoreFactories } from '../../src/testing/test-stores.ts';
+import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
+import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { helmAgent } from '../../src/agents/helm/index.ts';
+
+const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
+// Helm changes are high or critical risk: under the default policy someone else approves them.
+const approver: Identity = { userId: 2, username: 'carol', roles: ['approver'] };
+
+/**
+ * The same workflows on every backend: the built-in simulator (on each store), and the CLI backend
+ * driving a fake `helm` that behaves as Helm 3 and as Helm 4 (its cluster state is a simulator in
+ * a file of its own, opened here to assert on and inject faults).
+ */
+export interface BackendCase {
+  readonly name: string;
+  readonly simulated: boolean;
+  readonly store: TestStoreFactory;
+  readonly helm?: 'v3' | 'v4';
+}
+export const simulatorBackends: BackendCase[] = testStoreFactories().map((store) => ({
+  name: `simulator (${store.dialect})`,
+  simulated: true,
+  store,
+}));
+export const helmCliBackend = (helm: 'v3' | 'v4'): BackendCase => ({
+  name: `helm CLI as Helm ${helm.slice(1)}`,
+  simulated: false,
+  store: sqliteTestStore,
+  helm,
+});
+
+/** Defines the workflow tests for the given backends (one test file per backend, so that they run in parallel). */
+export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void {
+  describe.each(backends)(
+    'helm workflows through the runtime on the $name',
+    ({ simulated, store: factory, helm }) => {
+      let testStore: TestStore;
+      let runtime: Runtime;
+      let cluster: SimulatedCluster;
+      let clusterStore: Store | undefined;
+      let cleanup: () => void = () => {};
+
+      beforeEach(async () => {
+        testStore = await factory.create();
+        if (helm) {
+          const fake = installFakeHelm(helm);
+          cleanup = () => rmSync(fake.dir, { recursive: true, force: true });
+          clusterStore = await openStore({ sqlitePath: fake.statePath, databaseUrl: '', migrations: helmSimulatorMigrations });
+          cluster = new SimulatedCluster(clusterStore);
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+          });
+        } else {
+          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
+          cluster = new SimulatedCluster(testStore.store);
+        }
+      });
+      afterEach(async () => {
+        await runtime.close();
+        await clusterStore?.close();
+        await testStore.dispose();
+        cleanup();
+      });
+
+      async function send(text: string, sessionId?: string): Promise<{ id: string; turn: TurnResult }> {
+        const id = sessionId ?? (await runtime.startSession({ agent: 'helm', identity: alice })).id;
+        return { id, turn: await runtime.send(id, text, alice) };
+      }
+      const answer = (id: string, turn: TurnResult, value: 'yes' | 'no' | { custom: string } = 'yes') =>
+        runtime.decide(id, { type: 'answer', callId: turn.interrupt!.callId, answer: value }, alice);
+      const approve = (id: string, turn: TurnResult) => runtime.decide(id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
+      const lastText = (turn: TurnResult) => turn.messages.filter((m) => m.role === 'assistant').at(-1)?.text ?? '';
+
+      async function install(command = 'install webapp as web version 1.0.0 set replicaCount=3') {
+        const { id, turn } = await send(command);
+        expect(turn.interrupt?.type).toBe('question');
+        const gate2 = await answer(id, turn);
+        expect(gate2.interrupt?.type).toBe('approval');
+        const done = await approve(id, gate2);
+        return { id, gate1: turn, gate2, done };
+      }
+
+      it('install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification', async () => {
+        const { id, gate1, gate2, done } = await install();
+        expect(gate1.interrupt).toMatchObject({ type: 'question' });
+        expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
+        expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
+        expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
+        const approval = gate2.interrupt as unknown as {
+          args: { planHash: string };
+          preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+        };
+        expect(approval.preview.kind).toBe('helm-plan');
+        expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
+        expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        expect(done.status).toBe('completed');
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        const releases = await cluster.listReleases({ all: true });
+        expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
+        const session = await runtime.getSession(id, alice);
+        expect(session.phaseHistory.map((p) => p.phase)).toEqual(['discovery', 'values_confirmation', 'planning', 'approval', 'execution']);
+        expect(session.agentState).toMatchObject({
+          scenario_type: 'INSTALL',
+          status: 'COMPLETED',
+          chart_metadata: { name: 'webapp', version: '1.0.0' },
+          user_provided_values: { replicaCount: 3 },
+        });
+        expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
+      });
+
+      it('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
+        await install();
+        const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
+        const question = (turn.interrupt as { question: string }).question;
+        expect(question).toContain('Current values vs proposed changes');
+        expect(question).toContain('service: (unset) → {"port":8080}');
+        const gate2 = await answer(id, turn);
+        const plan = (
+          gate2.interrupt as {
+            preview: {
+              details: { plan: { resources: { create: string[]; change: string[] }; rollback: { revision: number }; values: unknown } };
+            };
+          }
+        ).preview.details.plan;
+        expect(plan.resources.create).toEqual(['ConfigMap/web-webapp-config']);
+        expect(plan.resources.change).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        expect(plan.rollback.revision).toBe(1);
+        expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        const status = await cluster.status('web', 'default');
+        expect(status.version).toBe(2);
+        expect(status.config).toEqual({ replicaCount: 3, service: { port: 8080 } });
+        expect((await runtime.getSession(id, alice)).agentState).toMatchObject({
+          scenario_type: 'UPGRADE',
+          current_release: { revision: 1 },
+        });
+      });
+
+      it('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
+        const { id, turn } = await send('install shop set currency=euro cache.maxMemoryMb=1');
+        const done = await answer(id, turn);
+        expect(done.status).toBe('completed');
+        expect(lastText(done)).toContain('/currency: must match pattern');
+        expect(lastText(done)).toContain('/cache/maxMemoryMb: must be >= 16 (shop/cache)');
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+        expect((await runtime.getSession(id, alice)).phase).toBe('planning');
+      });
+
+      it('reject at gate 2 aborts: nothing runs', async () => {
+        const { id, turn } = await send('install webapp as web');
+        const gate2 = await answer(id, turn);
+        const done = await runtime.decide(id, { type: 'reject', callId: gate2.interrupt!.callId, reason: 'not today' }, alice);
+        expect(lastText(done)).toContain('Rejected at plan approval');
+        expect(lastText(done)).toContain('not today');
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      it('modify at gate 2 returns to planning with the new values and asks again for the new plan', async () => {
+        const { id, turn } = await send('install webapp as web set replicaCount=2');
+        const gate2 = await answer(id, turn);
+        const args = (gate2.interrupt as { args: Record<string, unknown> }).args;
+        const again = await runtime.decide(
+          id,
+          { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } },
+          approver,
+        );
+        expect(again.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart' });
+        const fresh = again.interrupt as unknown as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };
+        expect(fresh.args.values).toEqual({ replicaCount: 5 });
+        expect(fresh.args.planHash).not.toBe(args.planHash);
+        expect(fresh.preview.bindingDigest).toBe(fresh.args.planHash);
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+        const session = await runtime.getSession(id, alice);
+        expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
+        const done = await approve(id, again);
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
+      });
+
+      it('rollback returns to the previous revision, confirmed from the history', async () => {
+        await install();
+        const up = await send('upgrade web set replicaCount=4');
+        await approve(up.id, await answer(up.id, up.turn));
+        const { id, turn } = await send('rollback web to 1');
+        expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
+        const gate2 = await answer(id, turn);
+        expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        const history = await cluster.history('web', 'default');
+        expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
+        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
+      });
+
+      it('uninstall deletes the release, confirmed by "release: not found"', async () => {
+        await install();
+        const { id, turn } = await send('uninstall web');
+        const gate2 = await answer(id, turn);
+        const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { delete: string[] } } } } }).preview.details.plan;
+        expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('release: not found');
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      it('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
+        await cluster.injectFault('unreachable');
+        const { turn } = await send('install webapp as web');
+        expect(turn.status).toBe('completed');
+        expect(turn.interrupt).toBeUndefined();
+        expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
+        await cluster.clearFaults();
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      it('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
+        await cluster.injectFault('crashloop', 'web');
+        const { done } = await install();
+        expect(lastText(done)).toContain('Verification found problems');
+        expect(lastText(done)).toMatch(/pod\/web-webapp-[0-9a-f]{10}-[0-9a-f]{5}: CrashLoopBackOff/);
+        expect(lastText(done)).toContain('helm uninstall web');
+      });
+
+      it('a pending-upgrade release stops the workflow and offers a rollback', async () => {
+        await install();
+        await cluster.injectFault('stuck-pending', 'web');
+        const up = await send('upgrade web set replicaCount=4');
+        await approve(up.id, await answer(up.id, up.turn));
+        const { turn } = await send('upgrade web set replicaCount=6');
+        expect(turn.interrupt).toBeUndefined();
+        expect(lastText(turn)).toContain('stuck in pending-upgrade');
+        expect(lastText(turn)).toContain('rollback web to 1');
+      });
+
+      it('the query path answers at once with read-only tools and offers no mutable tool', async () => {
+        await install();
+        const { id, turn } = await send('list releases');
+        expect(turn.status).toBe('completed');
+        expect(lastText(turn)).toContain('web  default  1  deployed  webapp-1.0.0');
+        if (simulated) expect(lastText(turn)).toContain('SIMULATION');
+        else expect(lastText(turn)).not.toContain('SIMULATION');
+        const session = await runtime.getSession(id, alice);
+        expect(session.route).toBe('query');
+        const status = await send('status web', id);
+        expect(lastText(status.turn)).toContain('web (namespace default): deployed, revision 1');
+      });
+    },
+    180_000,
+  );
+}

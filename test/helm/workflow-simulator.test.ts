@@ -1,0 +1,3 @@
+import { defineHelmWorkflowTests, simulatorBackends } from './workflow-cases.ts';
+
+defineHelmWorkflowTests(simulatorBackends);
