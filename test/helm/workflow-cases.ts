@@ -1,13 +1,13 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installFakeHelm } from './fake-helm/install-fakes.ts';
+import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
+import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { sqliteTestStore, type TestStore, type TestStoreFactory, testStoreFactories } from '../../src/testing/test-stores.ts';
-import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
-import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
-import { helmAgent } from '../../src/agents/helm/index.ts';
+import { installFakeHelm } from './fake-helm/install-fakes.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
 // Helm changes are high or critical risk: under the default policy someone else approves them.

@@ -5,12 +5,12 @@
  * version in FAKE_HELM_VERSION. State: FAKE_HELM_STATE. Argv log (optional): FAKE_HELM_LOG.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
-import { OpsgateError } from '../../../src/core/errors/index.ts';
-import { openStore } from '../../../src/core/store/index.ts';
 import { helmSimulatorMigrations } from '../../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { loadChartArchive } from '../../../src/agents/helm/charts/load-chart.ts';
 import type { HelmStatus } from '../../../src/agents/helm/types.ts';
+import { OpsgateError } from '../../../src/core/errors/index.ts';
+import { openStore } from '../../../src/core/store/index.ts';
 import { parseArgs } from './fake-args.ts';
 
 const version = process.env.FAKE_HELM_VERSION ?? 'v3.21.4+g2e3a0c9';

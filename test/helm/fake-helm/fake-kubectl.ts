@@ -4,10 +4,10 @@
  * otherwise), and kubectl's NotFound error.
  */
 import { appendFileSync } from 'node:fs';
-import { OpsgateError } from '../../../src/core/errors/index.ts';
-import { openStore } from '../../../src/core/store/index.ts';
 import { helmSimulatorMigrations } from '../../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { OpsgateError } from '../../../src/core/errors/index.ts';
+import { openStore } from '../../../src/core/store/index.ts';
 import { parseArgs } from './fake-args.ts';
 
 const argv = process.argv.slice(2);

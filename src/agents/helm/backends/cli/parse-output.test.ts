@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   classifyHelmError,
+  parseDryRunRelease,
   parseHelmHistory,
   parseHelmList,
   parseHelmMetadata,
   parseHelmSearch,
   parseHelmStatus,
   parseHelmValues,
-  parseDryRunRelease,
-  parseKubectlObjects,
   parseKubectlNamespaces,
   parseKubectlNodes,
+  parseKubectlObjects,
   parseKubectlPods,
   parseKubectlVersion,
 } from './parse-output.ts';
