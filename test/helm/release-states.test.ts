@@ -70,6 +70,19 @@ describe.each(['simulator', 'v3', 'v4'] as const)('release states Helm records, 
     expect(plan.manifestDiff).not.toContain('app-migrate');
   });
 
+  it('a chart that renders random values gets a plan that still executes; a real change still makes it stale', async () => {
+    const request = { operation: 'install' as const, release: 'db', namespace: 'default', chart: 'secretive' };
+    const plan = await service.plan(request);
+    expect(plan.volatile).toEqual(['Secret/db-password']);
+    expect(plan.risks.join(' ')).toContain('renders Secret/db-password differently every time');
+    await expect(service.execute(request, plan.planHash)).resolves.toMatchObject({ status: { info: { status: 'deployed' } } });
+    const upgrade = { operation: 'upgrade' as const, release: 'db', namespace: 'default', values: { replicaCount: 2 } };
+    const approved = await service.plan(upgrade);
+    await expect(service.execute({ ...upgrade, values: { replicaCount: 3 } }, approved.planHash)).rejects.toMatchObject({
+      code: 'HELM_PLAN_STALE',
+    });
+  });
+
   it('pending-install can only be cleared by uninstall: the workflow says so instead of advising a rollback', async () => {
     await cluster.injectFault('stuck-pending', 'web');
     await expect(install()).rejects.toMatchObject({ code: 'HELM_OPERATION_FAILED' });

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
+import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { helmAgent } from '../../src/agents/helm/index.ts';
@@ -22,7 +25,8 @@ export interface BackendCase {
   readonly name: string;
   readonly simulated: boolean;
   readonly store: TestStoreFactory;
-  readonly helm?: 'v3' | 'v4';
+  /** The CLI backend against the fake helm as Helm 3 or 4, or against the `helm` and `kubectl` on PATH (a real cluster). */
+  readonly helm?: 'v3' | 'v4' | 'real';
 }
 export const simulatorBackends: BackendCase[] = testStoreFactories().map((store) => ({
   name: `simulator (${store.dialect})`,
@@ -36,6 +40,12 @@ export const helmCliBackend = (helm: 'v3' | 'v4'): BackendCase => ({
   helm,
 });
 
+/**
+ * The workflows against a real cluster: the `helm` and `kubectl` on PATH and their current context
+ * (a kind cluster; see docs/helm-real-cluster.md). Fault-injection tests are skipped there.
+ */
+export const realHelmBackend: BackendCase = { name: 'helm CLI on a real cluster', simulated: false, store: sqliteTestStore, helm: 'real' };
+
 /** Defines the workflow tests for the given backends (one test file per backend, so that they run in parallel). */
 export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void {
   describe.each(backends)(
@@ -43,17 +53,26 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
     ({ simulated, store: factory, helm }) => {
       let testStore: TestStore;
       let runtime: Runtime;
-      let cluster: SimulatedCluster;
+      let cluster: Pick<HelmBackend, 'listReleases' | 'status' | 'history'>;
+      let faults: SimulatedCluster | undefined;
+      const real = helm === 'real';
       let clusterStore: Store | undefined;
       let cleanup: () => void = () => {};
 
       beforeEach(async () => {
         testStore = await factory.create();
-        if (helm) {
+        if (real) {
+          cluster = new HelmCli();
+          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
+          cleanup = () => {
+            spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
+          };
+        } else if (helm) {
           const fake = installFakeHelm(helm);
           cleanup = () => rmSync(fake.dir, { recursive: true, force: true });
           clusterStore = await openStore({ sqlitePath: fake.statePath, databaseUrl: '', migrations: helmSimulatorMigrations });
-          cluster = new SimulatedCluster(clusterStore);
+          faults = new SimulatedCluster(clusterStore);
+          cluster = faults;
           runtime = await createRuntime({
             store: testStore.store,
             agents: [helmAgent],
@@ -61,7 +80,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           });
         } else {
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
-          cluster = new SimulatedCluster(testStore.store);
+          faults = new SimulatedCluster(testStore.store);
+          cluster = faults;
         }
       });
       afterEach(async () => {
@@ -213,27 +233,27 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
-      it('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
-        await cluster.injectFault('unreachable');
+      it.skipIf(real)('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
+        await faults!.injectFault('unreachable');
         const { turn } = await send('install webapp as web');
         expect(turn.status).toBe('completed');
         expect(turn.interrupt).toBeUndefined();
         expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
-        await cluster.clearFaults();
+        await faults!.clearFaults();
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
-      it('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
-        await cluster.injectFault('crashloop', 'web');
+      it.skipIf(real)('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
+        await faults!.injectFault('crashloop', 'web');
         const { done } = await install();
         expect(lastText(done)).toContain('Verification found problems');
         expect(lastText(done)).toMatch(/pod\/web-webapp-[0-9a-f]{10}-[0-9a-f]{5}: CrashLoopBackOff/);
         expect(lastText(done)).toContain('helm uninstall web');
       });
 
-      it('a pending-upgrade release stops the workflow and offers a rollback', async () => {
+      it.skipIf(real)('a pending-upgrade release stops the workflow and offers a rollback', async () => {
         await install();
-        await cluster.injectFault('stuck-pending', 'web');
+        await faults!.injectFault('stuck-pending', 'web');
         const up = await send('upgrade web set replicaCount=4');
         await approve(up.id, await answer(up.id, up.turn));
         const { turn } = await send('upgrade web set replicaCount=6');

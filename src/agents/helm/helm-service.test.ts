@@ -42,7 +42,7 @@ describe.each(testStoreFactories())('HelmService on the simulated cluster ($dial
     await service.execute(install, (await service.plan(install)).planHash);
     await cluster.injectFault('upgrade-timeout', 'web');
     const upgrade = { operation: 'upgrade' as const, release: 'web', namespace: 'default', values: { replicaCount: 4 } };
-    await expect(service.execute(upgrade, (await service.plan(upgrade)).planHash)).rejects.toMatchObject({ code: 'HELM_OPERATION_FAILED' });
+    await expect(service.execute(upgrade, (await service.plan(upgrade)).planHash)).rejects.toMatchObject({ code: 'HELM_TIMEOUT' });
     const report = await service.monitor('web', 'default', { timeoutSeconds: 1, intervalMs: 1 });
     expect(report.healthy).toBe(false);
     expect(report.problems).toContainEqual({ object: 'deployment/web-webapp', reason: 'ProgressDeadlineExceeded' });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import { subchartValues, type Values } from '../values/merge-values.ts';
@@ -39,6 +40,13 @@ function literal(token: string): unknown {
   return undefined;
 }
 
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Sprig's `randAlphaNum`: charts use it for generated passwords, so two renders never agree. */
+function randomAlphaNumeric(length: number): string {
+  return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+}
+
 function toText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'object') return JSON.stringify(value);
@@ -48,14 +56,16 @@ function toText(value: unknown): string {
 /**
  * A deliberately small subset of Helm's template language, enough for the demo charts:
  * `{{ .Values.a.b }}`, `{{ .Release.Name }}`, `.Release.Namespace`, `.Release.Revision`,
- * `.Chart.Name|Version|AppVersion`, and the pipes `quote`, `default X`, `toJson`, `upper`, `lower`.
+ * `.Chart.Name|Version|AppVersion`, `randAlphaNum N`, and the pipes `quote`, `default X`, `toJson`, `upper`, `lower`.
  * Anything else fails loudly rather than rendering something wrong.
  */
 export function renderTemplate(template: string, scope: Record<string, unknown>, source: string): string {
   return template.replace(ACTION, (_whole, expression: string) => {
     const [head = '', ...pipes] = expression.split('|').map((part) => part.trim());
     let value: unknown;
+    const random = /^randAlphaNum\s+(\d+)$/.exec(head);
     if (head.startsWith('.')) value = lookup(scope, head.slice(1));
+    else if (random) value = randomAlphaNumeric(Number(random[1]));
     else value = literal(head);
     if (!head.startsWith('.') && value === undefined)
       throw HelmErrors.HELM_RENDER_FAILED({ template: source, detail: `unsupported expression "{{ ${expression} }}"` });
