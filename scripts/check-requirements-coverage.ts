@@ -52,7 +52,8 @@ function parseRows(markdown: string): Row[] {
     const testCell = cells[cells.length - 2]!;
     const tests = testCell
       .split(/<br\s*\/?>/)
-      .map((entry) => /`([^`]+\.test\.ts)`\s*›\s*(.+)$/.exec(entry.trim()))
+      // A `*-cases.ts` module defines tests that several test files run (one per backend).
+      .map((entry) => /`([^`]+(?:\.test|-cases)\.ts)`\s*›\s*(.+)$/.exec(entry.trim()))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ file: m[1]!, name: m[2]!.trim().replace(/^"|"$/g, '') }));
     rows.push({ id, tests });
