@@ -42,6 +42,11 @@ export const HelmErrors = defineErrorCodes({
     message:
       'The plan changed since it was approved (approved {expected}, now {actual}): the values or the cluster changed. Nothing was run; go back to planning and ask for approval of the new plan.',
   },
+  HELM_VERSION_CONSTRAINT_INVALID: {
+    status: 422,
+    message:
+      'The version constraint "{constraint}" for {chart} is not valid (Helm reads versions with Masterminds semver: e.g. "1.2.3", "~1.2", "^1", ">=1.2.0, <2.0.0", "1.2 - 1.4"). Give an exact version or a valid range.',
+  },
   HELM_PREREQUISITES_FAILED: { status: 422, message: 'Prerequisites not met: {detail}. Pick a chart version that supports this cluster.' },
   HELM_OPERATION_FAILED: {
     status: 502,
