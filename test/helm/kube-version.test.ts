@@ -59,7 +59,16 @@ describe('kubeVersion and version ranges: Masterminds/semver v3 as Helm uses it'
   });
 
   it('orders prereleases the Masterminds way (numbers before words, shorter first)', () => {
-    const sorted = ['1.0.0', '1.0.0-beta.11', '1.0.0-alpha.1', '1.0.0-alpha', '1.0.0-beta.2', '1.0.0-rc.1', '1.0.0-alpha.beta', '1.0.0-beta']
+    const sorted = [
+      '1.0.0',
+      '1.0.0-beta.11',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha',
+      '1.0.0-beta.2',
+      '1.0.0-rc.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+    ]
       .map((v) => parseVersion(v)!)
       .sort(compareVersions)
       .map((v) => v.original);

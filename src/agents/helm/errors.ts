@@ -28,6 +28,20 @@ export const HelmErrors = defineErrorCodes({
     message:
       'Chart {chart}{version} is not in the repository. Search the repository (helm_search_charts) for available charts and versions.',
   },
+  HELM_NO_STABLE_VERSION: {
+    status: 404,
+    message:
+      'Chart {chart} has only prereleases (newest {newest}), and Helm picks a prerelease only when asked. Give the version, or the range ">0.0.0-0" (what helm --devel uses).',
+  },
+  HELM_REPOSITORY_INDEX_INVALID: {
+    status: 422,
+    message: 'The repository index {source} cannot be read: {detail}. Regenerate it with `helm repo index` and open the repository again.',
+  },
+  HELM_CHART_DOWNLOAD_FAILED: {
+    status: 502,
+    message:
+      'Downloading chart {chart} from {url} failed: {detail}. Nothing was changed; check that the repository serves this url, then try again.',
+  },
   HELM_CHART_INVALID: {
     status: 422,
     message: 'Chart {chart} is invalid: {detail}. Fix the chart archive and rebuild the repository index.',

@@ -253,7 +253,10 @@ export function checkKubeVersion(constraint: string, clusterVersion: string): { 
         : parseVersion(clusterVersion)!.prerelease !== ''
           ? ` (${clusterVersion} is a prerelease, which only a constraint with a prerelease such as ">=1.20.0-0" admits)`
           : '';
-  return { ok: false, detail: `chart requires kubeVersion: ${constraint} which is incompatible with Kubernetes ${clusterVersion}${reason}` };
+  return {
+    ok: false,
+    detail: `chart requires kubeVersion: ${constraint} which is incompatible with Kubernetes ${clusterVersion}${reason}`,
+  };
 }
 
 /** Parses a constraint or throws the typed error a caller can show (`--version` ranges). */
