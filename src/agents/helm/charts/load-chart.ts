@@ -3,21 +3,30 @@ import { parse as parseYaml } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import type { HelmChartMetadata } from '../types.ts';
 
+/** Any JSON document: what `values.schema.json` holds before it is checked against its metaschema. */
+export type SchemaDocument = Record<string, unknown> | readonly unknown[] | string | number | boolean | null;
+
 /** A chart read from its archive: metadata, default values, schema, templates and subcharts. */
 export interface LoadedChart {
   readonly metadata: HelmChartMetadata & { readonly dependencies?: ReadonlyArray<{ name: string; version?: string }> };
   /** The text of `values.yaml`. */
   readonly valuesYaml: string;
   readonly defaults: Record<string, unknown>;
-  /** `values.schema.json` parsed, when the chart has one. */
-  readonly schema?: Record<string, unknown>;
+  /**
+   * `values.schema.json` parsed, when the chart has one. Not narrowed to an object: a schema may be
+   * a boolean, and one that is not a schema at all must still load (Helm fails it at validation).
+   */
+  readonly schema?: SchemaDocument;
   readonly templates: ReadonlyArray<{ readonly path: string; readonly content: string }>;
   readonly subcharts: readonly LoadedChart[];
 }
 
-/** Reads every regular file of a gzipped tar into memory: path → text. */
-export async function readArchive(archive: Uint8Array): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
+/** A file of a chart: text, or bytes as read from an archive (a packed subchart must stay binary). */
+export type ChartFileContent = string | Uint8Array;
+
+/** Reads every regular file of a gzipped tar into memory: path → bytes. */
+export async function readArchive(archive: Uint8Array): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       onReadEntry: (entry: ReadEntry) => {
@@ -27,7 +36,7 @@ export async function readArchive(archive: Uint8Array): Promise<Map<string, stri
         }
         const chunks: Buffer[] = [];
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-        entry.on('end', () => files.set(entry.path, Buffer.concat(chunks).toString('utf8')));
+        entry.on('end', () => files.set(entry.path, Buffer.concat(chunks)));
       },
     });
     parser.on('end', () => resolve());
@@ -42,26 +51,30 @@ function asObject(value: unknown): Record<string, unknown> {
 }
 
 /** Builds a chart from the files under `root/` (e.g. `webapp/`), subcharts from `root/charts/<name>/`. */
-export function chartFromFiles(files: ReadonlyMap<string, string>, root: string): LoadedChart {
-  const chartYaml = files.get(`${root}Chart.yaml`);
+export function chartFromFiles(files: ReadonlyMap<string, ChartFileContent>, root: string): LoadedChart {
+  const text = (path: string): string | undefined => {
+    const content = files.get(path);
+    return content === undefined || typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
+  };
+  const chartYaml = text(`${root}Chart.yaml`);
   if (chartYaml === undefined) throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml is missing' });
   const metadata = parseYaml(chartYaml) as LoadedChart['metadata'];
   if (!metadata?.name || !metadata.version)
     throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml needs name and version' });
-  const valuesYaml = files.get(`${root}values.yaml`) ?? '';
+  const valuesYaml = text(`${root}values.yaml`) ?? '';
   const defaults = asObject(parseYaml(valuesYaml));
-  const schemaText = files.get(`${root}values.schema.json`);
-  let schema: Record<string, unknown> | undefined;
+  const schemaText = text(`${root}values.schema.json`);
+  let schema: SchemaDocument | undefined;
   if (schemaText !== undefined) {
     try {
-      schema = asObject(JSON.parse(schemaText));
+      schema = JSON.parse(schemaText) as SchemaDocument;
     } catch (error) {
       throw HelmErrors.HELM_CHART_INVALID({ chart: metadata.name, detail: `values.schema.json is not JSON (${(error as Error).message})` });
     }
   }
-  const templates = [...files.entries()]
-    .filter(([path]) => path.startsWith(`${root}templates/`) && /\.(ya?ml|tpl|txt)$/.test(path))
-    .map(([path, content]) => ({ path: path.slice(root.length), content }))
+  const templates = [...files.keys()]
+    .filter((path) => path.startsWith(`${root}templates/`) && /\.(ya?ml|tpl|txt)$/.test(path))
+    .map((path) => ({ path: path.slice(root.length), content: text(path)! }))
     .sort((a, b) => a.path.localeCompare(b.path));
   const subchartRoots = new Set<string>();
   for (const path of files.keys()) {
