@@ -12,7 +12,7 @@ const readValues = (file: string) => parseYaml(readText(file)) as Record<string,
 
 /** A chart holding only a schema: what Helm's ValidateAgainstSingleSchema checks. */
 function schemaOnly(schema: SchemaDocument, name = 'chrt'): LoadedChart {
-  return { metadata: { name, version: '0.1.0' }, valuesYaml: '', defaults: {}, schema, templates: [], subcharts: [] };
+  return { metadata: { name, version: '0.1.0' }, valuesYaml: '', defaults: {}, schema, templates: [], crds: [], subcharts: [] };
 }
 
 /**
@@ -42,18 +42,23 @@ function failures(result: ValuesValidation): string[] {
 }
 
 describe("values.schema.json as Helm ≥ 3.18.5 validates it (santhosh-tekuri/jsonschema v6, Helm's options)", () => {
-  it("Helm's testcharts: chart-with-schema passes; the negative ones fail exactly where Helm's goldens say", () => {
-    expect(validateValues(loadTestChart('chart-with-schema'), {}).errors).toEqual([]);
+  it("Helm's testcharts: chart-with-schema passes; the negative ones fail exactly where Helm's goldens say", async () => {
+    expect(validateValues(await loadTestChart('chart-with-schema'), {}).errors).toEqual([]);
 
-    const negative = validateValues(loadTestChart('chart-with-schema-negative'), {});
+    const negative = validateValues(await loadTestChart('chart-with-schema-negative'), {});
     expect(failures(negative).sort()).toEqual(goldenFailures('schema-negative.txt').sort());
 
     // `-f extra-values.yaml` (age -5, employmentInfo null deletes the default) gives the same golden.
-    const withExtra = validateValues(loadTestChart('chart-with-schema'), readValues('testcharts/chart-with-schema/extra-values.yaml'));
+    const withExtra = validateValues(
+      await loadTestChart('chart-with-schema'),
+      readValues('testcharts/chart-with-schema/extra-values.yaml'),
+    );
     expect(failures(withExtra).sort()).toEqual(goldenFailures('schema-negative.txt').sort());
-    expect(failures(validateValues(loadTestChart('chart-with-schema'), { age: -5 }))).toEqual(goldenFailures('schema-negative-cli.txt'));
+    expect(failures(validateValues(await loadTestChart('chart-with-schema'), { age: -5 }))).toEqual(
+      goldenFailures('schema-negative-cli.txt'),
+    );
 
-    const parent = loadTestChart('chart-with-schema-and-subchart');
+    const parent = await loadTestChart('chart-with-schema-and-subchart');
     expect(failures(validateValues(parent, {})).sort()).toEqual(goldenFailures('subchart-schema-negative.txt').sort());
     expect(failures(validateValues(parent, { lastname: 'doe', 'subchart-with-schema': { age: -25 } }))).toEqual(
       goldenFailures('subchart-schema-cli-negative.txt'),

@@ -46,6 +46,11 @@ export const HelmErrors = defineErrorCodes({
     status: 422,
     message: 'Chart {chart} is invalid: {detail}. Fix the chart archive and rebuild the repository index.',
   },
+  HELM_CHART_NOT_INSTALLABLE: {
+    status: 422,
+    message:
+      '{type} charts are not installable: {chart} only lends templates to the charts that depend on it. Install a chart that lists it under dependencies instead.',
+  },
   HELM_VALUES_INVALID: {
     status: 422,
     message: 'The values do not match the chart schema ({count} errors): {detail}. Change these values and plan again.',

@@ -20,6 +20,6 @@ export function readChartFolder(dir: string, prefix: string): Map<string, Buffer
 }
 
 /** Loads one of Helm's `testcharts/` folders as opsgate loads a chart archive. */
-export function loadTestChart(name: string): LoadedChart {
+export function loadTestChart(name: string): Promise<LoadedChart> {
   return chartFromFiles(readChartFolder(join(HELM_TESTDATA, 'testcharts', name), `${name}/`), `${name}/`);
 }

@@ -4,6 +4,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import Ajv04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
+import { resolveSubcharts } from '../charts/dependencies.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
 import { mergeChartValues, subchartValues, type Values } from './merge-values.ts';
 
@@ -95,6 +96,7 @@ function check(
   label: string,
   prefix: string,
   out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] },
+  tags: unknown = values.tags,
 ): void {
   if (chart.schema !== undefined) {
     let draft: SchemaDraft;
@@ -132,15 +134,32 @@ function check(
   } else {
     out.unchecked.push(label);
   }
-  for (const subchart of chart.subcharts) {
-    if ((values[subchart.metadata.name] as Values | undefined)?.enabled === false) continue;
-    check(subchart, subchartValues(subchart, values), `${label}/${subchart.metadata.name}`, `${prefix}/${subchart.metadata.name}`, out);
+  for (const subchart of resolveSubcharts(chart, values, tags).enabled) {
+    const section = values[subchart.metadata.name];
+    if (section !== undefined && section !== null && (typeof section !== 'object' || Array.isArray(section))) {
+      // Helm's ValidateAgainstSchema reports this instead of validating the subchart.
+      out.errors.push({
+        path: `${prefix}/${subchart.metadata.name}`,
+        message: `invalid type for values: expected object (map), got ${Array.isArray(section) ? 'array' : typeof section}`,
+        chart: `${label}/${subchart.metadata.name}`,
+        keyword: 'type',
+      });
+      continue;
+    }
+    check(
+      subchart,
+      subchartValues(subchart, values),
+      `${label}/${subchart.metadata.name}`,
+      `${prefix}/${subchart.metadata.name}`,
+      out,
+      tags,
+    );
   }
 }
 
 /**
  * Validates the merged values (chart defaults + user values, `null` deletes) against the chart's
- * and every enabled subchart's `values.schema.json`, each with the draft it declares.
+ * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares.
  */
 export function validateValues(chart: LoadedChart, userValues: Values): ValuesValidation {
   const merged = mergeChartValues(chart, userValues);

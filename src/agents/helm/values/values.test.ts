@@ -49,6 +49,7 @@ describe('values: merge, schema validation by declared draft', () => {
       ['shop', '/currency'],
       ['shop/cache', '/cache/maxMemoryMb'],
     ]);
+    // shop lists cache with `condition: cache.enabled`, so this turns the subchart (and its schema) off.
     expect(validateValues(shop, { cache: { enabled: false, maxMemoryMb: 8 } }).valid).toBe(true);
     // Helm ≥ 3.18.5 (santhosh-tekuri/jsonschema v6): no $schema means 2020-12, and draft-04 is accepted.
     expect(schemaDraft({})).toBe('2020-12');
