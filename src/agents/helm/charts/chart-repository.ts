@@ -108,6 +108,7 @@ export class ChartRepository {
   /** Verified downloads on disk, for the `helm` CLI which needs a file. */
   readonly #downloaded = new Map<string, string>();
   readonly #options: RepositoryOptions;
+  #cacheDir: Promise<string> | undefined;
 
   private constructor(
     directory: string,
@@ -308,8 +309,11 @@ export class ChartRepository {
   }
 
   async #saveDownload(url: URL, archive: Buffer, digest: string): Promise<void> {
-    const dir = this.#options.cacheDir ?? (await mkdtemp(join(tmpdir(), 'opsgate-charts-')));
-    await mkdir(dir, { recursive: true });
+    // One folder per repository: a fresh one per download would leave a folder behind for each chart.
+    this.#cacheDir ??= this.#options.cacheDir
+      ? mkdir(this.#options.cacheDir, { recursive: true }).then(() => this.#options.cacheDir!)
+      : mkdtemp(join(tmpdir(), 'opsgate-charts-'));
+    const dir = await this.#cacheDir;
     const file = join(dir, `${digest}.tgz`);
     await writeFile(file, archive, { mode: 0o600 });
     this.#downloaded.set(url.href, file);
