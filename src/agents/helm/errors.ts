@@ -48,9 +48,28 @@ export const HelmErrors = defineErrorCodes({
     message:
       'Chart {chart}{version} is not in the repository. Search the repository (helm_search_charts) for available charts and versions.',
   },
+  HELM_NO_STABLE_VERSION: {
+    status: 404,
+    message:
+      'Chart {chart} has only prereleases (newest {newest}), and Helm picks a prerelease only when asked. Give the version, or the range ">0.0.0-0" (what helm --devel uses).',
+  },
+  HELM_REPOSITORY_INDEX_INVALID: {
+    status: 422,
+    message: 'The repository index {source} cannot be read: {detail}. Regenerate it with `helm repo index` and open the repository again.',
+  },
+  HELM_CHART_DOWNLOAD_FAILED: {
+    status: 502,
+    message:
+      'Downloading chart {chart} from {url} failed: {detail}. Nothing was changed; check that the repository serves this url, then try again.',
+  },
   HELM_CHART_INVALID: {
     status: 422,
     message: 'Chart {chart} is invalid: {detail}. Fix the chart archive and rebuild the repository index.',
+  },
+  HELM_CHART_NOT_INSTALLABLE: {
+    status: 422,
+    message:
+      '{type} charts are not installable: {chart} only lends templates to the charts that depend on it. Install a chart that lists it under dependencies instead.',
   },
   HELM_VALUES_INVALID: {
     status: 422,
@@ -61,6 +80,11 @@ export const HelmErrors = defineErrorCodes({
     status: 409,
     message:
       'The plan changed since it was approved (approved {expected}, now {actual}): the values or the cluster changed. Nothing was run; go back to planning and ask for approval of the new plan.',
+  },
+  HELM_VERSION_CONSTRAINT_INVALID: {
+    status: 422,
+    message:
+      'The version constraint "{constraint}" for {chart} is not valid (Helm reads versions with Masterminds semver: e.g. "1.2.3", "~1.2", "^1", ">=1.2.0, <2.0.0", "1.2 - 1.4"). Give an exact version or a valid range.',
   },
   HELM_PREREQUISITES_FAILED: { status: 422, message: 'Prerequisites not met: {detail}. Pick a chart version that supports this cluster.' },
   HELM_OPERATION_FAILED: {

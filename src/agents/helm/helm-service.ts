@@ -1,7 +1,7 @@
-import semver from 'semver';
 import { OpsgateError } from '../../core/errors/index.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import type { ChartRepository } from './charts/chart-repository.ts';
+import { checkKubeVersion } from './charts/kube-version.ts';
 import type { LoadedChart } from './charts/load-chart.ts';
 import { parseManifest } from './charts/render-chart.ts';
 import { HelmErrors } from './errors.ts';
@@ -165,14 +165,10 @@ export class HelmService {
     const namespaces = await this.backend.listNamespaces();
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
-    const clusterVersion = semver.coerce(info.kubernetesVersion)?.version ?? info.kubernetesVersion;
+    // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
     checks.push(
       kubeVersion
-        ? {
-            name: 'kubeVersion',
-            ok: semver.satisfies(clusterVersion, kubeVersion, { includePrerelease: true }),
-            detail: `chart requires kubeVersion ${kubeVersion}; cluster runs ${info.kubernetesVersion}`,
-          }
+        ? { name: 'kubeVersion', ...checkKubeVersion(kubeVersion, info.kubernetesVersion) }
         : { name: 'kubeVersion', ok: true, detail: `chart has no kubeVersion constraint; cluster runs ${info.kubernetesVersion}` },
     );
     const ready = info.nodes.filter((node) => node.ready).length;

@@ -2,22 +2,60 @@ import { Parser, type ReadEntry } from 'tar';
 import { parse as parseYaml } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import type { HelmChartMetadata } from '../types.ts';
+import { parseVersion } from './kube-version.ts';
 
-/** A chart read from its archive: metadata, default values, schema, templates and subcharts. */
+/** Any JSON document: what `values.schema.json` holds before it is checked against its metaschema. */
+export type SchemaDocument = Record<string, unknown> | readonly unknown[] | string | number | boolean | null;
+
+/** One entry of `dependencies:` in Chart.yaml (or `requirements.yaml` of an apiVersion v1 chart). */
+export interface ChartDependency {
+  readonly name: string;
+  readonly version?: string;
+  readonly repository?: string;
+  /** Comma-separated values paths; the first that holds a boolean decides. */
+  readonly condition?: string;
+  readonly tags?: readonly string[];
+  readonly alias?: string;
+}
+
+/** A chart file kept as text: a template or a CRD manifest. */
+export interface ChartTextFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** A chart read from its archive: metadata, default values, schema, templates, CRDs and subcharts. */
 export interface LoadedChart {
-  readonly metadata: HelmChartMetadata & { readonly dependencies?: ReadonlyArray<{ name: string; version?: string }> };
+  readonly metadata: HelmChartMetadata & {
+    readonly dependencies?: readonly ChartDependency[];
+    /** `application` (also when absent) or `library`. */
+    readonly type?: string;
+  };
   /** The text of `values.yaml`. */
   readonly valuesYaml: string;
   readonly defaults: Record<string, unknown>;
-  /** `values.schema.json` parsed, when the chart has one. */
-  readonly schema?: Record<string, unknown>;
-  readonly templates: ReadonlyArray<{ readonly path: string; readonly content: string }>;
+  /**
+   * `values.schema.json` parsed, when the chart has one. Not narrowed to an object: a schema may be
+   * a boolean, and one that is not a schema at all must still load (Helm fails it at validation).
+   */
+  readonly schema?: SchemaDocument;
+  /** Everything under `templates/`, partials (`_*.tpl`) included: a library chart is only partials. */
+  readonly templates: readonly ChartTextFile[];
+  /**
+   * `crds/*.yaml|yml|json` of this chart only (not its subcharts'). Helm applies them before the
+   * templates, as they are, never templated, and never upgrades or deletes them.
+   */
+  readonly crds: readonly ChartTextFile[];
+  /** Every subchart under `charts/`, unpacked from `charts/*.tgz` or read from `charts/<dir>/`. */
   readonly subcharts: readonly LoadedChart[];
 }
 
-/** Reads every regular file of a gzipped tar into memory: path → text. */
-export async function readArchive(archive: Uint8Array): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
+/** A file of a chart: text, or bytes as read from an archive (a packed subchart must stay binary). */
+export type ChartFileContent = string | Uint8Array;
+
+/** Reads every regular file of a gzipped tar into memory: path → bytes. */
+export async function readArchive(archive: Uint8Array): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       onReadEntry: (entry: ReadEntry) => {
@@ -27,7 +65,7 @@ export async function readArchive(archive: Uint8Array): Promise<Map<string, stri
         }
         const chunks: Buffer[] = [];
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-        entry.on('end', () => files.set(entry.path, Buffer.concat(chunks).toString('utf8')));
+        entry.on('end', () => files.set(entry.path, Buffer.concat(chunks)));
       },
     });
     parser.on('end', () => resolve());
@@ -41,37 +79,90 @@ function asObject(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** Builds a chart from the files under `root/` (e.g. `webapp/`), subcharts from `root/charts/<name>/`. */
-export function chartFromFiles(files: ReadonlyMap<string, string>, root: string): LoadedChart {
-  const chartYaml = files.get(`${root}Chart.yaml`);
+/** Helm's `hasManifestExtension`: which files of `crds/` are manifests. */
+const CRD_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * The checks of Helm's `Metadata.Validate` that decide whether a chart loads at all, with Helm's
+ * wording (`helm install` prints "validation: chart.metadata.type must be application or library").
+ */
+function validateMetadata(metadata: Record<string, unknown>, where: string): void {
+  const invalid = (detail: string) =>
+    HelmErrors.HELM_CHART_INVALID({ chart: String(metadata.name ?? where), detail: `validation: ${detail}` });
+  if (typeof metadata.name !== 'string' || metadata.name === '') throw invalid('chart.metadata.name is required');
+  const version = typeof metadata.version === 'number' ? String(metadata.version) : metadata.version;
+  if (typeof version !== 'string' || version === '') throw invalid('chart.metadata.version is required');
+  if (!parseVersion(version)) throw invalid(`chart.metadata.version "${version}" is invalid`);
+  const type = metadata.type ?? '';
+  if (type !== '' && type !== 'application' && type !== 'library') throw invalid('chart.metadata.type must be application or library');
+}
+
+/**
+ * Builds a chart from the files under `root/` (e.g. `webapp/`), the way Helm's `loader.LoadFiles`
+ * sorts them: subcharts are each first path part under `charts/` — a `.tgz` is unpacked, a folder
+ * is read, names starting with `_` or `.` are skipped (so `charts/_ignore_me` is not a chart).
+ */
+export async function chartFromFiles(files: ReadonlyMap<string, ChartFileContent>, root: string): Promise<LoadedChart> {
+  const text = (path: string): string | undefined => {
+    const content = files.get(path);
+    return content === undefined || typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
+  };
+  const chartYaml = text(`${root}Chart.yaml`);
   if (chartYaml === undefined) throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml is missing' });
-  const metadata = parseYaml(chartYaml) as LoadedChart['metadata'];
-  if (!metadata?.name || !metadata.version)
-    throw HelmErrors.HELM_CHART_INVALID({ chart: root, detail: 'Chart.yaml needs name and version' });
-  const valuesYaml = files.get(`${root}values.yaml`) ?? '';
+  const rawMetadata = asObject(parseYaml(chartYaml));
+  validateMetadata(rawMetadata, root);
+  // An apiVersion v1 chart may keep its dependencies in requirements.yaml (Helm reads both).
+  const requirements = text(`${root}requirements.yaml`);
+  if (requirements !== undefined && !Array.isArray(rawMetadata.dependencies)) {
+    const dependencies = asObject(parseYaml(requirements)).dependencies;
+    if (Array.isArray(dependencies)) rawMetadata.dependencies = dependencies;
+  }
+  const metadata = { ...rawMetadata, version: String(rawMetadata.version) } as unknown as LoadedChart['metadata'];
+  const valuesYaml = text(`${root}values.yaml`) ?? '';
   const defaults = asObject(parseYaml(valuesYaml));
-  const schemaText = files.get(`${root}values.schema.json`);
-  let schema: Record<string, unknown> | undefined;
+  const schemaText = text(`${root}values.schema.json`);
+  let schema: SchemaDocument | undefined;
   if (schemaText !== undefined) {
     try {
-      schema = asObject(JSON.parse(schemaText));
+      schema = JSON.parse(schemaText) as SchemaDocument;
     } catch (error) {
       throw HelmErrors.HELM_CHART_INVALID({ chart: metadata.name, detail: `values.schema.json is not JSON (${(error as Error).message})` });
     }
   }
-  const templates = [...files.entries()]
-    .filter(([path]) => path.startsWith(`${root}templates/`) && /\.(ya?ml|tpl|txt)$/.test(path))
-    .map(([path, content]) => ({ path: path.slice(root.length), content }))
-    .sort((a, b) => a.path.localeCompare(b.path));
-  const subchartRoots = new Set<string>();
-  for (const path of files.keys()) {
-    const match = path.slice(root.length).match(/^charts\/([^/]+)\/Chart\.yaml$/);
-    if (match) subchartRoots.add(`${root}charts/${match[1]}/`);
+  const underRoot = [...files.keys()].filter((path) => path.startsWith(root)).map((path) => path.slice(root.length));
+  const textFiles = (folder: string, keep: (path: string) => boolean): ChartTextFile[] =>
+    underRoot
+      .filter((path) => path.startsWith(folder) && keep(path))
+      .map((path) => ({ path, content: text(`${root}${path}`)! }))
+      .sort((a, b) => a.path.localeCompare(b.path));
+  const templates = textFiles('templates/', (path) => /\.(ya?ml|tpl|txt)$/.test(path));
+  const crds = textFiles('crds/', (path) => CRD_FILE.test(path));
+
+  const groups = new Map<string, string[]>();
+  for (const path of underRoot) {
+    if (!path.startsWith('charts/') || path.endsWith('.prov')) continue;
+    const name = path.slice('charts/'.length).split('/')[0]!;
+    groups.set(name, [...(groups.get(name) ?? []), path]);
   }
-  const subcharts = [...subchartRoots].sort().map((subRoot) => chartFromFiles(files, subRoot));
-  return schema === undefined
-    ? { metadata, valuesYaml, defaults, templates, subcharts }
-    : { metadata, valuesYaml, defaults, schema, templates, subcharts };
+  const subcharts: LoadedChart[] = [];
+  for (const name of [...groups.keys()].sort()) {
+    if (name.startsWith('_') || name.startsWith('.')) continue;
+    const unpacking = (error: unknown): never => {
+      throw HelmErrors.HELM_CHART_INVALID({
+        chart: metadata.name,
+        detail: `error unpacking subchart ${name} in ${metadata.name}: ${(error as Error).message}`,
+      });
+    };
+    if (name.endsWith('.tgz')) {
+      const archive = files.get(`${root}charts/${name}`);
+      if (archive === undefined) unpacking(new Error(`expected ${name}, got a folder`));
+      const bytes = typeof archive === 'string' ? Buffer.from(archive, 'latin1') : archive!;
+      subcharts.push(await loadChartArchive(bytes).catch(unpacking));
+    } else {
+      subcharts.push(await chartFromFiles(files, `${root}charts/${name}/`).catch(unpacking));
+    }
+  }
+  return { metadata, valuesYaml, defaults, ...(schema === undefined ? {} : { schema }), templates, crds, subcharts };
 }
 
 /** Loads a packaged chart (`.tgz`), whose files sit under one top folder named after the chart. */
@@ -80,4 +171,14 @@ export async function loadChartArchive(archive: Uint8Array): Promise<LoadedChart
   const top = [...files.keys()].map((path) => path.split('/')[0]).find((first) => files.has(`${first}/Chart.yaml`));
   if (!top) throw HelmErrors.HELM_CHART_INVALID({ chart: '(archive)', detail: 'no top-level folder with a Chart.yaml' });
   return chartFromFiles(files, `${top}/`);
+}
+
+/** A library chart only lends templates to other charts (`helm install` refuses it with this wording). */
+export function checkInstallable(chart: LoadedChart): void {
+  const type = chart.metadata.type ?? '';
+  if (type !== '' && type !== 'application') throw HelmErrors.HELM_CHART_NOT_INSTALLABLE({ chart: chart.metadata.name, type });
+}
+
+export function isLibraryChart(chart: LoadedChart): boolean {
+  return chart.metadata.type === 'library';
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import { subchartValues, type Values } from '../values/merge-values.ts';
-import type { LoadedChart } from './load-chart.ts';
+import { resolveSubcharts } from './dependencies.ts';
+import { checkInstallable, isLibraryChart, type LoadedChart } from './load-chart.ts';
 
 export interface RenderContext {
   readonly releaseName: string;
@@ -84,7 +85,14 @@ export function renderTemplate(template: string, scope: Record<string, unknown>,
   });
 }
 
-function renderInto(chart: LoadedChart, values: Values, context: RenderContext, prefix: string, out: string[]): void {
+function renderInto(
+  chart: LoadedChart,
+  values: Values,
+  context: RenderContext,
+  prefix: string,
+  out: string[],
+  tags: unknown = values.tags,
+): void {
   const scope = {
     Values: values,
     Release: { Name: context.releaseName, Namespace: context.namespace, Revision: context.revision, Service: 'Helm' },
@@ -96,14 +104,16 @@ function renderInto(chart: LoadedChart, values: Values, context: RenderContext, 
     const rendered = renderTemplate(template.content, scope, source).trim();
     if (rendered) out.push(`---\n# Source: ${source}\n${rendered}\n`);
   }
-  for (const subchart of chart.subcharts) {
-    if ((values[subchart.metadata.name] as Values | undefined)?.enabled === false) continue;
-    renderInto(subchart, subchartValues(subchart, values), context, `${prefix}charts/${subchart.metadata.name}/`, out);
+  for (const subchart of resolveSubcharts(chart, values, tags).enabled) {
+    // A library chart lends its partials to the others and renders nothing itself (Helm's isTemplateValid).
+    const renderable = isLibraryChart(subchart) ? { ...subchart, templates: [] } : subchart;
+    renderInto(renderable, subchartValues(subchart, values), context, `${prefix}charts/${subchart.metadata.name}/`, out, tags);
   }
 }
 
 /** Renders a chart with merged values into one manifest, in Helm's `# Source:` layout. */
 export function renderChart(chart: LoadedChart, mergedValues: Values, context: RenderContext): string {
+  checkInstallable(chart);
   const out: string[] = [];
   renderInto(chart, mergedValues, context, `${chart.metadata.name}/`, out);
   return out.join('');

@@ -1,7 +1,10 @@
-import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
+import { createRequire } from 'node:module';
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import Ajv04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
+import { resolveSubcharts } from '../charts/dependencies.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
 import { mergeChartValues, subchartValues, type Values } from './merge-values.ts';
 
@@ -24,24 +27,60 @@ export interface ValuesValidation {
   readonly merged: Values;
 }
 
-type SchemaDraft = 'draft-07' | '2019-09' | '2020-12';
+export type SchemaDraft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
 
-/** The draft a schema declares by `$schema`; no `$schema` means draft-07 (what Helm assumes). */
-export function schemaDraft(schema: Record<string, unknown>): SchemaDraft {
-  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (declared.includes('2020-12')) return '2020-12';
-  if (declared.includes('2019-09')) return '2019-09';
-  if (!declared || declared.includes('draft-07') || declared.includes('draft-06')) return 'draft-07';
-  throw new Error(`unsupported JSON Schema dialect ${declared}; use draft-07, 2019-09 or 2020-12`);
+/**
+ * The dialects Helm's validator (santhosh-tekuri/jsonschema v6, `draftFromURL`) recognises by
+ * `$schema`, with or without `https`, and with an empty fragment (`…/schema#`).
+ */
+const DIALECTS: Readonly<Record<string, SchemaDraft>> = {
+  'json-schema.org/schema': '2020-12',
+  'json-schema.org/draft/2020-12/schema': '2020-12',
+  'json-schema.org/draft/2019-09/schema': '2019-09',
+  'json-schema.org/draft-07/schema': 'draft-07',
+  'json-schema.org/draft-06/schema': 'draft-06',
+  'json-schema.org/draft-04/schema': 'draft-04',
+};
+
+/**
+ * The draft a schema declares by `$schema`. Without one (or a non-string one) Helm ≥ 3.18.5 uses
+ * its validator's default, the latest draft: 2020-12 — not draft-07.
+ */
+export function schemaDraft(schema: unknown): SchemaDraft {
+  const declared = schema && typeof schema === 'object' && !Array.isArray(schema) ? (schema as Record<string, unknown>).$schema : undefined;
+  if (typeof declared !== 'string') return '2020-12';
+  const [url = '', fragment = ''] = declared.split('#', 2);
+  const dialect = fragment === '' ? DIALECTS[url.replace(/^https?:\/\//, '')] : undefined;
+  if (!dialect)
+    throw new Error(
+      `unsupported JSON Schema dialect ${declared}; declare draft-04, draft-06, draft-07, 2019-09 or 2020-12 (or no $schema, which is 2020-12)`,
+    );
+  return dialect;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
+// A CommonJS module whose `module.exports` is the class: under nodenext the default import is that object.
+const Ajv04 = Ajv04Module as unknown as new (options: Record<string, unknown>) => Ajv;
+const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as Record<string, unknown>;
 
+/**
+ * One validator per draft, configured like Helm's: `format` is asserted only for drafts before
+ * 2019-09 (jsonschema v6 `objCompiler.assertFormat`: `draftVersion < 2019`; later drafts treat it
+ * as an annotation, and Helm never calls `AssertFormat()`), unknown keywords and formats are ignored.
+ */
 function makeAjv(draft: SchemaDraft): Ajv {
-  const options = { allErrors: true, strict: false };
-  const ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
-  addFormats(ajv as Ajv);
-  return ajv as Ajv;
+  const assertFormats = draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07';
+  const options = { allErrors: true, strict: false, validateFormats: assertFormats, logger: false as const };
+  let ajv: Ajv;
+  if (draft === '2020-12') ajv = new Ajv2020(options) as unknown as Ajv;
+  else if (draft === '2019-09') ajv = new Ajv2019(options) as unknown as Ajv;
+  else if (draft === 'draft-04') ajv = new Ajv04(options);
+  else {
+    ajv = new Ajv(options);
+    if (draft === 'draft-06') ajv.addMetaSchema(draft06MetaSchema);
+  }
+  if (assertFormats) addFormats(ajv);
+  return ajv;
 }
 
 function describe(error: ErrorObject): string {
@@ -57,8 +96,9 @@ function check(
   label: string,
   prefix: string,
   out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] },
+  tags: unknown = values.tags,
 ): void {
-  if (chart.schema) {
+  if (chart.schema !== undefined) {
     let draft: SchemaDraft;
     try {
       draft = schemaDraft(chart.schema);
@@ -66,7 +106,19 @@ function check(
       out.errors.push({ path: prefix || '/', message: (error as Error).message, chart: label, keyword: '$schema' });
       return;
     }
-    const validate = makeAjv(draft).compile(chart.schema as AnySchema);
+    let validate: ValidateFunction;
+    try {
+      validate = makeAjv(draft).compile(chart.schema as AnySchema);
+    } catch (error) {
+      // Helm compiles the schema against its metaschema first and fails the install when it is not one.
+      out.errors.push({
+        path: prefix || '/',
+        message: `values.schema.json is not a valid ${draft} schema: ${(error as Error).message}`,
+        chart: label,
+        keyword: '$schema',
+      });
+      return;
+    }
     out.checked.push({ chart: label, draft });
     if (!validate(values)) {
       for (const error of validate.errors ?? []) {
@@ -82,15 +134,32 @@ function check(
   } else {
     out.unchecked.push(label);
   }
-  for (const subchart of chart.subcharts) {
-    if ((values[subchart.metadata.name] as Values | undefined)?.enabled === false) continue;
-    check(subchart, subchartValues(subchart, values), `${label}/${subchart.metadata.name}`, `${prefix}/${subchart.metadata.name}`, out);
+  for (const subchart of resolveSubcharts(chart, values, tags).enabled) {
+    const section = values[subchart.metadata.name];
+    if (section !== undefined && section !== null && (typeof section !== 'object' || Array.isArray(section))) {
+      // Helm's ValidateAgainstSchema reports this instead of validating the subchart.
+      out.errors.push({
+        path: `${prefix}/${subchart.metadata.name}`,
+        message: `invalid type for values: expected object (map), got ${Array.isArray(section) ? 'array' : typeof section}`,
+        chart: `${label}/${subchart.metadata.name}`,
+        keyword: 'type',
+      });
+      continue;
+    }
+    check(
+      subchart,
+      subchartValues(subchart, values),
+      `${label}/${subchart.metadata.name}`,
+      `${prefix}/${subchart.metadata.name}`,
+      out,
+      tags,
+    );
   }
 }
 
 /**
  * Validates the merged values (chart defaults + user values, `null` deletes) against the chart's
- * and every enabled subchart's `values.schema.json`, each with the draft it declares.
+ * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares.
  */
 export function validateValues(chart: LoadedChart, userValues: Values): ValuesValidation {
   const merged = mergeChartValues(chart, userValues);
@@ -113,7 +182,12 @@ export function requiredFields(chart: LoadedChart): Array<{ readonly path: strin
       else out.push({ path, default: value ?? null });
     }
   };
-  walk(chart.schema, chart.defaults, '');
+  const schema = chart.schema;
+  walk(
+    schema && typeof schema === 'object' && !Array.isArray(schema) ? (schema as Record<string, unknown>) : undefined,
+    chart.defaults,
+    '',
+  );
   for (const subchart of chart.subcharts) {
     for (const field of requiredFields(subchart))
       out.push({

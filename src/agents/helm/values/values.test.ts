@@ -49,9 +49,12 @@ describe('values: merge, schema validation by declared draft', () => {
       ['shop', '/currency'],
       ['shop/cache', '/cache/maxMemoryMb'],
     ]);
+    // shop lists cache with `condition: cache.enabled`, so this turns the subchart (and its schema) off.
     expect(validateValues(shop, { cache: { enabled: false, maxMemoryMb: 8 } }).valid).toBe(true);
-    expect(schemaDraft({})).toBe('draft-07');
-    expect(() => schemaDraft({ $schema: 'http://json-schema.org/draft-04/schema#' })).toThrow(/unsupported/);
+    // Helm ≥ 3.18.5 (santhosh-tekuri/jsonschema v6): no $schema means 2020-12, and draft-04 is accepted.
+    expect(schemaDraft({})).toBe('2020-12');
+    expect(schemaDraft({ $schema: 'http://json-schema.org/draft-04/schema#' })).toBe('draft-04');
+    expect(() => schemaDraft({ $schema: 'http://json-schema.org/draft-03/schema#' })).toThrow(/unsupported/);
     expect(requiredFields(shop).map((f) => f.path)).toEqual(['image.repository', 'image.tag', 'currency', 'cache.maxMemoryMb']);
   });
 

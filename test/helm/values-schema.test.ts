@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import type { LoadedChart, SchemaDocument } from '../../src/agents/helm/charts/load-chart.ts';
+import { schemaDraft, type ValuesValidation, validateValues } from '../../src/agents/helm/values/validate-values.ts';
+import { HELM_TESTDATA, loadTestChart } from './support/helm-testcharts.ts';
+
+const readText = (file: string) => readFileSync(join(HELM_TESTDATA, file), 'utf8');
+const readJson = (file: string) => JSON.parse(readText(file)) as SchemaDocument;
+const readValues = (file: string) => parseYaml(readText(file)) as Record<string, unknown>;
+
+/** A chart holding only a schema: what Helm's ValidateAgainstSingleSchema checks. */
+function schemaOnly(schema: SchemaDocument, name = 'chrt'): LoadedChart {
+  return { metadata: { name, version: '0.1.0' }, valuesYaml: '', defaults: {}, schema, templates: [], crds: [], subcharts: [] };
+}
+
+/**
+ * The failures of a Helm install golden (`values don't meet the specifications …`), as
+ * `chart path` pairs in opsgate's form: a missing property is reported at its own path.
+ */
+function goldenFailures(file: string): string[] {
+  const out: string[] = [];
+  let chart = '';
+  for (const line of readText(`output/${file}`).split('\n')) {
+    const section = /^([\w.-]+):$/.exec(line);
+    if (section) chart = section[1]!;
+    const failure = /^- at '([^']*)': (?:missing property '([^']+)'|(\w+):)/.exec(line);
+    if (failure) out.push(`${chart} ${failure[2] ? `${failure[1]}/${failure[2]}` : failure[1]}`);
+  }
+  return out;
+}
+
+/** The same pairs from opsgate's validation, paths made relative to each chart's own values. */
+function failures(result: ValuesValidation): string[] {
+  return result.errors.map((e) => {
+    const chart = e.chart.split('/').pop()!;
+    const sub = e.chart.split('/').slice(1);
+    const prefix = sub.length ? `/${sub.join('/')}` : '';
+    return `${chart} ${e.path.slice(prefix.length)}`;
+  });
+}
+
+describe("values.schema.json as Helm ≥ 3.18.5 validates it (santhosh-tekuri/jsonschema v6, Helm's options)", () => {
+  it("Helm's testcharts: chart-with-schema passes; the negative ones fail exactly where Helm's goldens say", async () => {
+    expect(validateValues(await loadTestChart('chart-with-schema'), {}).errors).toEqual([]);
+
+    const negative = validateValues(await loadTestChart('chart-with-schema-negative'), {});
+    expect(failures(negative).sort()).toEqual(goldenFailures('schema-negative.txt').sort());
+
+    // `-f extra-values.yaml` (age -5, employmentInfo null deletes the default) gives the same golden.
+    const withExtra = validateValues(
+      await loadTestChart('chart-with-schema'),
+      readValues('testcharts/chart-with-schema/extra-values.yaml'),
+    );
+    expect(failures(withExtra).sort()).toEqual(goldenFailures('schema-negative.txt').sort());
+    expect(failures(validateValues(await loadTestChart('chart-with-schema'), { age: -5 }))).toEqual(
+      goldenFailures('schema-negative-cli.txt'),
+    );
+
+    const parent = await loadTestChart('chart-with-schema-and-subchart');
+    expect(failures(validateValues(parent, {})).sort()).toEqual(goldenFailures('subchart-schema-negative.txt').sort());
+    expect(failures(validateValues(parent, { lastname: 'doe', 'subchart-with-schema': { age: -25 } }))).toEqual(
+      goldenFailures('subchart-schema-cli-negative.txt'),
+    );
+    expect(validateValues(parent, { lastname: 'doe', 'subchart-with-schema': { age: 25 } }).valid).toBe(true);
+  });
+
+  it('a schema without $schema is 2020-12 (Helm test constant subchartSchema2020, its $schema removed)', () => {
+    const declared = schemaOnly(readJson('subchart-schema-2020.schema.json'));
+    const undeclared = schemaOnly(readJson('subchart-schema-2020-no-dialect.schema.json'));
+    expect(schemaDraft(undeclared.schema)).toBe('2020-12');
+    for (const chart of [declared, undeclared]) {
+      // TestValidateAgainstSchema2020 and its negative case.
+      expect(validateValues(chart, { data: ['hello', 12] }).valid).toBe(true);
+      expect(validateValues(chart, { data: [12] }).errors.map((e) => [e.path, e.keyword])).toContainEqual(['/data', 'contains']);
+    }
+    // prefixItems (added to the derived copy) exists only in 2020-12: under draft-07 (the old
+    // assumption) or 2019-09 it is an unknown keyword and [1, "x"] passed.
+    const result = validateValues(undeclared, { data: [1, 'x'] });
+    expect(result.checked).toEqual([{ chart: 'chrt', draft: '2020-12' }]);
+    expect(result.errors.map((e) => [e.path, e.keyword])).toEqual([['/data/0', 'type']]);
+    expect(
+      validateValues(schemaOnly({ ...(undeclared.schema as object), $schema: 'http://json-schema.org/draft-07/schema#' }), {
+        data: [1, 'x'],
+      }).valid,
+    ).toBe(true);
+  });
+
+  it('accepts draft-04 with its own semantics (boolean exclusiveMinimum) and draft-06', () => {
+    const values = readValues('test-values.yaml');
+    const draft04 = schemaOnly(readJson('test-values-draft-04.schema.json'));
+    expect(validateValues(draft04, values)).toMatchObject({ valid: true, checked: [{ chart: 'chrt', draft: 'draft-04' }] });
+    // Under draft-04 `exclusiveMinimum: true` makes `minimum: 0` exclusive; draft-06+ would reject the boolean.
+    expect(validateValues(draft04, { ...values, age: 0 }).errors.map((e) => [e.path, e.message])).toEqual([['/age', 'must be > 0']]);
+    expect(validateValues(draft04, { ...values, age: 1 }).valid).toBe(true);
+    const draft06 = schemaOnly(readJson('test-values-draft-06.schema.json'));
+    expect(validateValues(draft06, values)).toMatchObject({ valid: true, checked: [{ chart: 'chrt', draft: 'draft-06' }] });
+    expect(failures(validateValues(draft06, readValues('test-values-negative.yaml'))).sort()).toEqual([
+      'chrt /age',
+      'chrt /employmentInfo',
+    ]);
+  });
+
+  it('checks `format` for draft-07 only; 2019-09 and 2020-12 (and no $schema) treat it as an annotation', () => {
+    const values = { ...readValues('test-values.yaml'), email: 'not an address' };
+    const draft07 = validateValues(schemaOnly(readJson('test-values-format-draft-07.schema.json')), values);
+    expect(draft07.errors.map((e) => [e.path, e.keyword])).toEqual([['/email', 'format']]);
+    for (const file of ['test-values-format-2019-09.schema.json', 'test-values-format-no-dialect.schema.json'])
+      expect(validateValues(schemaOnly(readJson(file)), values).errors, file).toEqual([]);
+    expect(
+      validateValues(schemaOnly(readJson('test-values-format-draft-07.schema.json')), { ...values, email: 'a@example.com' }).valid,
+    ).toBe(true);
+  });
+
+  it("refuses a schema that is not one (Helm's test-values-invalid.schema.json) and an unknown dialect", () => {
+    const invalid = validateValues(schemaOnly(readJson('test-values-invalid.schema.json')), readValues('test-values.yaml'));
+    expect(invalid.valid).toBe(false);
+    expect(invalid.errors[0]).toMatchObject({ keyword: '$schema', message: expect.stringContaining('not a valid 2020-12 schema') });
+    const unknown = validateValues(schemaOnly({ $schema: 'https://example.com/my-dialect', type: 'object' }), {});
+    expect(unknown.errors[0]?.message).toContain('unsupported JSON Schema dialect https://example.com/my-dialect');
+    expect(schemaDraft({ $schema: 'https://json-schema.org/draft-07/schema' })).toBe('draft-07');
+    expect(schemaDraft({ $schema: 'http://json-schema.org/draft/2020-12/schema#' })).toBe('2020-12');
+    expect(schemaDraft({ $schema: 'http://json-schema.org/schema' })).toBe('2020-12');
+  });
+});
