@@ -86,7 +86,7 @@ describe('subcharts as Helm loads and selects them', () => {
       parseManifest(renderChart(shop, mergeValues(shop.defaults, values), { releaseName: 'r', namespace: 'n', revision: 1 })).map(
         (r) => r.key,
       );
-    expect(render({})).toEqual(['Deployment/r-shop', 'StatefulSet/r-cache']);
+    expect(render({})).toEqual(['Deployment/r-shop', 'Service/r-cache', 'StatefulSet/r-cache']);
     expect(render({ cache: { enabled: false } })).toEqual(['Deployment/r-shop']);
     expect(validateValues(shop, { cache: { enabled: false, maxMemoryMb: 8 } }).valid).toBe(true);
     expect(validateValues(shop, { cache: { maxMemoryMb: 8 } }).valid).toBe(false);

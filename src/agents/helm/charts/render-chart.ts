@@ -3,6 +3,7 @@ import { parseAllDocuments } from 'yaml';
 import { HelmErrors } from '../errors.ts';
 import { subchartValues, type Values } from '../values/merge-values.ts';
 import { resolveSubcharts } from './dependencies.ts';
+import { formatGoValue, GO_NO_VALUE, goEmpty, goQuote, goStrval, goToJson, goToYaml, goTypeName } from './go-values.ts';
 import { checkInstallable, isLibraryChart, type LoadedChart } from './load-chart.ts';
 
 export interface RenderContext {
@@ -23,66 +24,242 @@ export interface ManifestResource {
   readonly object: Record<string, unknown>;
 }
 
-const ACTION = /\{\{-?\s*(.*?)\s*-?\}\}/g;
+/** A Go struct in the template scope (`.Chart`): asking for a field it lacks is an error, as in Go. */
+const GO_STRUCTS = new WeakSet<object>();
+type Scope = Record<string, unknown>;
 
-function lookup(root: Record<string, unknown>, path: string): unknown {
+function goStruct(fields: Scope): Scope {
+  GO_STRUCTS.add(fields);
+  return fields;
+}
+
+class TemplateError extends Error {}
+
+type Token =
+  | { readonly kind: 'field'; readonly path: readonly string[]; readonly text: string }
+  | { readonly kind: 'literal'; readonly value: unknown; readonly text: string }
+  | { readonly kind: 'ident'; readonly name: string; readonly text: string }
+  | { readonly kind: 'open' | 'close' | 'pipe'; readonly text: string };
+
+type Operand = { readonly token: Token } | { readonly pipeline: Pipeline };
+type Command = readonly Operand[];
+type Pipeline = readonly Command[];
+
+const CONTROL_WORDS = new Set(['if', 'else', 'end', 'range', 'with', 'define', 'template', 'block', 'break', 'continue']);
+
+function tokenize(expression: string): Token[] {
+  const tokens: Token[] = [];
+  const pattern =
+    /\s+|(\()|(\))|(\|)|("(?:[^"\\]|\\.)*")|(`[^`]*`)|(-?\d+\.\d*(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+)|(-?\d+)|((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)|([A-Za-z_][A-Za-z0-9_]*)|(\S)/y;
+  while (pattern.lastIndex < expression.length) {
+    const match = pattern.exec(expression);
+    if (!match) break;
+    const [text, open, close, pipe, quoted, raw, float, int, field, ident, other] = match;
+    if (open) tokens.push({ kind: 'open', text });
+    else if (close) tokens.push({ kind: 'close', text });
+    else if (pipe) tokens.push({ kind: 'pipe', text });
+    else if (quoted) {
+      try {
+        tokens.push({ kind: 'literal', value: JSON.parse(quoted) as string, text });
+      } catch {
+        throw new TemplateError(`unsupported escape in string ${quoted}`);
+      }
+    } else if (raw) tokens.push({ kind: 'literal', value: raw.slice(1, -1), text });
+    else if (float) tokens.push({ kind: 'literal', value: Number(float), text });
+    else if (int) tokens.push({ kind: 'literal', value: BigInt(int), text });
+    else if (field) tokens.push({ kind: 'field', path: field.split('.').filter(Boolean), text });
+    else if (ident === 'true' || ident === 'false') tokens.push({ kind: 'literal', value: ident === 'true', text });
+    else if (ident === 'nil') tokens.push({ kind: 'literal', value: null, text });
+    else if (ident) tokens.push({ kind: 'ident', name: ident, text });
+    else if (other)
+      throw new TemplateError(
+        `unexpected "${other}" (variables, methods and hex or character literals are not supported by this renderer)`,
+      );
+  }
+  return tokens;
+}
+
+function parsePipeline(tokens: Token[], position: { index: number }, nested: boolean): Pipeline {
+  const commands: Command[] = [];
+  let command: Operand[] = [];
+  while (position.index < tokens.length) {
+    const token = tokens[position.index++]!;
+    if (token.kind === 'pipe') {
+      if (command.length === 0) throw new TemplateError('missing command before "|"');
+      commands.push(command);
+      command = [];
+    } else if (token.kind === 'close') {
+      if (!nested) throw new TemplateError('unexpected ")"');
+      break;
+    } else if (token.kind === 'open') {
+      command.push({ pipeline: parsePipeline(tokens, position, true) });
+      if (tokens[position.index - 1]?.kind !== 'close') throw new TemplateError('unclosed "("');
+    } else command.push({ token });
+  }
+  if (command.length === 0) throw new TemplateError('missing command');
+  commands.push(command);
+  return commands;
+}
+
+function isMap(value: unknown): value is Scope {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Field access with Go's rules under Helm's `missingkey=zero`: a missing map key is nil, a field of
+ * nil is an error ("nil pointer evaluating"), and so is a field of a string or a slice.
+ */
+function lookupField(root: Scope, path: readonly string[], text: string): unknown {
   let current: unknown = root;
-  for (const key of path.split('.').filter(Boolean)) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[key];
+  for (const key of path) {
+    if (current === null || current === undefined) throw new TemplateError(`at <${text}>: nil pointer evaluating interface {}.${key}`);
+    if (!isMap(current)) throw new TemplateError(`at <${text}>: can't evaluate field ${key} in type ${goTypeName(current)}`);
+    if (GO_STRUCTS.has(current) && !Object.hasOwn(current, key))
+      throw new TemplateError(`at <${text}>: can't evaluate field ${key} in type *chart.Metadata`);
+    current = Object.hasOwn(current, key) ? current[key] : undefined;
   }
   return current;
 }
 
-function literal(token: string): unknown {
-  if (/^".*"$/.test(token)) return JSON.parse(token);
-  if (/^-?\d+(\.\d+)?$/.test(token)) return Number(token);
-  if (token === 'true' || token === 'false') return token === 'true';
-  return undefined;
+function wantString(name: string, value: unknown): string {
+  if (typeof value !== 'string')
+    throw new TemplateError(`error calling ${name}: wrong type for value; expected string; got ${goTypeName(value)}`);
+  return value;
+}
+
+function wantInt(name: string, value: unknown): number {
+  if (typeof value !== 'bigint')
+    throw new TemplateError(`error calling ${name}: wrong type for value; expected int; got ${goTypeName(value)}`);
+  return Number(value);
+}
+
+function arity(name: string, args: readonly unknown[], count: number): void {
+  if (args.length !== count) throw new TemplateError(`wrong number of args for ${name}: want ${count} got ${args.length}`);
+}
+
+/** The only argument of a one-argument function. */
+function only(name: string, args: readonly unknown[]): unknown {
+  arity(name, args, 1);
+  return args[0];
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** Sprig's `randAlphaNum`: charts use it for generated passwords, so two renders never agree. */
-function randomAlphaNumeric(length: number): string {
-  return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+/** Sprig's (and Helm's) functions with their Go signatures, so a wrong argument type fails as it does in Helm. */
+const FUNCTIONS: Record<string, (args: readonly unknown[]) => unknown> = {
+  quote: (args) =>
+    args
+      .filter((arg) => arg !== null && arg !== undefined)
+      .map((arg) => goQuote(goStrval(arg)))
+      .join(' '),
+  squote: (args) =>
+    args
+      .filter((arg) => arg !== null && arg !== undefined)
+      .map((arg) => `'${goStrval(arg)}'`)
+      .join(' '),
+  default: (args) => {
+    if (args.length === 0) throw new TemplateError('wrong number of args for default: want at least 1 got 0');
+    const [fallback, ...given] = args;
+    return given.length === 0 || goEmpty(given[0]) ? fallback : given[0];
+  },
+  required: (args) => {
+    arity('required', args, 2);
+    const [message, value] = args;
+    if (value === null || value === undefined || value === '')
+      throw new TemplateError(`error calling required: ${wantString('required', message)}`);
+    return value;
+  },
+  toYaml: (args) => goToYaml(only('toYaml', args)),
+  toJson: (args) => goToJson(only('toJson', args)),
+  indent: (args) => {
+    arity('indent', args, 2);
+    const pad = ' '.repeat(wantInt('indent', args[0]));
+    return pad + wantString('indent', args[1]).replaceAll('\n', `\n${pad}`);
+  },
+  nindent: (args) => {
+    arity('nindent', args, 2);
+    const pad = ' '.repeat(wantInt('nindent', args[0]));
+    return `\n${pad}${wantString('nindent', args[1]).replaceAll('\n', `\n${pad}`)}`;
+  },
+  // Charts use it for generated passwords, so two renders never agree (plans mark such objects volatile).
+  randAlphaNum: (args) => {
+    const length = wantInt('randAlphaNum', only('randAlphaNum', args));
+    return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+  },
+  upper: (args) => wantString('upper', only('upper', args)).toUpperCase(),
+  lower: (args) => wantString('lower', only('lower', args)).toLowerCase(),
+};
+
+function evaluatePipeline(pipeline: Pipeline, scope: Scope): unknown {
+  let piped: { value: unknown } | undefined;
+  for (const command of pipeline) piped = { value: evaluateCommand(command, scope, piped) };
+  return piped?.value;
 }
 
-function toText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+function evaluateOperand(operand: Operand, scope: Scope): unknown {
+  if ('pipeline' in operand) return evaluatePipeline(operand.pipeline, scope);
+  const { token } = operand;
+  if (token.kind === 'field') return lookupField(scope, token.path, token.text);
+  if (token.kind === 'literal') return token.value;
+  if (token.kind === 'ident') return callFunction(token.name, []);
+  throw new TemplateError(`unexpected "${token.text}"`);
 }
+
+function callFunction(name: string, args: readonly unknown[]): unknown {
+  if (CONTROL_WORDS.has(name)) throw new TemplateError(`"${name}" (control structures) is not supported by this renderer`);
+  const fn = FUNCTIONS[name];
+  if (!fn) throw new TemplateError(`function "${name}" is not supported by this renderer`);
+  return fn(args);
+}
+
+function evaluateCommand(command: Command, scope: Scope, piped: { value: unknown } | undefined): unknown {
+  const [head, ...rest] = command;
+  if (head && !('pipeline' in head) && head.token.kind === 'ident') {
+    const args = rest.map((operand) => evaluateOperand(operand, scope));
+    return callFunction(head.token.name, piped ? [...args, piped.value] : args);
+  }
+  if (rest.length > 0 || piped) throw new TemplateError("can't give argument to non-function");
+  return evaluateOperand(head!, scope);
+}
+
+const ACTION = /\{\{(-[ \t\r\n])?([\s\S]*?)([ \t\r\n]-)?\}\}/g;
 
 /**
- * A deliberately small subset of Helm's template language, enough for the demo charts:
- * `{{ .Values.a.b }}`, `{{ .Release.Name }}`, `.Release.Namespace`, `.Release.Revision`,
- * `.Chart.Name|Version|AppVersion`, `randAlphaNum N`, and the pipes `quote`, `default X`, `toJson`, `upper`, `lower`.
- * Anything else fails loudly rather than rendering something wrong.
+ * The part of Go's text/template that Helm charts use for values: field access (`.Values.a.b`,
+ * `.Release.Name`, `.Chart.Version`, `.Template.Name`), pipelines, parentheses, string/number/bool
+ * literals, comments, `{{-`/`-}}` whitespace trimming, and the functions above with Sprig
+ * semantics. Results print as Go prints them (see go-values.ts), and `<no value>` is then deleted
+ * as Helm's engine does. Control structures, variables and `include` fail loudly instead of
+ * rendering something Helm would not.
  */
 export function renderTemplate(template: string, scope: Record<string, unknown>, source: string): string {
-  return template.replace(ACTION, (_whole, expression: string) => {
-    const [head = '', ...pipes] = expression.split('|').map((part) => part.trim());
-    let value: unknown;
-    const random = /^randAlphaNum\s+(\d+)$/.exec(head);
-    if (head.startsWith('.')) value = lookup(scope, head.slice(1));
-    else if (random) value = randomAlphaNumeric(Number(random[1]));
-    else value = literal(head);
-    if (!head.startsWith('.') && value === undefined)
-      throw HelmErrors.HELM_RENDER_FAILED({ template: source, detail: `unsupported expression "{{ ${expression} }}"` });
-    for (const pipe of pipes) {
-      const [fn, ...args] = pipe.split(/\s+/);
-      if (fn === 'quote') value = JSON.stringify(toText(value));
-      else if (fn === 'toJson') value = JSON.stringify(value ?? null);
-      else if (fn === 'upper') value = toText(value).toUpperCase();
-      else if (fn === 'lower') value = toText(value).toLowerCase();
-      else if (fn === 'default') {
-        const fallback = literal(args.join(' '));
-        if (value === undefined || value === null || value === '') value = fallback;
-      } else throw HelmErrors.HELM_RENDER_FAILED({ template: source, detail: `unsupported function "${fn}"` });
+  let out = '';
+  let last = 0;
+  let trimNext = false;
+  for (const match of template.matchAll(ACTION)) {
+    const [whole, leftTrim, body = '', rightTrim] = match;
+    let text = template.slice(last, match.index);
+    if (trimNext) text = text.replace(/^[ \t\r\n]+/, '');
+    if (leftTrim) text = text.replace(/[ \t\r\n]+$/, '');
+    out += text;
+    last = match.index + whole.length;
+    trimNext = Boolean(rightTrim);
+    const expression = body.trim();
+    if (expression.startsWith('/*') && expression.endsWith('*/')) continue;
+    try {
+      const tokens = tokenize(expression);
+      if (tokens.length === 0) throw new TemplateError('missing value for command');
+      out += formatGoValue(evaluatePipeline(parsePipeline(tokens, { index: 0 }, false), scope));
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      const line = template.slice(0, match.index).split('\n').length;
+      throw HelmErrors.HELM_RENDER_FAILED({ template: `${source}:${line}`, detail: `{{ ${expression} }}: ${error.message}` });
     }
-    return toText(value);
-  });
+  }
+  let tail = template.slice(last);
+  if (trimNext) tail = tail.replace(/^[ \t\r\n]+/, '');
+  // Helm's engine deletes every "<no value>" Go printed for a nil (engine.go, "the <no value> hack").
+  return (out + tail).replaceAll(GO_NO_VALUE, '');
 }
 
 function renderInto(
@@ -93,14 +270,29 @@ function renderInto(
   out: string[],
   tags: unknown = values.tags,
 ): void {
-  const scope = {
-    Values: values,
-    Release: { Name: context.releaseName, Namespace: context.namespace, Revision: context.revision, Service: 'Helm' },
-    Chart: { Name: chart.metadata.name, Version: chart.metadata.version, AppVersion: chart.metadata.appVersion ?? '' },
-  };
   for (const template of chart.templates) {
     if (template.path.endsWith('.tpl') || template.path.endsWith('NOTES.txt')) continue;
     const source = `${prefix}${template.path}`;
+    const scope = {
+      Values: values,
+      // Helm passes the release as a map, with Revision an int (not a float64 like values' numbers).
+      Release: {
+        Name: context.releaseName,
+        Namespace: context.namespace,
+        Revision: BigInt(context.revision),
+        IsInstall: context.revision === 1,
+        IsUpgrade: context.revision > 1,
+        Service: 'Helm',
+      },
+      Chart: goStruct({
+        Name: chart.metadata.name,
+        Version: chart.metadata.version,
+        AppVersion: chart.metadata.appVersion ?? '',
+        Description: chart.metadata.description ?? '',
+        KubeVersion: chart.metadata.kubeVersion ?? '',
+      }),
+      Template: { Name: source, BasePath: `${prefix}templates` },
+    };
     const rendered = renderTemplate(template.content, scope, source).trim();
     if (rendered) out.push(`---\n# Source: ${source}\n${rendered}\n`);
   }
