@@ -29,6 +29,10 @@ export const CoreErrors = defineErrorCodes({
     status: 409,
     message: 'The arguments of {tool} changed after they were approved. The call was not run; approve the new arguments explicitly.',
   },
+  APPROVAL_STALE: {
+    status: 409,
+    message: '{detail} Nothing ran. Re-plan: the agent proposes the work again and you approve what it shows then.',
+  },
   ROLE_REQUIRED: { status: 403, message: 'This needs the {role} role. Ask an admin to grant it.' },
   CALL_ALREADY_DECIDED: {
     status: 409,
