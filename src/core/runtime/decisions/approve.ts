@@ -18,7 +18,7 @@ export async function approveCall(context: ApprovalDecisionContext): Promise<Cal
   // What the call needs may be gone (state that died with a restarted process): say that, in the
   // tool's words, rather than the binding mismatch its preview would cause.
   const lost = await tool.checkRunnable?.(input, toolContext);
-  if (lost !== undefined) return failUnbound(context, CoreErrors.APPROVAL_STALE({ detail: lost }), 'approval no longer runnable');
+  if (lost !== undefined) return failUnbound(context, CoreErrors.APPROVAL_STALE({ detail: lost }), lost);
   const preview = await tool.preview?.(input, toolContext);
   const binds = approvalStillBinds({
     callId: id,
