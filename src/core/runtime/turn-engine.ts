@@ -190,7 +190,8 @@ export class TurnEngine {
   /** The call a decision is about, read afresh from the store (as stored, not as remembered); it must still wait for one. */
   async #proposedCall(session: WorkingSession, callId: string): Promise<TrackedCall> {
     const row = await sessionRepository.getToolCall(this.#processor.env.db, callId);
-    if (!row || row.status !== 'proposed') throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
+    if (!row || row.status !== 'proposed')
+      throw CoreErrors.CALL_ALREADY_DECIDED({ callId, tool: row?.tool ?? 'tool', status: row?.status ?? 'gone' });
     const tracked = session.calls.find((call) => call.row.id === callId);
     if (!tracked) {
       const call = trackStored(row);

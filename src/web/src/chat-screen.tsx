@@ -137,9 +137,14 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
 
   if (!session) {
     return error ? (
-      <p class="error" role="alert" data-testid="session-error">
-        {error}
-      </p>
+      <div class="stack">
+        <p class="error" role="alert" data-testid="session-error">
+          {error}
+        </p>
+        <a href="#/" data-testid="back-to-sessions">
+          Back to your sessions
+        </a>
+      </div>
     ) : (
       <p class="muted">Loading session…</p>
     );
