@@ -44,6 +44,8 @@ export function buildWeb(): void {
 /** A real server on an ephemeral port: SQLite in a temp dir, the access agent with its embedded catalog, the offline interpreter. */
 export interface WebServer {
   readonly url: string;
+  /** The data dir (SQLite, the demo databases). */
+  readonly dataDir: string;
   readonly store: Store;
   readonly runtime: Runtime;
   readonly app: FastifyInstance;
@@ -95,6 +97,7 @@ export async function startWebServer(
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     url,
+    dataDir: dir,
     store,
     runtime,
     app,
