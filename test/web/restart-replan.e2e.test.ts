@@ -107,6 +107,14 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
       await poll(() => page.getByTestId('approval-stale-reason').textContent()).toContain('lost when the server restarted');
       expect(await page.getByTestId('approve').count()).toBe(0);
       await screens(page, '17-sandbox-commit-after-restart');
+      // The approver's inbox says the same and offers no Approve for it.
+      const sessionUrl = page.url();
+      await page.goto(`${server!.url}/#/inbox`);
+      const item = page.getByTestId('inbox-item');
+      await poll(() => item.getByTestId('inbox-stale').textContent()).toContain('lost when the server restarted');
+      expect(await item.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      await page.goto(sessionUrl);
+      await page.getByTestId('replan').waitFor();
 
       await page.getByTestId('replan').click();
       // The stale call is voided and the agent stages the same write again: a fresh commit approval.
