@@ -71,6 +71,12 @@ describe('server: authentication, CSRF, headers, errors', () => {
     );
   });
 
+  it('without single sign-on the login screen is told so with 200 { enabled: false }, not a 404', async () => {
+    const response = await fixture.app.inject({ method: 'GET', url: '/api/oidc/status' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ enabled: false });
+  });
+
   it('sends security headers (CSP without inline scripts, nosniff, frame-ancestors none, referrer policy)', async () => {
     const response = await fixture.app.inject({ method: 'GET', url: '/api/health' });
     const csp = String(response.headers['content-security-policy']);
@@ -119,6 +125,8 @@ describe('server: authentication, CSRF, headers, errors', () => {
     );
     const decision = document.paths['/api/sessions/{sessionId}/decisions'].post.requestBody.content['application/json'].schema;
     expect(JSON.stringify(decision)).toContain('modify');
+    expect(JSON.stringify(decision)).toContain('replan');
+    expect(Object.keys(document.paths)).toContain('/api/sessions/{sessionId}/approvals/{callId}/readiness');
     const docs = await fixture.app.inject({ method: 'GET', url: '/docs' });
     expect(docs.headers['content-type']).toContain('text/html');
     expect(docs.body).toContain('/api/sessions/{sessionId}/messages');
@@ -156,6 +164,11 @@ describe('server: who may do what (route × owner / other / approver / admin / a
       route: 'GET /api/sessions/:id/events',
       expected: { owner: 200, other: 403, approver: 200, admin: 200, anonymous: 401 },
       request: (s) => ({ method: 'GET', url: `/api/sessions/${s.id}/events?after=0` }),
+    },
+    {
+      route: 'GET /api/sessions/:id/approvals/:callId/readiness',
+      expected: { owner: 200, other: 403, approver: 200, admin: 200, anonymous: 401 },
+      request: (s) => ({ method: 'GET', url: `/api/sessions/${s.id}/approvals/${s.callId}/readiness` }),
     },
     {
       route: 'POST /api/sessions/:id/decisions (approve)',

@@ -93,6 +93,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   if (options.oidc) {
     const login = await OidcLogin.create(options.oidc, options.store, users, options.clock);
     oidcRoutes(app, { login, sessions, secureCookies: options.secureCookies ?? false });
+  } else {
+    // The login screen asks on every visit; a 404 there was the first thing a new user's console showed.
+    app.get('/api/oidc/status', async () => ({ enabled: false }));
   }
   apiRoute(app, catalog, { method: 'GET', path: '/api/health', summary: 'Liveness.', tag: 'meta', auth: false }, async () => ({
     ok: true,

@@ -15,7 +15,7 @@ export const ServerErrors = defineErrorCodes({
   APPROVAL_NOT_FOUND: {
     status: 404,
     message:
-      'No call {callId} waits for approval in the sessions you may see. List what waits with GET /api/approvals or "opsgate approvals list".',
+      'No request with that id waits for approval in the sessions you may see (it may have been decided already). List what waits with GET /api/approvals or "opsgate approvals list".',
   },
   STORE_FULL: {
     status: 507,

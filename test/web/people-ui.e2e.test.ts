@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agents } from '../../src/agents/index.ts';
+import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
 import { createHostDirectory } from '../../src/app/host-directory.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
@@ -11,6 +13,10 @@ const SCREENS = join(ROOT, 'test-results', 'screens');
 const TIMEOUT = 120_000;
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
+
+/** What a person must never read on a screen: exception names, stack frames, unrendered objects. */
+const EXCEPTION_TEXT =
+  /\b(TypeError|ReferenceError|SyntaxError|RangeError)\b|Cannot read properties of|is not a function|\n\s*at \S+ \(|\[object Object\]/;
 
 /** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
@@ -25,10 +31,22 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
   let browser: Browser;
   let sshd: TestSshd | undefined;
   const pages: Page[] = [];
+  /** Every 404 a page met and every uncaught page error: the acceptance says nothing a person clicks returns either. */
+  const notFound: string[] = [];
+  const pageErrors: string[] = [];
 
-  async function signIn(username: string): Promise<Page> {
+  async function newPage(): Promise<Page> {
     const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
     pages.push(page);
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(`${response.request().method()} ${response.url()}`);
+    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    return page;
+  }
+
+  async function signIn(username: string): Promise<Page> {
+    const page = await newPage();
     await page.goto(`${server.url}/`);
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -39,6 +57,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
 
   /** Saves the screen at both sizes; fails when the page is wider than a 390 px phone. */
   async function screens(page: Page, name: string): Promise<void> {
+    expect((await page.locator('body').innerText()).match(EXCEPTION_TEXT)?.[0], `${name} shows exception text`).toBeUndefined();
     await page.setViewportSize(DESKTOP);
     await page.screenshot({ path: join(SCREENS, `${name}-1400x900.png`), fullPage: true });
     await page.setViewportSize(PHONE);
@@ -76,6 +95,13 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
     browser = await launchChromium();
   }, TIMEOUT);
 
+  afterEach(() => {
+    expect(notFound, 'requests that returned 404').toEqual([]);
+    expect(pageErrors, 'uncaught errors in the page').toEqual([]);
+    notFound.length = 0;
+    pageErrors.length = 0;
+  });
+
   afterAll(async () => {
     await browser?.close();
     await server?.close().catch(() => undefined);
@@ -85,8 +111,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
   it(
     'login, sessions, audit and admin screens fit a phone; the admin sees hosts, users and tokens; a token is shown once and revoked',
     async () => {
-      const anonymous = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-      pages.push(anonymous);
+      const anonymous = await newPage();
       await anonymous.goto(`${server.url}/`);
       await anonymous.getByLabel('Username').waitFor();
       await screens(anonymous, '01-login');
@@ -117,6 +142,9 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       const page = await signIn('john_doe');
       await startSession(page, 'access');
       await screens(page, '05-access-empty');
+      // The README: "`/help` in a chat lists them".
+      await say(page, '/help');
+      await page.getByText(/Commands I understand without a language model/).waitFor();
       await say(page, 'I need access to read documents');
       const panel = page.getByTestId('approval-panel');
       await panel.waitFor();
@@ -199,7 +227,14 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
     async () => {
       const page = await signIn('john_doe');
       await startSession(page, 'sandbox');
+      // The README's example first.
+      await say(page, 'describe customers');
+      await poll(() => page.getByTestId('result-table').last().locator('td').allTextContents()).toContain('country');
+      expect(await page.getByTestId('result-table').last().locator('th').allTextContents()).toEqual(
+        expect.arrayContaining(['name', 'type']),
+      );
       await say(page, 'SELECT id, name, country FROM customers ORDER BY id LIMIT 3');
+      await poll(() => page.getByTestId('result-table').count()).toBe(2);
       const table = page.getByTestId('result-table').last();
       await table.waitFor();
       expect(await table.locator('th').allTextContents()).toEqual(['id', 'name', 'country']);
@@ -214,6 +249,12 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       expect(await changes.locator('td.changed').allTextContents()).toEqual(['ZZ']);
       expect(await page.locator('[data-testid="tool-card"][data-status="failed"]').count()).toBe(0);
       await screens(page, '12-sandbox-commit-approval');
+      // The flow completes: approved, committed, and the database says so.
+      await panel.getByTestId('approve').click();
+      await page.getByText(/^Committed:/).waitFor();
+      const db = new DatabaseSync(demoDatabasePath(server.dataDir), { readOnly: true });
+      expect((db.prepare('SELECT country FROM customers WHERE id = 1').get() as { country: string }).country).toBe('ZZ');
+      db.close();
     },
     TIMEOUT,
   );
@@ -274,6 +315,35 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await john.getByTestId('suggestions').getByRole('button', { name: 'hosts' }).click();
       await john.getByText(/web-1: .*host key confirmed/).waitFor();
       await screens(john, '15-troubleshoot-terminal');
+
+      // The README's example: "disk full". Each command waits for an approval; the answer links its runbook.
+      await say(john, 'disk full');
+      const links = john.getByTestId('runbook-links');
+      const approve = john.getByTestId('approve');
+      const args = john.getByTestId('approval-args');
+      const answered = async () => (await links.count()) > 0;
+      for (let approvals = 0; !(await answered()); approvals += 1) {
+        expect(approvals, 'disk full asked for more approvals than its runbook has steps').toBeLessThan(10);
+        await expect.poll(async () => (await answered()) || (await approve.isEnabled().catch(() => false)), { timeout: 60_000 }).toBe(true);
+        if (await answered()) break;
+        const command = await args.textContent();
+        await approve.click();
+        // The decision returns at the next approval (another command) or at the answer.
+        await expect
+          .poll(
+            async () =>
+              (await answered()) ||
+              ((await args.textContent().catch(() => command)) !== command && (await approve.isEnabled().catch(() => false))),
+            {
+              timeout: 60_000,
+            },
+          )
+          .toBe(true);
+      }
+      await screens(john, '15b-troubleshoot-disk-full');
+      const [runbook] = await Promise.all([john.context().waitForEvent('page'), links.last().getByRole('link').first().click()]);
+      await runbook.waitForLoadState();
+      expect(await runbook.locator('body').innerText()).toContain('df -h');
     },
     TIMEOUT,
   );

@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -43,6 +44,8 @@ export function buildWeb(): void {
 /** A real server on an ephemeral port: SQLite in a temp dir, the access agent with its embedded catalog, the offline interpreter. */
 export interface WebServer {
   readonly url: string;
+  /** The data dir (SQLite, the demo databases). */
+  readonly dataDir: string;
   readonly store: Store;
   readonly runtime: Runtime;
   readonly app: FastifyInstance;
@@ -94,6 +97,7 @@ export async function startWebServer(
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     url,
+    dataDir: dir,
     store,
     runtime,
     app,
@@ -102,6 +106,74 @@ export async function startWebServer(
       await runtime.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `opsgate serve` as its own process, as a person starts it (the README's `bin/opsgate serve`). */
+export interface ServeProcess {
+  readonly url: string;
+  readonly dataDir: string;
+  /** Everything it printed, for failure messages. */
+  output(): string;
+  /** Ends the process with `signal` (SIGKILL: a crash, nothing is closed cleanly) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A free loopback port, so that a restarted server listens where the page expects it. */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/**
+ * Starts `node src/cli/main.ts serve` on `port` with its data under `dataDir` (SQLite, the demo
+ * databases, the cookie key), the offline model and demo logins whose password is `PASSWORD`.
+ * Resolves once it prints the URL it serves.
+ */
+export async function startServeProcess(dataDir: string, port: number): Promise<ServeProcess> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !/^(OPSGATE_|ACCESS_|OPENAI_|ANTHROPIC_|AWS_)/.test(name)) env[name] = value;
+  Object.assign(env, { OPSGATE_DATA_DIR: dataDir, OPSGATE_DEMO_PASSWORD: PASSWORD, OPSGATE_MODEL: 'offline' });
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`opsgate serve did not start within 60 s:\n${printed}`)), 60_000);
+    const check = () => {
+      const match = /opsgate is serving (http:\/\/\S+)/.exec(printed);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`opsgate serve exited with ${code} before serving:\n${printed}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    output: () => printed,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
     },
   };
 }

@@ -180,9 +180,17 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await janePage.goto(`${server.url}/#/sessions/${encodeURIComponent(flow1SessionId)}`);
       const error = janePage.getByTestId('session-error');
       await error.waitFor();
-      await expect.poll(() => error.textContent()).toContain('belongs to another user');
+      await expect.poll(() => error.textContent()).toContain('belongs to another person');
+      // Plain language, no raw session UUID, and a way on.
+      expect(await error.textContent()).not.toContain(flow1SessionId);
       await expect.poll(() => janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
       await shot(janePage, '11-other-user-forbidden');
+      const missing = '3f2a9c4e-1b7d-4e8a-9c0f-5d6e7f8a9b0c';
+      await janePage.goto(`${server.url}/#/sessions/${missing}`);
+      await expect.poll(() => error.textContent()).toContain('This session does not exist');
+      expect(await error.textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+      await janePage.getByTestId('back-to-sessions').click();
+      await janePage.getByTestId('new-access').waitFor();
       await jane.close();
     },
     TIMEOUT,

@@ -131,6 +131,22 @@ describe('access interpreter flows (spec examples, against the real service)', (
     );
   });
 
+  it('a new request after a clarifying question is its own request, not an answer glued to the old one (issue 13: "I need access to Jira" got the previous answer word for word)', async () => {
+    const history: History = [];
+    const first = await turn('I need DB_ADMIN', history);
+    expect(first.text).toMatch(/^There is no access named DB_ADMIN\./);
+    const second = await turn('I need access to Jira', history);
+    expect(second.text).not.toBe(first.text);
+    expect(second.text).toMatch(/^None of the accesses open to your teams \(engineering\) fits "jira", so I am not proposing any\./);
+    // The same after "fits nothing": the earlier target does not leak into the next request.
+    const wiki: History = [];
+    await turn('I need access to the wiki', wiki);
+    expect((await turn('I need access to Jira', wiki)).text).toContain('fits "jira"');
+    // An answer with a catalog name after "which one do you need?" still resolves.
+    const named = await turn('DB_READ_DEV', history);
+    expect(named.proposal).toMatchObject({ tool: 'grant_access_to_user', input: { access_name: 'DB_READ_DEV' } });
+  });
+
   it('a write access states its renewal period before the approval', async () => {
     const result = await turn('I need to write documents', [], 'bob_wilson');
     expect(result.proposal?.input).toMatchObject({ access_name: 'WRITE_DOCUMENTS' });

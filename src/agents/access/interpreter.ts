@@ -14,6 +14,10 @@ const TEAM = /\b(?:for|of|on)\s+(?:the\s+)?([a-z][a-z0-9_-]*)\s+team\b|\bteam\s+
 const REVOKE = /\b(revoke|give up|no longer need)\b|\bremove\s+my\b/i;
 const REQUEST = /\b(need|want|give|grant|request|get me|access to|can i|could i|would like|please)\b/i;
 
+/** "I need …", "give me …", "can I get …": a message that opens a request of its own. */
+const NEW_REQUEST =
+  /^\s*(?:i\s+(?:also\s+)?(?:need|want|would like)|give me|grant me|get me|can i (?:get|have)|could i (?:get|have))\b\s*\S/i;
+
 /** Marks the agent's own clarifying questions, so the next message is read as an answer to them. */
 const CLARIFICATION_OPENERS = [
   'I found multiple ',
@@ -53,8 +57,19 @@ function describe(access: CatalogEntry): string {
   return `- ${access.name}: ${access.description}${renewal}`;
 }
 
+/**
+ * A message that opens a request of its own ("I need …", or a catalog name) is a new request,
+ * even right after a clarifying question. Gluing it to the earlier request let the earlier target
+ * win: after "I need DB_ADMIN" (no such access), "I need access to Jira" got the DB_ADMIN answer
+ * again word for word. Short answers ("Production, read only") still answer the question.
+ */
+function startsNewRequest(text: string): boolean {
+  return explicitNames(text).length > 0 || NEW_REQUEST.test(text);
+}
+
 /** The request text of this turn: after clarifying questions, the original request plus every answer. */
 function requestText(turn: InterpreterTurn): { text: string; answersQuestion: boolean } {
+  if (startsNewRequest(turn.userText)) return { text: turn.userText, answersQuestion: false };
   const history = turn.history;
   const parts = [turn.userText];
   let index = history.length - 1;
@@ -63,6 +78,8 @@ function requestText(turn: InterpreterTurn): { text: string; answersQuestion: bo
     const user = history[index - 1]!;
     if (assistant.role !== 'assistant' || user.role !== 'user' || !CLARIFICATION_OPENERS.some((o) => assistant.text.startsWith(o))) break;
     parts.unshift(user.text);
+    // The request this chain of answers belongs to starts here; what came before it is another request.
+    if (startsNewRequest(user.text)) break;
     index -= 2;
   }
   return { text: parts.join(' '), answersQuestion: parts.length > 1 };

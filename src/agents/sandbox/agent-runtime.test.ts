@@ -73,6 +73,31 @@ describe('sandbox agent through the core runtime (offline interpreter)', () => {
     expect(approved.status).toBe('completed');
   });
 
+  it('after a restart the pending commit says its transaction was lost; re-plan stages the write again and the new commit runs', async () => {
+    const { sessionId, callId } = await proposeWrite();
+    // A restart: the process (and with it the open SQLite transaction) ends; a new one opens the same store and database.
+    await runtime.close();
+    runtime = await createRuntime({ store: testStore.store, agents: [sandboxAgent], agentOptions: { sandbox: { db } }, dataDir: dir });
+    expect(await runtime.approvalReadiness(sessionId, callId, testIdentity)).toEqual({
+      callId,
+      runnable: false,
+      reason: 'state-lost',
+      message: expect.stringMatching(/^This commit can no longer run: the transaction was lost when the server restarted/),
+    });
+    const replanned = await runtime.decide(sessionId, { type: 'replan', callId }, testIdentity);
+    expect(replanned.status).toBe('waiting');
+    expect(replanned.session.toolCalls.find((c) => c.id === callId)?.status).toBe('expired');
+    const fresh = replanned.interrupt as { callId: string; tool: string; preview?: { details?: { rows?: unknown[] } } };
+    expect(fresh).toMatchObject({ tool: 'commit_transaction' });
+    expect(fresh.callId).not.toBe(callId);
+    expect(fresh.preview?.details?.rows).toHaveLength(1);
+    expect(await runtime.approvalReadiness(sessionId, fresh.callId, testIdentity)).toEqual({ callId: fresh.callId, runnable: true });
+    expect(count(db)).toBe(0);
+    const done = await runtime.decide(sessionId, { type: 'approve', callId: fresh.callId }, testIdentity);
+    expect(done.status).toBe('completed');
+    expect(count(db)).toBe(1);
+  });
+
   it('write → preview → reject → rolled back', async () => {
     const { sessionId, callId } = await proposeWrite();
     const turn = await runtime.decide(sessionId, { type: 'reject', callId }, testIdentity);

@@ -80,6 +80,7 @@ export class TransactionHandle {
 export class DbBridge {
   readonly session: SandboxSession;
   readonly dbPath: string;
+  #lastBegun: TransactionHandle | undefined;
 
   constructor(sandboxSession: SandboxSession, dbPath: string) {
     this.session = sandboxSession;
@@ -103,6 +104,15 @@ export class DbBridge {
 
   async explain(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult> {
     return (await this.session.channel.call('run_profiler', { sql, params: [...params] })) as QueryResult;
+  }
+
+  /**
+   * The transaction this bridge (this process) began last, in whatever state it is now; undefined
+   * when this process never began one for the session, e.g. because it started after the one a
+   * pending commit was shown for (a transaction lives only in the process that opened it).
+   */
+  get lastTransaction(): TransactionHandle | undefined {
+    return this.#lastBegun;
   }
 
   /** The open transaction of this session, if any. */
@@ -129,6 +139,7 @@ export class DbBridge {
     }
     const handle = new TransactionHandle(this.session, id);
     openTransactions.set(this.session, handle);
+    this.#lastBegun = handle;
     return handle;
   }
 }

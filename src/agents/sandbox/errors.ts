@@ -17,8 +17,7 @@ export const SandboxErrors = defineErrorCodes({
   SQL_FAILED: { status: 400, message: 'The database rejected the statement: {detail}. Fix the SQL and try again.' },
   TRANSACTION_NOT_FOUND: {
     status: 404,
-    message:
-      'There is no open transaction {transactionId}; it was committed, rolled back or lost with its server. Begin a new transaction.',
+    message: 'That transaction is not open any more: it was committed, rolled back or lost with its server. Begin a new transaction.',
   },
   READ_BUDGET_EXCEEDED: {
     status: 422,

@@ -72,6 +72,25 @@ function firstStep(text: string): InterpreterAction {
   return { toolCalls: [{ toolName: 'execute_query', input: { sql: words } }] };
 }
 
+/**
+ * The person asked to re-plan a commit that can no longer run (its transaction was lost): stage
+ * this turn's writes again in a new transaction, so the commit is proposed with a fresh preview.
+ */
+function replan(turn: InterpreterTurn): InterpreterAction {
+  const writes: string[] = [];
+  for (const step of turn.steps.slice(0, -1).reverse()) {
+    if (step.toolName === 'commit_transaction' || step.toolName === 'rollback_transaction') break;
+    const sql = (step.input as { sql?: unknown } | null)?.sql;
+    if (step.toolName === 'execute_write' && !step.isError && typeof sql === 'string') writes.unshift(sql);
+  }
+  if (writes.length === 0)
+    return { text: 'Nothing was committed: the transaction was lost. Send the statements again to stage them in a new transaction.' };
+  return {
+    toolCalls: writes.map((sql) => ({ toolName: 'execute_write', input: { sql } })),
+    text: `Nothing was committed: the transaction was lost. Staging the same ${writes.length === 1 ? 'statement' : `${writes.length} statements`} again in a new transaction, so you review the changes as they are now.`,
+  };
+}
+
 /** The sandbox agent's offline command language. */
 export const sandboxInterpreter: InterpreterRules = {
   help: HELP,
@@ -97,6 +116,7 @@ export const sandboxInterpreter: InterpreterRules = {
         };
       }
       case 'commit_transaction':
+        if (last.isError && hasCode(last.output, 'APPROVAL_STALE')) return replan(turn);
         if (last.isError) return { toolCalls: [{ toolName: 'rollback_transaction', input: {} }], text: 'Not committed; rolling back.' };
         return { text: `Committed: ${(last.output as { summary?: string }).summary ?? ''}`.trim() };
       case 'rollback_transaction':

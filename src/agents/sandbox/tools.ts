@@ -20,6 +20,20 @@ async function previewOf(bridge: DbBridge, preview: ChangePreview) {
   return { kind: 'sql-changes', summary: impactSummary(impact), details: { ...preview, impact }, bindingDigest: preview.digest };
 }
 
+/**
+ * Why a pending commit can no longer run, in words for the person, or undefined when its
+ * transaction is still open. An open transaction lives only in the server process that began it,
+ * so a process that never began one for this session was started after it: the server restarted.
+ */
+export function lostTransaction(bridge: DbBridge): string | undefined {
+  if (bridge.activeTransaction) return undefined;
+  const last = bridge.lastTransaction;
+  if (last === undefined)
+    return 'This commit can no longer run: the transaction was lost when the server restarted (an open transaction lives only in the server process, and nothing in it was saved).';
+  if (last.state === 'committed') return 'This commit can no longer run: its transaction was already committed.';
+  return 'This commit can no longer run: its transaction was rolled back before it was committed, so none of its changes were saved.';
+}
+
 /** The sandbox agent's tools. Reads are read-only; every change goes through a transaction a person commits. */
 export function sandboxTools(bridgeFor: BridgeFor): AnyToolDefinition[] {
   return [
@@ -76,6 +90,7 @@ export function sandboxTools(bridgeFor: BridgeFor): AnyToolDefinition[] {
       mutability: 'mutable',
       risk: 'high',
       assessRisk: (_input, preview) => assessCommitRisk(preview),
+      checkRunnable: (_input, context) => lostTransaction(bridgeFor(context)),
       preview: async (_input, context) => {
         const bridge = bridgeFor(context);
         const transaction = bridge.activeTransaction;

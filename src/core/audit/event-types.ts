@@ -11,6 +11,8 @@ export const CORE_AUDIT_EVENT_TYPES = [
   'tool_rejected',
   'tool_modified',
   'tool_expired',
+  /** A pending call voided because it could no longer run as shown; the agent was asked to plan again. */
+  'tool_voided',
   'tool_executing',
   'tool_executed',
   'tool_failed',

@@ -9,16 +9,29 @@ export const CoreErrors = defineErrorCodes({
     message:
       'The call names {field}={given}, but this session belongs to {expected}. Tools act only for the signed-in user; drop the field or use your own identity.',
   },
-  SESSION_NOT_FOUND: { status: 404, message: 'Session {sessionId} does not exist. List your sessions and pick one that does.' },
-  SESSION_FORBIDDEN: { status: 403, message: 'Session {sessionId} belongs to another user. Ask its owner, or an approver, to act on it.' },
+  // Messages name no raw ids (session and call UUIDs): people read them in the UI. The ids stay in `fields`.
+  SESSION_NOT_FOUND: {
+    status: 404,
+    message:
+      'This session does not exist (the link may be old, or the data was reset). Open your sessions list and pick one, or start a new session.',
+  },
+  SESSION_FORBIDDEN: {
+    status: 403,
+    message: 'This session belongs to another person, so you cannot see or act on it. Ask its owner, or an approver, to act on it.',
+  },
   SESSION_BUSY: {
     status: 409,
-    message: 'Session {sessionId} is waiting for a decision on {interrupt}. Answer it before sending a new message.',
+    message: 'This session is waiting for a decision on {interrupt}. Answer it before sending a new message.',
   },
-  NO_PENDING_INTERRUPT: { status: 409, message: 'Session {sessionId} is not waiting for a decision. Send a message instead.' },
+  NO_PENDING_INTERRUPT: {
+    status: 409,
+    message:
+      'This session is not waiting for a decision (someone may have decided it already). Reload it to see where it stands, or send a message.',
+  },
   DECISION_MISMATCH: {
     status: 409,
-    message: 'The decision names {given}, but the session waits on {expected}. Reload the session and decide on what it shows.',
+    message:
+      'This decision is about a request the session no longer waits on (it moved on since the page loaded). Reload the session and decide on what it shows.',
   },
   DECISION_INVALID: { status: 400, message: '{detail}' },
   APPROVAL_EXPIRED: {
@@ -29,10 +42,15 @@ export const CoreErrors = defineErrorCodes({
     status: 409,
     message: 'The arguments of {tool} changed after they were approved. The call was not run; approve the new arguments explicitly.',
   },
+  APPROVAL_STALE: {
+    status: 409,
+    message: '{detail} Nothing ran. Re-plan: the agent proposes the work again and you approve what it shows then.',
+  },
   ROLE_REQUIRED: { status: 403, message: 'This needs the {role} role. Ask an admin to grant it.' },
   CALL_ALREADY_DECIDED: {
     status: 409,
-    message: 'Tool call {callId} is already {status}; it cannot be executed again. Propose a new call if the work is still needed.',
+    message:
+      'This {tool} call is already {status}, so it cannot run again. Reload to see its outcome; ask the agent again if the work is still needed.',
   },
   UNKNOWN_AGENT: { status: 404, message: 'There is no agent named {agent}. Available agents: {available}.' },
   UNSUPPORTED_VERSION: {

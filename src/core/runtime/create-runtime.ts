@@ -395,6 +395,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       return finish(working, status, firstNewSeq);
     },
 
+    async approvalReadiness(sessionId, callId, actor) {
+      const working = await loadWorking(sessionId);
+      assertRead(working.row, actor);
+      return engine.readiness(working, callId);
+    },
+
     async getSession(sessionId, actor) {
       const row = await sessionRepository.loadSession(store.db, sessionId);
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });

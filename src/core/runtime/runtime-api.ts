@@ -7,7 +7,7 @@ import type { Store } from '../store/index.ts';
 import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
 import type { TeamDirectory } from './team-directory.ts';
-import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
+import type { ApprovalReadiness, Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
 export type ModelResolver = (agent: AgentDefinition) => LanguageModelV4 | undefined;
@@ -90,6 +90,12 @@ export interface Runtime {
   ): Promise<TurnResult>;
   /** Answers the pending interrupt and continues the turn. */
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
+  /**
+   * Whether the pending approval `callId` can still run as shown — what approving would find
+   * (expiry, the tool still offered, the tool's `checkRunnable`, the approval binding) — asked
+   * before a person decides, so a stale approval offers to re-plan instead of Approve. Changes nothing.
+   */
+  approvalReadiness(sessionId: string, callId: string, actor: Identity): Promise<ApprovalReadiness>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
   listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
   /** Calls waiting for approval in the sessions `actor` may see, each saying whether the policy lets `actor` approve it. */

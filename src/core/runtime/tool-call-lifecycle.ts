@@ -26,7 +26,7 @@ export const TOOL_CALL_TRANSITIONS: Readonly<Record<From, Partial<Record<ToolCal
   proposed: {
     approved: ['tool_approved'],
     rejected: ['tool_rejected', 'tool_modified'],
-    expired: ['tool_expired'],
+    expired: ['tool_expired', 'tool_voided'],
     blocked: ['tool_blocked'],
     failed: ['tool_failed'],
     executed: ['question_answered'],

@@ -239,7 +239,8 @@ export class ToolCallProcessor {
       try {
         await session.commit(store);
       } catch (error) {
-        if (error instanceof StaleWriteError) throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: 'decided elsewhere' });
+        if (error instanceof StaleWriteError)
+          throw CoreErrors.CALL_ALREADY_DECIDED({ callId, tool: tool.name, status: 'decided elsewhere' });
         throw error;
       }
     }

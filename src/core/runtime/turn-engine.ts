@@ -4,6 +4,7 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import type { Identity } from '../identity/index.ts';
 import { StaleWriteError } from '../store/index.ts';
 import { withModelSpan } from '../telemetry/index.ts';
+import { checkApprovalReadiness } from './approval-readiness.ts';
 import {
   type ApprovalDecisionContext,
   answerQuestion,
@@ -15,6 +16,7 @@ import {
   hasExpired,
   modifyCall,
   rejectCall,
+  replanCall,
 } from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
@@ -22,7 +24,7 @@ import { sessionRepository } from './session-repository.ts';
 import { type TrackedCall, trackStored } from './tool-call-lifecycle.ts';
 import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
 import { toModelTool } from './tool-schemas.ts';
-import type { Decision, Interrupt } from './types.ts';
+import type { ApprovalReadiness, Decision, Interrupt } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
 
 export type LoopStatus = 'completed' | 'waiting' | 'step_limit';
@@ -142,9 +144,15 @@ export class TurnEngine {
         decidedAt: this.#processor.env.now().toISOString(),
       };
       if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
-      else if (decision.type !== 'approve' && decision.type !== 'modify')
+      else if (decision.type === 'replan') {
+        const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
+        // Re-planning a call that can still run would be a rejection without a reason: say so.
+        if (readiness.runnable)
+          throw CoreErrors.DECISION_INVALID({ detail: 'This approval can still run as shown: approve, reject or modify it.' });
+        outcome = replanCall(approval, readiness);
+      } else if (decision.type !== 'approve' && decision.type !== 'modify')
         throw CoreErrors.DECISION_INVALID({
-          detail: 'An approval request takes approve, reject (with a reason) or modify (with edited arguments).',
+          detail: 'An approval request takes approve, reject (with a reason), modify (with edited arguments) or replan.',
         });
       else {
         if (hasExpired(approval)) throw await expireCall(approval);
@@ -157,6 +165,15 @@ export class TurnEngine {
     session.interrupt = undefined;
     this.#recordOutcome(session, interrupt.callId, toolName, outcome);
     return this.run(session);
+  }
+
+  /** Whether the pending approval `callId` can still run as shown; changes nothing (the session is not stored). */
+  async readiness(session: WorkingSession, callId: string): Promise<ApprovalReadiness> {
+    const interrupt = session.interrupt;
+    if (session.row.status !== 'waiting' || interrupt?.type !== 'approval')
+      throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId: session.id });
+    if (callId !== interrupt.callId) throw CoreErrors.DECISION_MISMATCH({ given: callId, expected: interrupt.callId });
+    return checkApprovalReadiness(this.#processor.env, session, await this.#proposedCall(session, callId), interrupt);
   }
 
   #decisionContext(session: WorkingSession, actor: Identity): DecisionContext {
@@ -173,7 +190,8 @@ export class TurnEngine {
   /** The call a decision is about, read afresh from the store (as stored, not as remembered); it must still wait for one. */
   async #proposedCall(session: WorkingSession, callId: string): Promise<TrackedCall> {
     const row = await sessionRepository.getToolCall(this.#processor.env.db, callId);
-    if (!row || row.status !== 'proposed') throw CoreErrors.CALL_ALREADY_DECIDED({ callId, status: row?.status ?? 'missing' });
+    if (!row || row.status !== 'proposed')
+      throw CoreErrors.CALL_ALREADY_DECIDED({ callId, tool: row?.tool ?? 'tool', status: row?.status ?? 'gone' });
     const tracked = session.calls.find((call) => call.row.id === callId);
     if (!tracked) {
       const call = trackStored(row);

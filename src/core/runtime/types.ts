@@ -56,12 +56,35 @@ export interface ContinueInterrupt {
 
 export type Interrupt = ApprovalInterrupt | QuestionInterrupt | ContinueInterrupt;
 
+/**
+ * Why a pending approval can no longer run as shown:
+ * - `state-lost`: what the call needs is gone (the tool's `checkRunnable` says what, e.g. a
+ *   transaction that died with the server process);
+ * - `binding-changed`: the arguments or the preview no longer hash to what the person was shown;
+ * - `expired`: the approval request is past its expiry;
+ * - `tool-unavailable`: the tool is no longer offered to this session (agent, role or phase changed).
+ */
+export type StaleApprovalReason = 'state-lost' | 'binding-changed' | 'expired' | 'tool-unavailable';
+
+/** Whether a pending approval can still run as shown. Asked before a person decides; changes nothing. */
+export type ApprovalReadiness =
+  | { readonly callId: string; readonly runnable: true }
+  | {
+      readonly callId: string;
+      readonly runnable: false;
+      readonly reason: StaleApprovalReason;
+      /** A sentence for the person: what is gone and that re-planning proposes the work again. */
+      readonly message: string;
+    };
+
 export type QuestionAnswer = 'yes' | 'no' | 'skip' | { readonly custom: string };
 
 export type Decision =
   | { readonly type: 'approve'; readonly callId: string }
   | { readonly type: 'reject'; readonly callId: string; readonly reason?: string }
   | { readonly type: 'modify'; readonly callId: string; readonly args: Readonly<Record<string, unknown>> }
+  /** Void a pending approval that can no longer run as shown and let the agent plan again (refused while it can still run). */
+  | { readonly type: 'replan'; readonly callId: string }
   | { readonly type: 'answer'; readonly callId: string; readonly answer: QuestionAnswer }
   | { readonly type: 'continue'; readonly callId: string };
 

@@ -83,6 +83,14 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   readonly validate?: (input: Input, context: ToolContext) => ValidatorVerdict | Promise<ValidatorVerdict>;
   /** Details for the approval panel; its `bindingDigest` joins the approval hash. */
   readonly preview?: (input: Input, context: ToolContext) => ApprovalPreview | Promise<ApprovalPreview>;
+  /**
+   * Mutable tools: whether what a pending call needs still exists, asked before a person decides
+   * (e.g. an open transaction that lived only in a server process that has since restarted).
+   * Returns a plain-language sentence saying why the call can no longer run and what re-planning
+   * does, or undefined when it can. Must not change anything. Default: it can (the approval
+   * binding is still checked against a fresh preview).
+   */
+  readonly checkRunnable?: (input: Input, context: ToolContext) => string | undefined | Promise<string | undefined>;
   /** Scores this call's risk from its arguments (and the preview, when there is one). Default: the static `risk`. */
   readonly assessRisk?: (input: Input, preview?: ApprovalPreview) => RiskAssessment;
   readonly execute: (input: Input, context: ToolContext) => Promise<Output>;

@@ -3,8 +3,8 @@ import { type LoginSessions, SESSION_COOKIE } from '../login-sessions.ts';
 import type { OidcLogin } from './oidc-login.ts';
 
 /**
- * Public: GET /api/oidc/status tells the login screen to offer single sign-on (absent without
- * it); GET /api/oidc/login sends the browser to the issuer; GET /api/oidc/callback signs the
+ * Public: GET /api/oidc/status tells the login screen to offer single sign-on (`enabled: false`
+ * without it, from createServer); GET /api/oidc/login sends the browser to the issuer; GET /api/oidc/callback signs the
  * person in (the same session cookie as a password login) and returns them to the UI.
  */
 export function oidcRoutes(app: FastifyInstance, deps: { login: OidcLogin; sessions: LoginSessions; secureCookies: boolean }): void {

@@ -40,7 +40,16 @@ export const decisionBody = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('continue'), callId }).strict(),
+  z
+    .object({ type: z.literal('replan'), callId })
+    .strict()
+    .describe('Void an approval that can no longer run (see …/readiness) and let the agent plan again'),
 ]);
+
+const approvalParams = z.object({
+  sessionId: z.string().min(1).max(100).describe('Session id (uuid)'),
+  callId: callId.describe('The pending call'),
+});
 
 const feedbackBody = z
   .object({
@@ -150,12 +159,25 @@ export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime
       method: 'POST',
       path: '/api/sessions/:sessionId/decisions',
       summary:
-        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), answer (yes/no/skip/custom) or continue.',
+        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), replan (a stale approval), answer (yes/no/skip/custom) or continue.',
       tag: 'sessions',
       params: sessionParams,
       body: decisionBody,
     },
     async ({ params, body, request }) => runtime.decide(params.sessionId, body as Decision, request.identity),
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      path: '/api/sessions/:sessionId/approvals/:callId/readiness',
+      summary:
+        'Whether the pending approval can still run as shown (after a restart its state may be gone); when not, why in plain words. Changes nothing.',
+      tag: 'sessions',
+      params: approvalParams,
+    },
+    async ({ params, request }) => runtime.approvalReadiness(params.sessionId, params.callId, request.identity),
   );
   apiRoute(
     app,

@@ -1,7 +1,7 @@
 import type { AgentInfo } from '../../core/runtime/runtime-api.ts';
-import type { Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult } from '../../core/runtime/types.ts';
+import type { ApprovalReadiness, Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult } from '../../core/runtime/types.ts';
 
-export type { AgentInfo, Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult };
+export type { AgentInfo, ApprovalReadiness, Decision, SessionEvent, SessionSnapshot, SessionSummary, TurnResult };
 
 export interface Me {
   readonly userId: number;
@@ -99,6 +99,8 @@ export const api = {
     request<SessionSnapshot>('POST', '/api/sessions', { agent, ...(options ? { options } : {}) }),
   send: (id: string, text: string) => request<TurnResult>('POST', `/api/sessions/${encodeURIComponent(id)}/messages`, { text }),
   decide: (id: string, decision: Decision) => request<TurnResult>('POST', `/api/sessions/${encodeURIComponent(id)}/decisions`, decision),
+  approvalReadiness: (id: string, callId: string) =>
+    request<ApprovalReadiness>('GET', `/api/sessions/${encodeURIComponent(id)}/approvals/${encodeURIComponent(callId)}/readiness`),
   feedback: (id: string, input: { rating: 1 | -1; target?: string; comment?: string }) =>
     request('POST', `/api/sessions/${encodeURIComponent(id)}/feedback`, input),
   audit: (query: Record<string, string>) => {

@@ -31,7 +31,7 @@ export function ApprovalPanel({
   interrupt: ApprovalInterrupt;
   me: Me;
   busy: boolean;
-  /** Set when the server said this approval can no longer run (binding changed, expired). */
+  /** Why this approval can no longer run, as the server said it (before the click, or after one failed). */
   stale?: string;
   onDecide: (d: Decision) => void;
 }) {
@@ -61,12 +61,7 @@ export function ApprovalPanel({
     if (critical && mode !== 'confirm') setMode('confirm');
     else onDecide({ type: 'approve', callId: interrupt.callId });
   };
-  const replan = () =>
-    onDecide({
-      type: 'reject',
-      callId: interrupt.callId,
-      reason: `This approval can no longer run (${stale ?? 'it changed'}). Plan it again from the current state.`,
-    });
+  const replan = () => onDecide({ type: 'replan', callId: interrupt.callId });
 
   return (
     <section
@@ -99,11 +94,12 @@ export function ApprovalPanel({
       {stale && (
         <div class="stale" role="alert" data-testid="approval-stale">
           <p>
-            <strong>This approval can no longer run.</strong> {stale}
+            <strong data-testid="approval-stale-reason">{stale}</strong>
           </p>
-          <button type="button" class="primary" data-testid="replan" disabled={busy} onClick={replan}>
-            Ask the agent to plan again
-          </button>
+          <p>
+            Nothing has run. Re-plan voids this request and asks the agent to plan again from the current state; you then approve what it
+            shows.
+          </p>
         </div>
       )}
       <dl class="facts">
@@ -219,9 +215,15 @@ export function ApprovalPanel({
         )}
         {mode === 'view' && (
           <div class="actions">
-            <button type="button" class="primary" data-testid="approve" disabled={approveDisabled} onClick={approve}>
-              Approve <kbd>a</kbd>
-            </button>
+            {stale ? (
+              <button type="button" class="primary" data-testid="replan" disabled={busy} onClick={replan}>
+                Re-plan
+              </button>
+            ) : (
+              <button type="button" class="primary" data-testid="approve" disabled={approveDisabled} onClick={approve}>
+                Approve <kbd>a</kbd>
+              </button>
+            )}
             <button type="button" class="danger" data-testid="reject" disabled={busy} onClick={() => setMode('reject')}>
               Reject… <kbd>r</kbd>
             </button>

@@ -40,6 +40,26 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
   const [hostCount, setHostCount] = useState<number | undefined>();
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
+  // Before anyone clicks Approve: ask the server whether the pending approval can still run as
+  // shown. Asked again when the live connection comes back, because that is when a restart (which
+  // can take an open transaction with it) has happened. A failed check leaves the panel as it is.
+  const pendingCallId = session?.interrupt?.type === 'approval' ? session.interrupt.callId : undefined;
+  useEffect(() => {
+    if (!pendingCallId) return;
+    let current = true;
+    api.approvalReadiness(sessionId, pendingCallId).then(
+      (readiness) => {
+        if (!current) return;
+        if (readiness.runnable) setStale((known) => (known?.callId === pendingCallId ? undefined : known));
+        else setStale({ callId: pendingCallId, message: readiness.message });
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [sessionId, pendingCallId, connected]);
+
   const refresh = useCallback(async () => {
     try {
       setSession(await api.session(sessionId));
@@ -117,9 +137,14 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
 
   if (!session) {
     return error ? (
-      <p class="error" role="alert" data-testid="session-error">
-        {error}
-      </p>
+      <div class="stack">
+        <p class="error" role="alert" data-testid="session-error">
+          {error}
+        </p>
+        <a href="#/" data-testid="back-to-sessions">
+          Back to your sessions
+        </a>
+      </div>
     ) : (
       <p class="muted">Loading session…</p>
     );

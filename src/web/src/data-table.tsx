@@ -56,13 +56,24 @@ export function DataTable({
   );
 }
 
-/** Reads `{ columns, rows }` (a query result) out of a tool result, if it is one. */
+function objectRows(value: unknown): Array<Record<string, unknown>> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const rows = value.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));
+  return rows.length === value.length ? rows : undefined;
+}
+
+/**
+ * Reads a table out of a tool result, if it holds one: `{ columns, rows }` (a query result), or a
+ * list of records such as `{ columns: [{ name, type, … }] }` (a table described) or `{ tables: […] }`
+ * — which otherwise reached people as JSON or as pipe-separated text in a proportional font.
+ */
 export function asQueryResult(value: unknown): { columns: string[]; rows: Array<Record<string, unknown>> } | undefined {
   if (!value || typeof value !== 'object') return undefined;
-  const record = value as { columns?: unknown; rows?: unknown };
-  if (!Array.isArray(record.rows)) return undefined;
-  const rows = record.rows.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));
-  if (rows.length !== record.rows.length) return undefined;
+  const record = value as { columns?: unknown; rows?: unknown; tables?: unknown };
+  const listed = record.rows === undefined ? (objectRows(record.columns) ?? objectRows(record.tables)) : undefined;
+  if (listed) return listed.length > 0 ? { columns: [...new Set(listed.flatMap((r) => Object.keys(r)))], rows: listed } : undefined;
+  const rows = objectRows(record.rows);
+  if (!rows) return undefined;
   const columns = Array.isArray(record.columns)
     ? record.columns.filter((c): c is string => typeof c === 'string')
     : [...new Set(rows.flatMap((r) => Object.keys(r)))];

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Me } from './api.ts';
+import { ApiError, api, type Me } from './api.ts';
 import { type DecidedApprovalView, inboxApi, type PendingApprovalView } from './inbox-api.ts';
 
 /** The approver's inbox: what waits (mine to decide first), then the decided history. */
@@ -93,8 +93,21 @@ function PendingItem({
   onAct: (work: () => Promise<unknown>) => Promise<void>;
 }) {
   const [reason, setReason] = useState('');
+  const [stale, setStale] = useState<string | undefined>();
   const { interrupt } = item;
   const others = interrupt.eligibleApprovers.filter((name) => name !== me.username);
+  // As in the session's panel: an approval that can no longer run (e.g. after a restart) says so
+  // before anyone clicks, and is re-planned in its session rather than approved here.
+  useEffect(() => {
+    let current = true;
+    api.approvalReadiness(item.sessionId, interrupt.callId).then(
+      (readiness) => current && setStale(readiness.runnable ? undefined : readiness.message),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [item.sessionId, interrupt.callId]);
   return (
     <li class="panel" data-testid="inbox-item" data-call-id={interrupt.callId}>
       <h3>
@@ -105,7 +118,12 @@ function PendingItem({
         {' · '}policy <code data-testid="inbox-policy">{interrupt.policyId}</code>
       </p>
       <pre class="args">{JSON.stringify(interrupt.args, null, 2)}</pre>
-      {item.mayApprove ? (
+      {stale && (
+        <p class="stale" role="alert" data-testid="inbox-stale">
+          {stale} <a href={`#/sessions/${item.sessionId}`}>Open the session to re-plan it.</a>
+        </p>
+      )}
+      {stale ? null : item.mayApprove ? (
         <div class="actions">
           <button type="button" class="primary" disabled={busy} onClick={() => onAct(() => inboxApi.approve(interrupt.callId))}>
             Approve

@@ -4,10 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 export function SsoLink() {
   const [enabled, setEnabled] = useState(false);
   useEffect(() => {
-    fetch('/api/oidc/status', { headers: { accept: 'application/json' } }).then(
-      (response) => setEnabled(response.ok),
-      () => setEnabled(false),
-    );
+    fetch('/api/oidc/status', { headers: { accept: 'application/json' } })
+      .then(async (response) => setEnabled(response.ok && ((await response.json()) as { enabled?: unknown }).enabled === true))
+      .catch(() => setEnabled(false));
   }, []);
   if (!enabled) return null;
   return (

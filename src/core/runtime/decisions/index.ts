@@ -6,3 +6,4 @@ export type { ApprovalDecisionContext, DecisionContext } from './decision-contex
 export { expireCall, hasExpired } from './expire.ts';
 export { modifyCall } from './modify.ts';
 export { rejectCall } from './reject.ts';
+export { replanCall } from './replan.ts';

@@ -1,0 +1,137 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  freePort,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  type ServeProcess,
+  startServeProcess,
+} from './web-harness.ts';
+
+const SCREENS = join(ROOT, 'test-results', 'screens');
+const TIMEOUT = 180_000;
+const DESKTOP = { width: 1400, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const UPDATE = "UPDATE customers SET country = 'ZZ' WHERE id = 1";
+
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
+
+function countryOfCustomer1(dataDir: string): string {
+  const db = new DatabaseSync(demoDatabasePath(dataDir), { readOnly: true });
+  try {
+    return (db.prepare('SELECT country FROM customers WHERE id = 1').get() as { country: string }).country;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Issue 13: "after a server restart, a pending commit still had an active Approve button, and
+ * clicking it said 'approval binding mismatch'". The server here is a real `opsgate serve`
+ * process, killed with SIGKILL between the proposal and the decision and started again on the
+ * same data: the open sandbox transaction dies with it.
+ */
+describe.skipIf(!chromiumAvailable)('a pending commit across a real server restart (Chromium)', () => {
+  let dataDir: string;
+  let port: number;
+  let server: ServeProcess | undefined;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENS, { recursive: true });
+    buildWeb();
+    dataDir = mkdtempSync(join(tmpdir(), 'opsgate-restart-'));
+    port = await freePort();
+    server = await startServeProcess(dataDir, port);
+    browser = await launchChromium();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function screens(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(SCREENS, `${name}-1400x900.png`), fullPage: true });
+    await page.setViewportSize(PHONE);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await page.screenshot({ path: join(SCREENS, `${name}-390x844.png`), fullPage: true });
+    await page.setViewportSize(DESKTOP);
+    expect(overflow, `${name} overflows at phone width`).toBeLessThanOrEqual(0);
+  }
+
+  it(
+    'before the click the panel says the transaction was lost and offers Re-plan instead of Approve; re-planning stages the write again and the new commit runs',
+    async () => {
+      const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      const notFound: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() === 404) notFound.push(response.url());
+      });
+      await page.goto(server!.url);
+      await page.getByLabel('Username').fill('john_doe');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('new-sandbox').click();
+      await page.waitForURL(/#\/sessions\//);
+      await page.getByLabel('Message').fill(UPDATE);
+      await page.getByRole('button', { name: 'Send' }).click();
+      const panel = page.getByTestId('approval-panel');
+      await panel.waitFor();
+      await panel.getByTestId('row-change-table').waitFor();
+      // Before the restart the commit can run: Approve is offered, no warning.
+      await poll(() => panel.getByTestId('approve').isEnabled()).toBe(true);
+      expect(await panel.getByTestId('approval-stale').count()).toBe(0);
+
+      await server!.stop('SIGKILL');
+      await page.getByTestId('offline-banner').waitFor({ timeout: 30_000 });
+      server = await startServeProcess(dataDir, port);
+      await page.getByText('● live').waitFor({ timeout: 30_000 });
+
+      // The panel re-checks when the connection comes back: it explains, and Approve is gone.
+      const stale = panel.getByTestId('approval-stale-reason');
+      await poll(() => stale.textContent()).toMatch(/^This commit can no longer run: the transaction was lost when the server restarted/);
+      expect(await panel.getByTestId('approve').count()).toBe(0);
+      expect(await panel.getByTestId('replan').isEnabled()).toBe(true);
+      // A page loaded afresh after the restart says the same before anything is clicked.
+      await page.reload();
+      await poll(() => page.getByTestId('approval-stale-reason').textContent()).toContain('lost when the server restarted');
+      expect(await page.getByTestId('approve').count()).toBe(0);
+      await screens(page, '17-sandbox-commit-after-restart');
+      // The approver's inbox says the same and offers no Approve for it.
+      const sessionUrl = page.url();
+      await page.goto(`${server!.url}/#/inbox`);
+      const item = page.getByTestId('inbox-item');
+      await poll(() => item.getByTestId('inbox-stale').textContent()).toContain('lost when the server restarted');
+      expect(await item.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      await page.goto(sessionUrl);
+      await page.getByTestId('replan').waitFor();
+
+      await page.getByTestId('replan').click();
+      // The stale call is voided and the agent stages the same write again: a fresh commit approval.
+      await poll(() => page.locator('[data-tool="commit_transaction"][data-status="expired"]').count()).toBe(1);
+      await poll(() => page.getByTestId('approval-stale').count()).toBe(0);
+      await poll(() => page.getByTestId('approve').isEnabled()).toBe(true);
+      expect(await page.getByTestId('row-change-table').locator('td.changed').allTextContents()).toEqual(['ZZ']);
+      expect(countryOfCustomer1(dataDir)).not.toBe('ZZ');
+      await screens(page, '18-sandbox-replanned');
+      await page.getByTestId('approve').click();
+      await page.getByText(/^Committed:/).waitFor({ timeout: 30_000 });
+      expect(countryOfCustomer1(dataDir)).toBe('ZZ');
+
+      const body = (await page.locator('body').textContent()) ?? '';
+      expect(body).not.toMatch(/TypeError|ReferenceError|binding mismatch|\bat \S+ \(/);
+      expect(notFound).toEqual([]);
+    },
+    TIMEOUT,
+  );
+});
