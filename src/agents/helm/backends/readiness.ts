@@ -1,4 +1,5 @@
-import type { WorkloadHealth } from '../types.ts';
+import { parseManifest } from '../charts/render-chart.ts';
+import type { PodHealth, WorkloadHealth } from '../types.ts';
 
 /** The workload kinds `helm --wait` waits for, and that Phase 5 checks. */
 export const WAITED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job'] as const;
@@ -114,4 +115,41 @@ export function podSelector(object: KubeObject): string | undefined {
   if (!labels || typeof labels !== 'object') return undefined;
   const pairs = Object.entries(labels as Record<string, unknown>).map(([key, value]) => `${key}=${String(value)}`);
   return pairs.length > 0 ? pairs.sort().join(',') : undefined;
+}
+
+/** A pod as `kubectl get pods` shows it: a waiting or terminated container reason wins over the phase. */
+export function podHealth(pod: KubeObject): PodHealth {
+  const containers = (field(pod, 'status.containerStatuses') ?? []) as KubeObject[];
+  const stateReason = (state: 'waiting' | 'terminated') =>
+    containers.map((container) => field(container, `state.${state}.reason`)).find((reason) => typeof reason === 'string');
+  const reason = stateReason('waiting') ?? stateReason('terminated');
+  return {
+    name: String(field(pod, 'metadata.name') ?? ''),
+    status: typeof reason === 'string' ? reason : String(field(pod, 'status.phase') ?? ''),
+    ready: containers.length > 0 && containers.every((container) => container.ready === true),
+    restarts: containers.reduce((sum, container) => sum + Number(container.restartCount ?? 0), 0),
+  };
+}
+
+/** How a backend reads workloads by `kind/name` and pods by label selector (kubectl, or the simulator). */
+export interface WorkloadReader {
+  workloads(refs: ReadonlyArray<{ readonly kind: string; readonly name: string }>): Promise<KubeObject[]>;
+  pods(selector: string): Promise<KubeObject[]>;
+}
+
+/**
+ * Phase 5's view of a release: the workloads its manifest names (not a label selector: charts
+ * label pods as they like), judged by the rules of `helm --wait`, and their pods by each
+ * workload's own selector.
+ */
+export async function releaseHealth(manifest: string, reader: WorkloadReader): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
+  const refs = parseManifest(manifest)
+    .filter((resource) => isWaitedKind(resource.kind))
+    .map((resource) => ({ kind: resource.kind, name: resource.name }));
+  if (refs.length === 0) return { pods: [], workloads: [] };
+  const objects = await reader.workloads(refs);
+  const pods: PodHealth[] = [];
+  for (const selector of new Set(objects.map(podSelector).filter((s): s is string => s !== undefined)))
+    pods.push(...(await reader.pods(selector)).map(podHealth));
+  return { pods, workloads: objects.map(workloadReadiness) };
 }

@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseManifest } from '../../charts/render-chart.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
-import { isWaitedKind, podSelector, workloadReadiness } from '../readiness.ts';
+import { releaseHealth } from '../readiness.ts';
 import {
   classifyHelmError,
   parseDryRunRelease,
@@ -18,7 +17,6 @@ import {
   parseKubectlNamespaces,
   parseKubectlNodes,
   parseKubectlObjects,
-  parseKubectlPods,
   parseKubectlVersion,
 } from './parse-output.ts';
 
@@ -274,33 +272,19 @@ export class HelmCli implements HelmBackend {
   }
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#withValues(request.values, async (file) =>
-      parseHelmStatus(
-        await this.#run(
-          'helm',
-          this.installArgs(request, file),
-          'install',
-          request.release,
-          request.namespace,
-          this.processLimitMs(request.timeoutSeconds),
-        ),
-        'install',
-      ),
-    );
+    return this.#change('install', request, (file) => this.installArgs(request, file));
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
+    return this.#change('upgrade', request, (file) => this.upgradeArgs(request, file));
+  }
+
+  /** Runs an install or upgrade with its values file, under the process limit past Helm's `--timeout`. */
+  #change(operation: 'install' | 'upgrade', request: ReleaseRequest, args: (valuesFile: string) => string[]): Promise<HelmStatus> {
     return this.#withValues(request.values, async (file) =>
       parseHelmStatus(
-        await this.#run(
-          'helm',
-          this.upgradeArgs(request, file),
-          'upgrade',
-          request.release,
-          request.namespace,
-          this.processLimitMs(request.timeoutSeconds),
-        ),
-        'upgrade',
+        await this.#run('helm', args(file), operation, request.release, request.namespace, this.processLimitMs(request.timeoutSeconds)),
+        operation,
       ),
     );
   }
@@ -327,22 +311,20 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  /**
-   * The release's workloads are those its manifest names (not a label selector: charts label pods
-   * as they like), read by `kind/name`; their pods by each workload's own selector.
-   */
   async health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
-    const refs = parseManifest(manifest)
-      .filter((resource) => isWaitedKind(resource.kind))
-      .map((resource) => `${resource.kind.toLowerCase()}/${resource.name}`);
-    if (refs.length === 0) return { pods: [], workloads: [] };
-    const objects = parseKubectlObjects(
-      await this.#run('kubectl', ['get', ...refs, '--namespace', namespace, '-o', 'json'], 'get workloads', release, namespace),
-    );
-    const pods: PodHealth[] = [];
-    for (const selector of new Set(objects.map(podSelector).filter((s): s is string => s !== undefined))) {
-      pods.push(
-        ...parseKubectlPods(
+    return releaseHealth(manifest, {
+      workloads: async (refs) =>
+        parseKubectlObjects(
+          await this.#run(
+            'kubectl',
+            ['get', ...refs.map((ref) => `${ref.kind.toLowerCase()}/${ref.name}`), '--namespace', namespace, '-o', 'json'],
+            'get workloads',
+            release,
+            namespace,
+          ),
+        ),
+      pods: async (selector) =>
+        parseKubectlObjects(
           await this.#run(
             'kubectl',
             ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'],
@@ -351,8 +333,6 @@ export class HelmCli implements HelmBackend {
             namespace,
           ),
         ),
-      );
-    }
-    return { pods, workloads: objects.map(workloadReadiness) };
+    });
   }
 }

@@ -8,6 +8,7 @@ import type {
   PodHealth,
   RenderedRelease,
 } from '../../types.ts';
+import { podHealth } from '../readiness.ts';
 
 /** Helm and kubectl output is untrusted text: parse it strictly and fail with the command named. */
 function parseJson(command: string, text: string): unknown {
@@ -184,18 +185,7 @@ export function parseKubectlNamespaces(output: string): string[] {
 
 /** `kubectl get pods -o json` → status as `kubectl get pods` shows it (a waiting or terminated reason wins over the phase). */
 export function parseKubectlPods(output: string): PodHealth[] {
-  return kubeList('kubectl get pods', output).items.map((item) => {
-    const status = (item.status ?? {}) as Record<string, unknown>;
-    const containers = (status.containerStatuses ?? []) as Array<Record<string, unknown>>;
-    const stateReason = (state: 'waiting' | 'terminated') =>
-      containers
-        .map((c) => ((c.state as Record<string, unknown> | undefined)?.[state] as Record<string, unknown> | undefined)?.reason)
-        .find((reason) => typeof reason === 'string');
-    const waiting = stateReason('waiting') ?? stateReason('terminated');
-    const ready = containers.length > 0 && containers.every((c) => c.ready === true);
-    const restarts = containers.reduce((sum, c) => sum + Number(c.restartCount ?? 0), 0);
-    return { name: name(item), status: typeof waiting === 'string' ? waiting : text(status.phase), ready, restarts };
-  });
+  return kubeList('kubectl get pods', output).items.map(podHealth);
 }
 
 /** `kubectl get kind/name … -o json`: the objects (a `List` when more than one was asked for). */
@@ -226,6 +216,8 @@ export function parseDryRunRelease(output: string, command: string): { status: H
 }
 
 const MUTATING = new Set(['install', 'upgrade', 'rollback', 'uninstall']);
+const CONNECTION_LOST = /connection refused|no such host|i\/o timeout|TLS handshake timeout|dial tcp/i;
+const REFUSED = /forbidden|unauthorized/i;
 
 /**
  * Maps helm/kubectl stderr to a typed error. "release: not found" is the only not-found. A lost
@@ -247,15 +239,10 @@ export function classifyHelmError(operation: string, stderr: string, release = '
   if (MUTATING.has(operation)) {
     if (/context deadline exceeded|timed out waiting for the condition/i.test(stderr))
       return HelmErrors.HELM_TIMEOUT({ operation, release, detail });
-    if (/connection refused|no such host|i\/o timeout|TLS handshake timeout|dial tcp|forbidden|unauthorized/i.test(stderr))
-      return HelmErrors.HELM_APPLY_FAILED({ operation, release, detail });
+    if (CONNECTION_LOST.test(stderr) || REFUSED.test(stderr)) return HelmErrors.HELM_APPLY_FAILED({ operation, release, detail });
   }
-  if (
-    /connection refused|no such host|i\/o timeout|TLS handshake timeout|the server could not find the requested resource|dial tcp/i.test(
-      stderr,
-    )
-  )
+  if (CONNECTION_LOST.test(stderr) || /the server could not find the requested resource/i.test(stderr))
     return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail });
-  if (/forbidden|unauthorized/i.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail });
+  if (REFUSED.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail });
   return HelmErrors.HELM_OPERATION_FAILED({ operation, detail });
 }

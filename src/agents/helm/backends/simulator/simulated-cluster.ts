@@ -17,7 +17,7 @@ import type {
 import { mergeValues } from '../../values/merge-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { goJsonTime, goTimeString } from '../go-time.ts';
-import { podSelector, workloadReadiness } from '../readiness.ts';
+import { releaseHealth } from '../readiness.ts';
 import type { SimulatorDatabase } from './migration.ts';
 import { matchesSelector, podObject, type RolloutOutcome, SIMULATED_NODES, simulateWorkloads } from './simulated-workloads.ts';
 
@@ -553,9 +553,15 @@ export class SimulatedCluster implements HelmBackend {
     const rows = await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).execute();
     const wanted = new Set(refs.map((ref) => `${ref.kind}/${ref.name}`));
     const found = rows.filter((row) => wanted.has(`${row.kind}/${row.name}`));
-    for (const release of new Set(found.map((row) => row.release))) await this.#advanceSlowRollout(release, namespace);
-    const fresh = await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).execute();
-    return fresh.filter((row) => wanted.has(`${row.kind}/${row.name}`)).map((row) => JSON.parse(row.object) as Record<string, unknown>);
+    let advanced = false;
+    for (const release of new Set(found.map((row) => row.release)))
+      advanced = (await this.#advanceSlowRollout(release, namespace)) || advanced;
+    const current = advanced
+      ? (await this.#db.selectFrom('helm_sim_workloads').selectAll().where('namespace', '=', namespace).execute()).filter((row) =>
+          wanted.has(`${row.kind}/${row.name}`),
+        )
+      : found;
+    return current.map((row) => JSON.parse(row.object) as Record<string, unknown>);
   }
 
   /** `kubectl get pods -l <selector> -o json`. */
@@ -574,42 +580,28 @@ export class SimulatedCluster implements HelmBackend {
       .map((pod) => podObject(namespace, pod));
   }
 
-  async #advanceSlowRollout(release: string, namespace: string): Promise<void> {
+  /** One step of a slow rollout; true when it finished and the workloads were rewritten. */
+  async #advanceSlowRollout(release: string, namespace: string): Promise<boolean> {
     const slow = await this.#fault('slow-rollout', release);
-    if (!slow) return;
+    if (!slow) return false;
     const left = Number(slow.detail || '2') - 1;
     if (left > 0) {
       await this.injectFault('slow-rollout', release, String(left));
-      return;
+      return false;
     }
     await this.clearFaults('slow-rollout');
     const latest = await this.#latest(release, namespace);
-    if (latest) await this.#rollout(release, namespace, latest.manifest, latest.revision, false);
+    if (!latest) return false;
+    await this.#rollout(release, namespace, latest.manifest, latest.revision, false);
+    return true;
   }
 
   /** Readiness of the release's workloads (from its manifest) by the rules of `helm --wait`, and their pods. */
   async health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
     await this.#guard(release);
-    const refs = parseManifest(manifest).map((resource) => ({ kind: resource.kind, name: resource.name }));
-    const objects = await this.workloadObjects(namespace, refs);
-    const pods: PodHealth[] = [];
-    for (const object of objects) {
-      const selector = podSelector(object);
-      if (!selector) continue;
-      for (const pod of await this.podObjects(namespace, selector)) pods.push(podHealth(pod));
-    }
-    return { pods, workloads: objects.map(workloadReadiness) };
+    return releaseHealth(manifest, {
+      workloads: (refs) => this.workloadObjects(namespace, refs),
+      pods: (selector) => this.podObjects(namespace, selector),
+    });
   }
-}
-
-function podHealth(pod: Record<string, unknown>): PodHealth {
-  const metadata = pod.metadata as { name: string };
-  const container = ((pod.status as { containerStatuses: Array<Record<string, unknown>> }).containerStatuses ?? [])[0] ?? {};
-  const state = (container.state ?? {}) as { waiting?: { reason: string }; terminated?: { reason: string } };
-  return {
-    name: metadata.name,
-    status: state.waiting?.reason ?? state.terminated?.reason ?? 'Running',
-    ready: container.ready === true,
-    restarts: Number(container.restartCount ?? 0),
-  };
 }
