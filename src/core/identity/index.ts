@@ -1,1 +1,1 @@
-export { hasRole, type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER } from './identity.ts';
+export { CHANNELS, type Channel, hasRole, type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER, throughChannel } from './identity.ts';
