@@ -311,7 +311,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
             interrupt:
               working.interrupt?.type === 'approval' ? `the approval of ${working.interrupt.tool} (answer yes or no)` : 'a question',
           });
-        return runtime.decide(sessionId, decision, actor);
+        // A plain "yes" in a chat is a decision like any other, through the same door, recorded as chat.
+        return runtime.decide(sessionId, decision, { ...actor, channel: 'chat' });
       }
       if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
       if (working.row.status === 'running') throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn that is still running' });
@@ -335,6 +336,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (working.messages.length === 0 && working.row.title.endsWith(' session'))
         working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
+      working.channel = actor.channel ?? 'rest';
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
       working.addMessages([{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
@@ -360,6 +362,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }
       const callId = generateId();
       working.state.turnSteps = 0;
+      working.channel = actor.channel ?? 'rest';
       working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
@@ -391,6 +394,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }
       if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
       const firstNewSeq = working.nextMessageSeq();
+      working.channel = actor.channel ?? 'rest';
       const status = await guarded(working, () => engine.decide(working, decision, actor));
       return finish(working, status, firstNewSeq);
     },

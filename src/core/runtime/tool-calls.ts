@@ -5,7 +5,7 @@ import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
-import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
+import { type AnyToolDefinition, assessToolRisk, type Risk, type ValidatorVerdict } from '../tools/index.ts';
 import { eligibleApprovers, policySubject } from './approval-policy.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
@@ -91,15 +91,23 @@ export class ToolCallProcessor {
 
     const context = createToolContext(this.#env, session, tool, callId);
     const verdict = tool.validate ? await tool.validate(input, context) : undefined;
-    const decision = decidePolicy({
-      ...(await policySubject(this.#env, session)),
-      tool,
-      input,
-      risk: assessToolRisk(tool, input).level,
-      verdict,
-      autoApproveRules: session.agent.parts.autoApproveRules ?? [],
-      sessionOptions: session.state.options,
-    });
+    const subject = await policySubject(this.#env, session);
+    const decideFor = (riskLevel: Risk) =>
+      decidePolicy({
+        ...subject,
+        tool,
+        input,
+        risk: riskLevel,
+        verdict,
+        autoApproveRules: session.agent.parts.autoApproveRules ?? [],
+        sessionOptions: session.state.options,
+      });
+    const assessed = assessToolRisk(tool, input).level;
+    let decision = decideFor(assessed);
+    const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
+    const risk = assessToolRisk(tool, input, preview);
+    // An auto-approval holds only for the risk the preview shows (rows a statement really touches).
+    if (decision.action === 'auto' && risk.level !== assessed) decision = decideFor(risk.level);
     if (decision.action === 'block') {
       await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, decision.policyId);
       return {
@@ -109,9 +117,7 @@ export class ToolCallProcessor {
       };
     }
 
-    const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
-    const risk = assessToolRisk(tool, input, preview);
     const createdAt = now().toISOString();
     const row = newToolCallRow({
       id: callId,
@@ -165,7 +171,17 @@ export class ToolCallProcessor {
           audit: {
             type: 'tool_auto_approved',
             actor: rule,
-            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, policyId: decision.policyId, verdict },
+            payload: {
+              callId,
+              tool: tool.name,
+              args: input,
+              argsHash,
+              risk: risk.level,
+              rule: decision.rule,
+              policyId: decision.policyId,
+              verdict,
+              channel: 'policy',
+            },
           },
         },
       );

@@ -9,7 +9,7 @@ import {
   type ApprovalDecisionContext,
   answerQuestion,
   approveCall,
-  authorizeApprover,
+  authorizeDecision,
   continueAfterSoftTimeout,
   type DecisionContext,
   expireCall,
@@ -131,10 +131,12 @@ export class TurnEngine {
     if (interrupt.type === 'question') {
       if (decision.type !== 'answer')
         throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
-      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer);
+      const { marks } = await authorizeDecision({ kind: 'answer', context });
+      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer, marks);
     } else if (interrupt.type === 'continue') {
       if (decision.type !== 'continue')
         throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
+      await authorizeDecision({ kind: 'continue', context });
       outcome = await continueAfterSoftTimeout(context, interrupt.callId);
     } else {
       const approval: ApprovalDecisionContext = {
@@ -143,22 +145,28 @@ export class TurnEngine {
         call: await this.#proposedCall(session, interrupt.callId),
         decidedAt: this.#processor.env.now().toISOString(),
       };
-      if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
-      else if (decision.type === 'replan') {
+      if (decision.type === 'reject') {
+        const { marks } = await authorizeDecision({ kind: 'reject', context: approval });
+        outcome = rejectCall(approval, decision.reason, marks);
+      } else if (decision.type === 'replan') {
         const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
         // Re-planning a call that can still run would be a rejection without a reason: say so.
         if (readiness.runnable)
           throw CoreErrors.DECISION_INVALID({ detail: 'This approval can still run as shown: approve, reject or modify it.' });
-        outcome = replanCall(approval, readiness);
+        const { marks } = await authorizeDecision({ kind: 'replan', context: approval });
+        outcome = replanCall(approval, readiness, marks);
       } else if (decision.type !== 'approve' && decision.type !== 'modify')
         throw CoreErrors.DECISION_INVALID({
           detail: 'An approval request takes approve, reject (with a reason), modify (with edited arguments) or replan.',
         });
       else {
         if (hasExpired(approval)) throw await expireCall(approval);
-        const check = await authorizeApprover(approval, decision.type);
-        if (check.kind === 'waiting') return this.#pause(session, check.interrupt);
-        outcome = decision.type === 'modify' ? await modifyCall(approval, decision.args) : await approveCall(approval);
+        if (decision.type === 'modify') outcome = await modifyCall(approval, decision.args);
+        else {
+          const authorization = await authorizeDecision({ kind: 'approve', context: approval });
+          if (authorization.kind === 'waiting') return this.#pause(session, authorization.interrupt);
+          outcome = await approveCall(approval, authorization.marks);
+        }
       }
       if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);
     }

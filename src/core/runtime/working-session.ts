@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgentDefinition, AgentParts, Route, SessionView, ToolMiddleware } from '../agent/define-agent.ts';
-import type { Identity } from '../identity/index.ts';
+import type { Channel, Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
@@ -30,6 +30,8 @@ export class WorkingSession {
   readonly added: StoredMessage[] = [];
   /** The runtime instance that runs this session's turn while it is `running`. */
   runner: string | null = null;
+  /** The door this turn came through (the person's message, a client's call, a decision); the policy sees it. */
+  channel: Channel = 'rest';
   /** What this turn changed and has not yet stored; committed at checkpoints. */
   readonly uow = new UnitOfWork();
   /** Every tool call of the session, oldest first, as this turn last saw or changed it. */
