@@ -121,6 +121,7 @@ describe('opsgate approvals', () => {
       const shown = await run(args, as('alice'));
       expect(shown.code).toBe(0);
       // No escape or control character reaches the terminal; the requester's text stays visible as text.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
       expect(shown.out).not.toMatch(/[\u001b\u0007\r\u009b]/);
       expect(shown.out).toContain('DEPLOY_PROD');
     }
