@@ -3,7 +3,7 @@ import type { ToolCallInvocation } from '../agent/define-agent.ts';
 import { agentActor, approverActor, canonicalJson, ruleActor, SYSTEM_ACTOR } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
-import { StaleWriteError } from '../store/index.ts';
+import { isStoreError, StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
 import { type AnyToolDefinition, assessToolRisk, type Risk, type ValidatorVerdict } from '../tools/index.ts';
 import { eligibleApprovers, policySubject } from './approval-policy.ts';
@@ -291,6 +291,28 @@ export class ToolCallProcessor {
     await context.settle();
     const finishedAt = now();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
+    if (failure !== undefined && mutable && isStoreError(failure)) {
+      // The tool got as far as its own bookkeeping: the side effect may well have happened. Saying
+      // "failed" would invite a second run, so the call is unknown and is never re-run.
+      const unknown = CoreErrors.CALL_OUTCOME_UNKNOWN({ tool: tool.name, detail: errorMessage(failure) });
+      lifecycle.transition(session.uow, call, {
+        to: 'unknown',
+        patch: { error: unknown.message, finished_at: finishedAt.toISOString() },
+        audit: {
+          type: 'tool_unknown',
+          actor: SYSTEM_ACTOR,
+          payload: {
+            callId,
+            tool: tool.name,
+            reason: 'store failure after the side effect began',
+            error: errorMessage(failure),
+            durationMs,
+          },
+        },
+        live: { type: 'tool.result', data: { callId, tool: tool.name, status: 'unknown', error: unknown.message } },
+      });
+      return { kind: 'result', output: { error: unknown.message, code: unknown.code }, isError: true };
+    }
     if (failure !== undefined) {
       const message = errorMessage(failure);
       lifecycle.transition(session.uow, call, {
