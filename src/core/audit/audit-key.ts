@@ -44,7 +44,6 @@ export function parseAuditKey(text: string): Buffer {
   return key;
 }
 
-const loaded = new Map<string, AuditKey>();
 /** Stores without a key location (`:memory:`) share one key for the life of the process. */
 let throwaway: AuditKey | undefined;
 
@@ -55,25 +54,20 @@ let throwaway: AuditKey | undefined;
  */
 export function loadAuditKey(config: AuditAnchorConfig | undefined, options: { create: boolean }): AuditKey | undefined {
   if (config?.key !== undefined && config.key !== '') {
-    const cached = loaded.get(`env:${config.key}`);
-    if (cached) return cached;
     let secret: Buffer;
     try {
       secret = parseAuditKey(config.key);
     } catch (error) {
       throw AuditErrors.AUDIT_KEY_INVALID({ detail: (error as Error).message });
     }
-    const key = new AuditKey(secret, 'OPSGATE_AUDIT_KEY');
-    loaded.set(`env:${config.key}`, key);
-    return key;
+    return new AuditKey(secret, 'OPSGATE_AUDIT_KEY');
   }
   const file = config?.keyFile;
   if (!file) {
     throwaway ??= new AuditKey(randomBytes(32), 'a throwaway key (in-memory store)');
     return throwaway;
   }
-  const cached = loaded.get(`file:${file}`);
-  if (cached) return cached;
+  // Read on every call (each log reads it once): a key file put back or replaced is seen at once.
   if (!existsSync(file)) {
     if (!options.create) return undefined;
     createKeyFile(file);
@@ -84,9 +78,7 @@ export function loadAuditKey(config: AuditAnchorConfig | undefined, options: { c
   } catch (error) {
     throw AuditErrors.AUDIT_KEY_UNREADABLE({ file, detail: (error as Error).message });
   }
-  const key = new AuditKey(secret, file);
-  loaded.set(`file:${file}`, key);
-  return key;
+  return new AuditKey(secret, file);
 }
 
 /** Writes a fresh key without ever exposing a half-written file: another process starting at the same time reads whichever key won. */

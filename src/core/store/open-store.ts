@@ -176,7 +176,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   );
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
   const checkpointFile =
-    options.auditCheckpointFile || process.env.OPSGATE_AUDIT_CHECKPOINT_FILE || (anchorDir && join(anchorDir, 'audit-checkpoints.jsonl'));
+    (options.auditCheckpointFile ?? process.env.OPSGATE_AUDIT_CHECKPOINT_FILE) || (anchorDir && join(anchorDir, 'audit-checkpoints.jsonl'));
   const auditAnchors: AuditAnchorConfig | undefined =
     auditKey || anchorDir
       ? {
