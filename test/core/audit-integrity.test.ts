@@ -3,12 +3,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.ts';
 import { AuditLog, hashAuditEvent } from '../../src/core/audit/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
-import { openStore, type Store } from '../../src/core/store/index.ts';
+import { openStore, runMigrations, type Store } from '../../src/core/store/index.ts';
+import { coreInitialMigration } from '../../src/core/store/migrations/core-001-initial.ts';
+import { runnerLeasesMigration } from '../../src/core/store/migrations/core-002-runner-leases.ts';
+import { auditJournalMigration } from '../../src/core/store/migrations/core-003-audit-journal.ts';
+import { openSqlite } from '../../src/core/store/node-sqlite-dialect.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder, postgresTestStore, testDatabaseUrl } from '../../src/testing/index.ts';
 
 /** A store with its own data directory (audit key and checkpoint file), as `opsgate serve` opens it. */
@@ -350,5 +354,27 @@ describe('audit integrity with a chain sealed before the anchors existed', () =>
     });
     const [checkpoint] = await fixture.store.db.selectFrom('audit_checkpoints').selectAll().orderBy('seq').limit(1).execute();
     expect(Number(checkpoint!.macs_from)).toBe(6);
+  });
+
+  it('the upgrade seals events journaled (without MACs) by the earlier version, so the journal holds only authenticated rows', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-upgrade-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const sqlite = openSqlite(join(dataDir, 'opsgate.db'));
+    const earlier = new Kysely<unknown>({ dialect: sqlite.dialect });
+    await runMigrations(earlier, 'sqlite', [coreInitialMigration, runnerLeasesMigration, auditJournalMigration]);
+    for (const n of [1, 2, 3])
+      await sql`insert into audit_pending (session_id, type, actor, payload, created_at) values (null, 'warning', 'system', ${`{"n":${n}}`}, ${new Date().toISOString()})`.execute(
+        earlier,
+      );
+    await earlier.destroy();
+    const store = await openStore({ dataDir, databaseUrl: '', auditKey: '', auditCheckpointFile: '' });
+    cleanups.push(() => store.close());
+    expect(await store.db.selectFrom('audit_pending').selectAll().execute()).toEqual([]);
+    const audit = new AuditLog(store);
+    await audit.append({ type: 'warning', actor: 'system', payload: { n: 4 } });
+    await audit.close();
+    const result = await audit.verify();
+    expect(result).toMatchObject({ ok: true, checked: 4, notices: ['3 event(s) were sealed before journal MACs existed: only their hash chain is checked'] });
+    expect((await audit.list()).map((event) => event.type)).toEqual(['warning', 'warning', 'warning', 'warning']);
   });
 });

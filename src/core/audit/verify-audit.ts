@@ -40,7 +40,7 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
   const calls = new Map<string, ToolCallEvidence>();
   for (const row of await store.db
     .selectFrom('tool_calls')
-    .select(['id', 'tool', 'status', 'mutability', 'approved_by', 'started_at'])
+    .select(['id', 'tool', 'status', 'mutability', 'approved_by', 'started_at', 'decision'])
     .where('status', 'in', ['approved', 'executing', 'executed', 'failed', 'unknown'])
     .execute())
     calls.set(row.id, { ...row, events: new Set() });

@@ -6,13 +6,24 @@ export interface ToolCallEvidence {
   readonly mutability: string;
   readonly approved_by: string | null;
   readonly started_at: string | null;
+  readonly decision: string | null;
   readonly events: Set<string>;
+}
+
+/** A read-only result served from the session's cache: recorded `executed`, but nothing ran. */
+function servedFromCache(call: ToolCallEvidence): boolean {
+  if (call.mutability === 'mutable' || call.decision === null) return false;
+  try {
+    return (JSON.parse(call.decision) as { cachedFrom?: unknown }).cachedFrom !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The events a call in this state must have in the chain, following the tool-call lifecycle: an
  * approval when someone (or a rule) approved it and it was not a question's answer; `tool_executing`
- * once a mutable call started; the outcome of a call that ran.
+ * once a mutable call started; the outcome of a call that ran (a cached read-only answer ran nothing).
  */
 function requiredEvents(call: ToolCallEvidence): Array<readonly string[]> {
   const started = call.started_at !== null;
@@ -20,7 +31,7 @@ function requiredEvents(call: ToolCallEvidence): Array<readonly string[]> {
   const required: Array<readonly string[]> = [];
   if (call.approved_by !== null && !answeredQuestion) required.push(['tool_approved', 'tool_auto_approved']);
   if (call.mutability === 'mutable' && (started || call.status === 'executing')) required.push(['tool_executing']);
-  if (call.status === 'executed' && started) required.push(['tool_executed']);
+  if (call.status === 'executed' && started && !servedFromCache(call)) required.push(['tool_executed']);
   if (call.status === 'failed') required.push(['tool_failed']);
   if (call.status === 'unknown') required.push(['tool_unknown']);
   return required;
