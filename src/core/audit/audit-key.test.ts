@@ -17,7 +17,13 @@ function tempDir(): string {
   return dir;
 }
 
-const row = { session_id: 's1', type: 'tool_approved', actor: 'user:alice', payload: '{"callId":"c1"}', created_at: '2026-11-24T10:00:00.000Z' };
+const row = {
+  session_id: 's1',
+  type: 'tool_approved',
+  actor: 'user:alice',
+  payload: '{"callId":"c1"}',
+  created_at: '2026-11-24T10:00:00.000Z',
+};
 
 describe('audit key', () => {
   it('is created 0600 in the data directory on first use, and read back the same afterwards', () => {
@@ -56,6 +62,8 @@ describe('audit key', () => {
     expect(journalMac(key, row)).not.toBe(mac);
     expect(journalMacProblem(key, { ...row, actor: 'user:bob', mac })).toBe('its MAC does not match its content');
     expect(journalMacProblem(key, { ...row, mac: null })).toBe('it carries no MAC');
-    expect(journalMacProblem(other, { ...row, mac })).toMatch(/^its MAC was made with another audit key \(id [0-9a-f]{16}; this key is [0-9a-f]{16}\)$/);
+    expect(journalMacProblem(other, { ...row, mac })).toMatch(
+      /^its MAC was made with another audit key \(id [0-9a-f]{16}; this key is [0-9a-f]{16}\)$/,
+    );
   });
 });

@@ -294,7 +294,7 @@ export class AuditLog {
       actor: 'system',
       payload: canonicalJson({
         journalId: Number(row.id),
-        reason: `the journal row ${problem}: it was not written by opsgate with this store's audit key`,
+        reason: `journal row ${Number(row.id)}: ${problem}; it was not written by opsgate with this store's audit key`,
         claimed: { type: row.type, actor: row.actor, createdAt: row.created_at },
         payloadSha256: createHash('sha256').update(row.payload).digest('hex'),
       }),
