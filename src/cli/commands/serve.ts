@@ -88,6 +88,8 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
     const users = new UserRepository(opsgate.store);
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
     const audit = new AuditLog(opsgate.store);
+    // A lost or swapped audit key stops the start with what to do, rather than a sealer that cannot seal.
+    await audit.assertKey();
     const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
       ? createHostDirectory(opsgate.store, createStoreSecretStore(opsgate.store))
       : undefined;
@@ -177,6 +179,8 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 <data-dir>/demo-logins.txt (mode 0600). bin/opsgate serve and npm start build the UI first when it is missing or stale.
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
+OPSGATE_AUDIT_KEY (base64 or hex, ≥ 32 bytes; default <data-dir>/audit.key; the same on every replica),
+OPSGATE_AUDIT_CHECKPOINT_FILE (signed audit checkpoints; default <data-dir>/audit-checkpoints.jsonl),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
 default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
 OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README).`,

@@ -1,5 +1,5 @@
 export { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
-export { openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
+export { type AuditAnchorConfig, openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
 export type * from './schema.ts';
 export { isStoreError, isStoreUnavailable } from './store-unavailable.ts';
 export {

@@ -91,6 +91,18 @@ export interface AuditEventsTable {
   prev_hash: string;
   hash: string;
   created_at: string;
+  /** The journal MAC the event was written with (`core-030-audit-anchors`); null before it. */
+  mac: string | null;
+}
+
+/** Signed chain heads (`core-030-audit-anchors`); copies go to a file outside the store. */
+export interface AuditCheckpointsTable {
+  seq: number;
+  hash: string;
+  at: string;
+  key_id: string;
+  macs_from: number;
+  signature: string;
 }
 
 /** Audit events written but not yet sealed into the hash chain (`audit_events`). */
@@ -101,6 +113,8 @@ export interface AuditPendingTable {
   actor: string;
   payload: JsonText;
   created_at: string;
+  /** HMAC with the audit key over the row (`core-030-audit-anchors`). */
+  mac: string | null;
 }
 
 export interface SessionEventsTable {
@@ -146,6 +160,7 @@ export interface CoreDatabase {
   tool_calls: ToolCallsTable;
   audit_events: AuditEventsTable;
   audit_pending: AuditPendingTable;
+  audit_checkpoints: AuditCheckpointsTable;
   session_events: SessionEventsTable;
   feedback: FeedbackTable;
   secrets: SecretsTable;
