@@ -38,7 +38,7 @@ describe('opsgate users', () => {
     const store = await openStore({ dataDir: dir, databaseUrl: '' });
     const users = new UserRepository(store);
     expect(await users.verifyLogin('carol', 'long-password-1')).toMatchObject({ roles: ['approver'] });
-    expect(await users.authenticateToken(token.out.trim())).toMatchObject({ username: 'carol' });
+    expect((await users.authenticateToken(token.out.trim()))?.identity).toMatchObject({ username: 'carol' });
     await store.close();
   });
 
