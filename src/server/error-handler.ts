@@ -35,7 +35,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     // A store that is down or busy comes back by itself: say when to try again.
     if (failure.status === 503) void reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     // Our own limits name their wait; say it in the header clients and proxies read too.
-    if (failure.status === 429 && typeof failure.fields.retryAfter === 'number') void reply.header('retry-after', String(failure.fields.retryAfter));
+    if (failure.status === 429 && typeof failure.fields.retryAfter === 'number')
+      void reply.header('retry-after', String(failure.fields.retryAfter));
     void reply.status(failure.status).send({ code: failure.code, message: failure.message });
   });
   app.setNotFoundHandler((request, reply) => {

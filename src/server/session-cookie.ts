@@ -19,7 +19,13 @@ export function sessionCookieName(request: FastifyRequest, security: CookieSecur
   return isSecureRequest(request, security) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, security: CookieSecurity, cookie: string, ttlMs: number): void {
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  security: CookieSecurity,
+  cookie: string,
+  ttlMs: number,
+): void {
   void reply.setCookie(sessionCookieName(request, security), cookie, {
     httpOnly: true,
     sameSite: 'strict',

@@ -215,7 +215,14 @@ export class UserRepository {
           .values({ username: input.username, password_hash: passwordHash, roles: JSON.stringify(roles), created_at: createdAt })
           .returning('id')
           .executeTakeFirstOrThrow();
-        const user: UserRecord = { id: row.id, username: input.username, roles, createdAt, hasPassword: passwordHash !== null, disabled: false };
+        const user: UserRecord = {
+          id: row.id,
+          username: input.username,
+          roles,
+          createdAt,
+          hasPassword: passwordHash !== null,
+          disabled: false,
+        };
         return { result: user, payload: { username: user.username, roles, hasPassword: user.hasPassword } };
       });
     } catch (error) {
@@ -244,7 +251,11 @@ export class UserRepository {
     const user = await this.requireByName(username);
     const next = [...new Set(roles)];
     return this.#change(by, 'user_roles_changed', async (trx) => {
-      await trx.updateTable('users').set({ roles: JSON.stringify(next) }).where('id', '=', user.id).execute();
+      await trx
+        .updateTable('users')
+        .set({ roles: JSON.stringify(next) })
+        .where('id', '=', user.id)
+        .execute();
       return { result: { ...user, roles: next }, payload: { username, from: user.roles, to: next } };
     });
   }
@@ -332,7 +343,9 @@ export class UserRepository {
     const scopes = TOKEN_SCOPES.filter((scope) => requested.includes(scope) || (scope === 'approve' && requested.includes('admin')));
     const beyond = scopes.filter((scope) => !allowed.includes(scope));
     if (beyond.length > 0)
-      throw UserErrors.TOKEN_INVALID({ detail: `${username}'s roles (${user.roles.join(', ')}) give no use for the scope ${beyond.join(', ')}` });
+      throw UserErrors.TOKEN_INVALID({
+        detail: `${username}'s roles (${user.roles.join(', ')}) give no use for the scope ${beyond.join(', ')}`,
+      });
     const ttl = options.expiresInMs ?? DEFAULT_TOKEN_TTL_MS;
     if (!Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_TOKEN_TTL_MS)
       throw UserErrors.TOKEN_INVALID({ detail: 'the expiry must be more than zero and at most one year' });
@@ -415,7 +428,8 @@ export class UserRepository {
       .executeTakeFirst();
     if (!row || row.disabled_at !== null) return undefined;
     const now = this.#clock.now();
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) throw UserErrors.TOKEN_EXPIRED({ expiresAt: row.expires_at });
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
+      throw UserErrors.TOKEN_EXPIRED({ expiresAt: row.expires_at });
     await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
     const scopes = new Set(parseScopes(row.scopes));
     const identity: Identity = {

@@ -64,12 +64,20 @@ export function publicAuthRoutes(app: FastifyInstance, catalog: ApiCatalog, deps
       }
       const identity = await deps.users.verifyLogin(body.username, body.password).catch(async (error: unknown) => {
         if (OpsgateError.isInstance(error) && error.code === 'USER_DISABLED')
-          await deps.audit.append({ type: 'login_failed', actor: 'system', payload: { username: body.username, address, reason: 'disabled' } });
+          await deps.audit.append({
+            type: 'login_failed',
+            actor: 'system',
+            payload: { username: body.username, address, reason: 'disabled' },
+          });
         throw error;
       });
       if (!identity) {
         await deps.limits.recordFailure(body.username, address);
-        await deps.audit.append({ type: 'login_failed', actor: 'system', payload: { username: body.username, address, reason: 'wrong password' } });
+        await deps.audit.append({
+          type: 'login_failed',
+          actor: 'system',
+          payload: { username: body.username, address, reason: 'wrong password' },
+        });
         throw ServerErrors.LOGIN_FAILED();
       }
       await deps.limits.recordSuccess(body.username, address);

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { userActor } from '../../core/audit/index.ts';
 import { CoreErrors } from '../../core/errors/index.ts';
-import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
 import type { ChangedBy } from '../../core/identity/identity-audit.ts';
+import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
 import { TOKEN_SCOPES, USER_ROLES, type UserRepository } from '../../core/identity/users.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
 import type { IdentityChanges } from '../identity-changes.ts';
@@ -27,7 +27,9 @@ const tokenBody = z
       .array(z.enum(TOKEN_SCOPES))
       .min(1)
       .optional()
-      .describe('use = sessions and requests, approve = decide others\' calls, admin = users, hosts, tokens. Default: what your roles allow (for someone else: use)'),
+      .describe(
+        "use = sessions and requests, approve = decide others' calls, admin = users, hosts, tokens. Default: what your roles allow (for someone else: use)",
+      ),
     expiresInDays: z.number().int().min(1).max(365).optional().describe('Default 90, at most 365'),
   })
   .strict();
@@ -137,7 +139,13 @@ export function userRoutes(app: FastifyInstance, catalog: ApiCatalog, users: Use
   apiRoute(
     app,
     catalog,
-    { method: 'POST', path: '/api/users/:username/enable', summary: 'Admins: enable a disabled user.', tag: 'users', params: usernameParams },
+    {
+      method: 'POST',
+      path: '/api/users/:username/enable',
+      summary: 'Admins: enable a disabled user.',
+      tag: 'users',
+      params: usernameParams,
+    },
     async ({ params, request }) => {
       requireAdmin(request);
       return users.enable(params.username, changedBy(request));
