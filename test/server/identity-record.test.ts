@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createServer } from '../../src/server/index.ts';
 import { createServerFixture, login, type ServerFixture } from '../../src/server/testing/server-fixture.ts';
 
-type Inject = Parameters<FastifyInstance['inject']>[0] & object;
+type Inject = InjectOptions;
 
 /** Requests as a signed-in browser: the cookie and, on writes, the CSRF token. */
 function asBrowser(app: FastifyInstance, session: { cookie: string; csrfToken: string }) {
