@@ -36,7 +36,7 @@ export async function resolveCliIdentity(
 ): Promise<CliIdentity> {
   const token = io.env.OPSGATE_TOKEN;
   if (token) {
-    const proven = await users.authenticateToken(token);
+    const proven = (await users.authenticateToken(token))?.identity;
     if (!proven)
       throw new UsageError(
         'OPSGATE_TOKEN is not a valid API token (revoked, expired or mistyped); issue a new one with "opsgate users token NAME"',

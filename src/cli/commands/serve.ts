@@ -13,6 +13,7 @@ import { createPrometheusObserver } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
 import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
+import { securityOptionsFromEnv } from '../../server/security-config.ts';
 import { webhookOptionsFromEnv } from '../../server/webhooks/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
@@ -98,6 +99,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       store: opsgate.store,
       users,
       cookieKey: loadCookieKey(opsgate.dataDir, options.env),
+      ...securityOptionsFromEnv(options.env),
       auditVerify: () => audit.verify(),
       logger,
       metrics: {
@@ -183,7 +185,9 @@ OPSGATE_AUDIT_KEY (base64 or hex, ≥ 32 bytes; default <data-dir>/audit.key; th
 OPSGATE_AUDIT_CHECKPOINT_FILE (signed audit checkpoints; default <data-dir>/audit-checkpoints.jsonl),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
 default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
-OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README).`,
+OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README),
+OPSGATE_PUBLIC_URL (https://… makes cookies Secure), OPSGATE_TRUST_PROXY, OPSGATE_SESSION_QUOTA,
+OPSGATE_SECRETS_KEY (see README).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
     const port = parseIntegerOption('port', values.port, 8080, 0, 65535);

@@ -7,6 +7,7 @@ import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
 import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
+import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
@@ -172,7 +173,10 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
   const known = new Map<string, StoreMigration>(
-    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration, auditAnchorsMigration].map((m) => [m.name, m]),
+    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration, auditAnchorsMigration, tokenScopeExpiryMigration].map((m) => [
+      m.name,
+      m,
+    ]),
   );
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
   const checkpointFile =

@@ -10,6 +10,10 @@ export interface UsersTable {
   /** JSON array of role names. */
   roles: JsonText;
   created_at: string;
+  /** Set while the person may not sign in or use tokens. */
+  disabled_at: string | null;
+  /** Epoch ms: login cookies issued at or before this no longer count (password change, disable). */
+  sessions_valid_after: number | null;
 }
 
 export interface ApiTokensTable {
@@ -19,6 +23,25 @@ export interface ApiTokensTable {
   token_hash: string;
   created_at: string;
   last_used_at: string | null;
+  expires_at: string | null;
+  /** Comma-separated: `use`, `approve`, `admin`. */
+  scopes: Generated<string>;
+  /** Username of whoever issued it (`local-admin` for the CLI); the holder's own name when self-issued. */
+  issued_by: string | null;
+}
+
+/** A login cookie ended by logout, kept until the cookie would have expired anyway. */
+export interface LoginRevocationsTable {
+  nonce: string;
+  user_id: number;
+  expires_at: number;
+}
+
+/** Failed sign-ins per key (`account:NAME`, `account-ip:NAME|IP`, `ip:IP`) in the current window. */
+export interface LoginFailuresTable {
+  key: string;
+  window_start: number;
+  failures: number;
 }
 
 export interface SessionsTable {
@@ -164,4 +187,6 @@ export interface CoreDatabase {
   session_events: SessionEventsTable;
   feedback: FeedbackTable;
   secrets: SecretsTable;
+  login_revocations: LoginRevocationsTable;
+  login_failures: LoginFailuresTable;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Runtime } from '../../core/runtime/runtime-api.ts';
 import type { Decision } from '../../core/runtime/types.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
+import type { SessionQuota } from '../session-quota.ts';
 
 const sessionParams = z.object({ sessionId: z.string().min(1).max(100).describe('Session id (uuid)') });
 
@@ -72,7 +73,7 @@ const eventsQuery = z.object({ after: z.coerce.number().int().min(0).default(0).
  * POST …/messages and …/decisions answer when the turn stops (final answer, interrupt or step
  * limit) with the TurnResult; while it runs, every step streams over the session's WebSocket.
  */
-export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime: Runtime): void {
+export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime: Runtime, quota?: SessionQuota): void {
   apiRoute(
     app,
     catalog,
@@ -86,6 +87,7 @@ export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime
     catalog,
     { method: 'POST', path: '/api/sessions', summary: 'Start a session with an agent.', tag: 'sessions', body: startBody },
     async ({ body, request, reply }) => {
+      await quota?.check(request.identity);
       const session = await runtime.startSession({
         agent: body.agent,
         identity: request.identity,
