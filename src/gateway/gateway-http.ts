@@ -1,0 +1,27 @@
+import type { Identity } from '../core/identity/index.ts';
+import type { UserRepository } from '../core/identity/users.ts';
+import { type McpHttpHost, type ProtectedResource, startMcpHttpHost } from '../mcp/http-host.ts';
+import type { Gateway } from './gateway.ts';
+import { createGatewayMcpServer } from './gateway-mcp-server.ts';
+
+/**
+ * Serves the gateway over Streamable HTTP at `/mcp`. Clients send an opsgate API token as bearer
+ * token; the person behind it is the requester of every call.
+ */
+export function startGatewayHttp(
+  gateway: Gateway,
+  users: UserRepository,
+  listen: { readonly port: number; readonly host?: string },
+  resource?: ProtectedResource,
+): Promise<McpHttpHost> {
+  return startMcpHttpHost<Identity>(
+    {
+      authenticate: (token) => users.authenticateToken(token),
+      principalKey: (identity) => String(identity.userId),
+      build: async (identity) => createGatewayMcpServer(gateway, identity),
+      allowedHostnames: gateway.config.allowedHosts,
+      ...(resource ? { resource } : {}),
+    },
+    listen,
+  );
+}
