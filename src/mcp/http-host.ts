@@ -31,8 +31,15 @@ export interface McpHttpHost {
   close(): Promise<void>;
 }
 
+/** The MCP endpoint as a plain Node request handler, to mount in any HTTP server (opsgate serve, a stand-alone host). */
+export interface McpHttpHandler {
+  /** Handles a request to the MCP path or the protected-resource metadata; returns false for any other path. */
+  handle(request: IncomingMessage, response: ServerResponse, parsedBody?: unknown): Promise<boolean>;
+  close(): Promise<void>;
+}
+
 export const LOOPBACK_HOSTNAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
-const METADATA_PATH = '/.well-known/oauth-protected-resource';
+export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** Constant-time comparison of a presented secret with the expected one. */
 export function secretsEqual(presented: string, expected: string): boolean {
@@ -50,9 +57,13 @@ function bearer(request: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-interface Live<Principal> {
+/** The host name of a Host header, without its port (`[::1]:80` → `[::1]`). */
+function hostnameOf(host: string): string {
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
+}
+
+interface Live {
   readonly key: string;
-  readonly principal: Principal;
   readonly server: McpServer;
   readonly transport: StreamableHTTPServerTransport;
 }
@@ -63,33 +74,28 @@ interface Live<Principal> {
  * caller resolves (else 401 with `WWW-Authenticate` pointing at the protected-resource
  * metadata). Each MCP session is bound to the person who opened it; another token cannot use it.
  */
-export async function startMcpHttpHost<Principal>(
-  options: McpHttpHostOptions<Principal>,
-  listen: { readonly port: number; readonly host?: string },
-): Promise<McpHttpHost> {
+export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Principal>): McpHttpHandler {
   const path = options.path ?? '/mcp';
   const hostnames = options.allowedHostnames ?? LOOPBACK_HOSTNAMES;
-  const sessions = new Map<string, Live<Principal>>();
-  let allowedHosts: string[] = [];
-  let origin = '';
+  const sessions = new Map<string, Live>();
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (!allowedHosts.includes(request.headers.host ?? '')) {
-      json(response, 403, { error: `Host "${request.headers.host ?? ''}" is not allowed; connect to ${origin}${path}` });
-      return;
+  const handle = async (request: IncomingMessage, response: ServerResponse, parsedBody?: unknown): Promise<boolean> => {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const isMetadata = url.pathname === METADATA_PATH || url.pathname === `${METADATA_PATH}${path}`;
+    if (url.pathname !== path && !isMetadata) return false;
+    const host = request.headers.host ?? '';
+    if (!hostnames.includes(hostnameOf(host))) {
+      json(response, 403, { error: `Host "${host}" is not allowed here; connect through one of: ${hostnames.join(', ')}` });
+      return true;
     }
-    const url = new URL(request.url ?? '/', origin);
-    if (url.pathname === METADATA_PATH || url.pathname === `${METADATA_PATH}${path}`) {
+    const origin = `http://${host}`;
+    if (isMetadata) {
       json(response, 200, {
         resource: `${origin}${path}`,
         authorization_servers: options.resource?.authorizationServers ?? [],
         bearer_methods_supported: ['header'],
       });
-      return;
-    }
-    if (url.pathname !== path) {
-      json(response, 404, { error: `no such path; the MCP endpoint is ${path}` });
-      return;
+      return true;
     }
     const token = bearer(request);
     const principal = token ? await options.authenticate(token) : undefined;
@@ -100,25 +106,26 @@ export async function startMcpHttpHost<Principal>(
         { error: 'authentication required: send "Authorization: Bearer <token>" (an opsgate API token: opsgate users token NAME)' },
         { 'www-authenticate': `Bearer resource_metadata="${origin}${METADATA_PATH}"` },
       );
-      return;
+      return true;
     }
     const key = options.principalKey(principal);
     const id = request.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const live = sessions.get(id);
-      if (!live) return json(response, 404, { error: 'unknown MCP session; initialize again' });
-      if (live.key !== key) return json(response, 403, { error: 'this MCP session belongs to someone else' });
-      await live.transport.handleRequest(request, response);
-      return;
+      if (!live) json(response, 404, { error: 'unknown MCP session; initialize again' });
+      else if (live.key !== key) json(response, 403, { error: 'this MCP session belongs to someone else' });
+      else await live.transport.handleRequest(request, response, parsedBody);
+      return true;
     }
     const server = await options.build(principal);
+    const port = host.slice(hostnameOf(host).length + 1);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // The SDK's own DNS-rebinding check too, so a later edit of the check above cannot open it.
       enableDnsRebindingProtection: true,
-      allowedHosts,
+      allowedHosts: hostnames.flatMap((name) => (port ? [name, `${name}:${port}`] : [name])),
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { key, principal, server, transport });
+        sessions.set(sessionId, { key, server, transport });
       },
     });
     transport.onclose = () => {
@@ -126,27 +133,45 @@ export async function startMcpHttpHost<Principal>(
       void server.close();
     };
     await server.connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, parsedBody);
+    return true;
   };
 
+  return {
+    handle,
+    async close() {
+      for (const live of sessions.values()) await live.server.close();
+      sessions.clear();
+    },
+  };
+}
+
+/** A stand-alone HTTP server for one MCP endpoint (`opsgate mcp-server --http`, `opsgate gateway`). */
+export async function startMcpHttpHost<Principal>(
+  options: McpHttpHostOptions<Principal>,
+  listen: { readonly port: number; readonly host?: string },
+): Promise<McpHttpHost> {
+  const handler = createMcpHttpHandler(options);
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) json(response, 500, { error: error instanceof Error ? error.message : String(error) });
-    });
+    handler
+      .handle(request, response)
+      .then((handled) => {
+        if (!handled) json(response, 404, { error: `no such path; the MCP endpoint is ${options.path ?? '/mcp'}` });
+      })
+      .catch((error: unknown) => {
+        if (!response.headersSent) json(response, 500, { error: error instanceof Error ? error.message : String(error) });
+      });
   });
   const bindHost = listen.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(listen.port, bindHost, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
-  allowedHosts = hostnames.flatMap((name) => [name, `${name}:${port}`]);
-  origin = `http://${bindHost.includes(':') ? `[${bindHost}]` : bindHost}:${port}`;
   return {
     server,
     port,
-    url: `${origin}${path}`,
+    url: `http://${bindHost.includes(':') ? `[${bindHost}]` : bindHost}:${port}${options.path ?? '/mcp'}`,
     async close() {
-      for (const live of sessions.values()) await live.server.close();
-      sessions.clear();
+      await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -15,6 +15,9 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FILESYSTEM_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 export const MEMORY_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 
+/** The OIDC issuer the protected-resource metadata names (as with single sign-on configured). */
+export const SSO_ISSUER = 'https://sso.example.test/realms/ops';
+
 export interface GatewayRig {
   readonly web: WebServer;
   readonly gateway: Gateway;
@@ -43,7 +46,7 @@ ${extraConfig}`,
   const web = await startWebServer({ agents: gateway.agents });
   gateway.attach(web.runtime);
   const users = new UserRepository(web.store);
-  const host = await startGatewayHttp(gateway, users, { port: 0 });
+  const host = await startGatewayHttp(gateway, users, { port: 0 }, { authorizationServers: [SSO_ISSUER] });
   const tokens = new Map<string, string>();
   const tokenFor = async (username: string) => {
     if (!tokens.has(username)) tokens.set(username, (await users.createToken(username, 'gateway-test')).token);
