@@ -70,8 +70,16 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     title: config.title ?? `${upstream.name} (MCP gateway)`,
     description: `Tools of the upstream MCP server "${upstream.name}", guarded by opsgate.`,
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
-    async setup() {
-      const listed = await upstream.start();
+    async setup(context) {
+      // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
+      // finds it, and its status says why.
+      const listed = await upstream.start().catch((error: unknown) => {
+        context.logger.warn(
+          { upstream: upstream.name, error: error instanceof Error ? error.message : String(error) },
+          'upstream unavailable',
+        );
+        return [];
+      });
       const tools: AnyToolDefinition[] = [];
       for (const tool of listed) {
         const treatment = treatmentOf(tool, config.tools[tool.name]);

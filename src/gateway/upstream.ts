@@ -19,6 +19,8 @@ export interface UpstreamStatus {
   readonly failures: number;
   readonly lastError?: string;
   readonly connectedAt?: string;
+  /** The process id of a running stdio server. */
+  readonly pid?: number;
 }
 
 /** Failures of the connection (not a tool's own error result) open the breaker. */
@@ -41,6 +43,7 @@ export class Upstream {
   #failures = 0;
   #lastError: string | undefined;
   #connectedAt: string | undefined;
+  #pid: number | undefined;
   readonly #breaker: CircuitBreakerPolicy;
 
   constructor(config: UpstreamConfig) {
@@ -93,6 +96,7 @@ export class Upstream {
       };
       this.#client = client;
       this.#connectedAt = new Date().toISOString();
+      this.#pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
       return client;
     })().finally(() => {
       this.#connecting = undefined;
@@ -177,6 +181,7 @@ export class Upstream {
       failures: this.#failures,
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
       ...(this.#connectedAt ? { connectedAt: this.#connectedAt } : {}),
+      ...(this.#client && this.#pid ? { pid: this.#pid } : {}),
     };
   }
 
