@@ -315,15 +315,18 @@ export class ToolCallProcessor {
     }
     if (failure !== undefined) {
       const message = errorMessage(failure);
+      // A tool that lost its side effect's answer (a remote server died mid-call) says so: the
+      // call becomes `unknown`, like one a crash interrupted, and is never offered to run again.
+      const status = mutable && OpsgateError.isInstance(failure) && failure.fields.outcomeUnknown === true ? 'unknown' : 'failed';
       lifecycle.transition(session.uow, call, {
-        to: 'failed',
+        to: status,
         patch: { error: message, finished_at: finishedAt.toISOString() },
         audit: {
-          type: 'tool_failed',
+          type: status === 'unknown' ? 'tool_unknown' : 'tool_failed',
           actor: agentActor(session.agent.definition.name),
           payload: { callId, tool: tool.name, error: message, durationMs },
         },
-        live: { type: 'tool.result', data: { callId, tool: tool.name, status: 'failed', error: message } },
+        live: { type: 'tool.result', data: { callId, tool: tool.name, status, error: message } },
       });
       return {
         kind: 'result',
