@@ -150,9 +150,10 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
         .getByTestId('chain-status')
         .getByText(/intact/)
         .waitFor();
-      const types = await page
-        .locator('[data-testid="audit-table"] tbody tr')
-        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')));
+      // The page lists newest first: read it oldest first.
+      const types = (
+        await page.locator('[data-testid="audit-table"] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')))
+      ).reverse();
       const proposed = types.indexOf('tool_proposed');
       const approved = types.indexOf('tool_approved');
       const executed = types.lastIndexOf('tool_executed');

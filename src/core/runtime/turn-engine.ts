@@ -17,6 +17,7 @@ import {
   modifyCall,
   rejectCall,
   replanCall,
+  withdrawCall,
 } from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
@@ -144,6 +145,7 @@ export class TurnEngine {
         decidedAt: this.#processor.env.now().toISOString(),
       };
       if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
+      else if (decision.type === 'withdraw') outcome = withdrawCall(approval);
       else if (decision.type === 'replan') {
         const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
         // Re-planning a call that can still run would be a rejection without a reason: say so.
