@@ -106,7 +106,8 @@ function lastOf(steps: readonly Step[], tool: string): Step | undefined {
 }
 
 /** A rejection whose reason asks to stop ("stop", "enough", "abort", …), or a withdrawn request. */
-const STOP_REASON = /rejected this call\. Reason:.*\b(stop|stopp?ed|enough|abort|cancel|halt|quit|end it|no more)\b|withdrew this request/i;
+const STOP_REASON =
+  /rejected this call\. Reason:.*\b(stop|stopp?ed|enough|abort|cancel|halt|quit|end it|no more)\b|withdrew this request/is;
 
 /**
  * The person stopped the runbook by rejecting its last command with a reason like "stop": the
@@ -114,7 +115,9 @@ const STOP_REASON = /rejected this call\. Reason:.*\b(stop|stopp?ed|enough|abort
  */
 function stoppedByPerson(steps: readonly Step[]): InterpreterAction | undefined {
   const last = steps.at(-1);
-  if (!last?.isError || typeof last.output !== 'string' || !STOP_REASON.test(last.output)) return undefined;
+  // A denied call reads as `{ denied: true, reason }`.
+  const reason = record(last?.output).reason;
+  if (!last?.isError || typeof reason !== 'string' || !STOP_REASON.test(reason)) return undefined;
   const ran = summarise(steps.slice(0, -1));
   return {
     text: [
