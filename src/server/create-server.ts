@@ -13,6 +13,7 @@ import { AuditReader, type AuditVerifier } from './audit-reader.ts';
 import { installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
+import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
 import { LoginSessions } from './login-sessions.ts';
 import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
 import { approvalRoutes } from './routes/approval-routes.ts';
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly webhooks?: WebhookOptions;
   /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
+  /** Slack and Teams approvals (set up by admins in the UI); options for tests. */
+  readonly chat?: ChatIntegrationOptions;
 }
 
 /**
@@ -116,6 +119,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     app.addHook('onClose', () => dispatcher.close());
   }
 
+  const chat = await installChatIntegrations(app, {
+    runtime: options.runtime,
+    store: options.store,
+    users,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.chat ? { options: options.chat } : {}),
+  });
+
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
     installAuthentication(privateApp, users, sessions);
@@ -129,6 +140,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     });
     userRoutes(privateApp, catalog, users);
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts);
+    chat.privateRoutes(privateApp, catalog);
   });
   return app;
 }
