@@ -15,6 +15,7 @@ import { Authenticator, installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { IdentityChanges } from './identity-changes.ts';
+import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
 import { type LoginLimitConfig, LoginLimits } from './login-limits.ts';
 import { LoginRevocations, LoginSessions } from './login-sessions.ts';
 import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
@@ -72,6 +73,8 @@ export interface ServerOptions {
   readonly webhooks?: WebhookOptions;
   /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
+  /** Slack and Teams approvals (set up by admins in the UI); options for tests. */
+  readonly chat?: ChatIntegrationOptions;
 }
 
 /**
@@ -141,6 +144,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     app.addHook('onClose', () => dispatcher.close());
   }
 
+  const chat = await installChatIntegrations(app, {
+    runtime: options.runtime,
+    store: options.store,
+    users,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.chat ? { options: options.chat } : {}),
+  });
+
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
     installAuthentication(privateApp, authenticator, security);
@@ -158,6 +169,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     });
     userRoutes(privateApp, catalog, users, changes);
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
+    chat.privateRoutes(privateApp, catalog);
   });
   app.addHook('onClose', () => audit.close());
   return app;

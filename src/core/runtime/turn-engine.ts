@@ -17,6 +17,7 @@ import {
   modifyCall,
   rejectCall,
   replanCall,
+  withdrawCall,
 } from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
@@ -148,8 +149,10 @@ export class TurnEngine {
       if (decision.type === 'reject') {
         const { marks } = await authorizeDecision({ kind: 'reject', context: approval });
         outcome = rejectCall(approval, decision.reason, marks);
-      } else if (decision.type === 'replan') {
-        const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
+      } else if (decision.type === 'withdraw') {
+        const { marks } = await authorizeDecision({ kind: 'withdraw', context: approval });
+        outcome = withdrawCall(approval, marks);
+      } else if (decision.type === 'replan') {        const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
         // Re-planning a call that can still run would be a rejection without a reason: say so.
         if (readiness.runnable)
           throw CoreErrors.DECISION_INVALID({ detail: 'This approval can still run as shown: approve, reject or modify it.' });

@@ -1,4 +1,5 @@
 import { userActor } from '../../audit/index.ts';
+import { CoreErrors } from '../../errors/index.ts';
 import type { Channel, Identity } from '../../identity/index.ts';
 import { type ApprovalVerdict, PolicyErrors } from '../../policy/index.ts';
 import type { AnyToolDefinition, Risk } from '../../tools/index.ts';
@@ -24,6 +25,7 @@ export interface CallAsItWillRun {
 export type DecisionRequest =
   | { readonly kind: 'approve'; readonly context: ApprovalDecisionContext }
   | { readonly kind: 'modify'; readonly context: ApprovalDecisionContext; readonly edited: CallAsItWillRun }
+  | { readonly kind: 'withdraw'; readonly context: ApprovalDecisionContext }
   | { readonly kind: 'reject' | 'replan' | 'answer' | 'continue'; readonly context: DecisionContext };
 
 export type DecisionAuthorization =
@@ -49,6 +51,7 @@ export function decisionMarks(actor: Identity): DecisionMarks {
  *   the approval is recorded (`approval_recorded`) and the call keeps waiting.
  * - modify: an edit its author may not approve, or that needs two people, is never an execution:
  *   it becomes a fresh proposal for an eligible approver.
+ * - withdraw: only the person who asked takes a request back.
  * - reject, replan, answer, continue: anyone who may act on the session may stop or answer; the
  *   door is still recorded.
  */
@@ -62,6 +65,14 @@ export async function authorizeDecision(request: DecisionRequest): Promise<Decis
       const verdict = await askMayApprove(context, edited, []);
       if (!verdict.allowed || edited.requiredApprovals > 1) return { kind: 'fresh-proposal', marks, verdict };
       return { kind: 'allowed', marks, policyId: verdict.policyId };
+    }
+    case 'withdraw': {
+      const { session, actor, interrupt } = request.context;
+      if (session.row.user_id !== actor.userId)
+        throw CoreErrors.DECISION_INVALID({
+          detail: `Only ${interrupt.requestedBy}, who asked for this, can withdraw it. An approver rejects it instead, with a reason.`,
+        });
+      return { kind: 'allowed', marks };
     }
     default:
       return { kind: 'allowed', marks };

@@ -14,3 +14,4 @@ export { expireCall, hasExpired } from './expire.ts';
 export { modifyCall } from './modify.ts';
 export { rejectCall } from './reject.ts';
 export { replanCall } from './replan.ts';
+export { withdrawCall } from './withdraw.ts';
