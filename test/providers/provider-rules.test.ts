@@ -37,7 +37,7 @@ const modelFor = (provider: ProviderUnderTest) => {
 
 describe.each(providers)('every tool of every agent, as the %s provider sends it', (provider) => {
   beforeEach(() => {
-    server.requests.length = 0;
+    server.reset();
   });
   it('is accepted by the provider rules, streamed and not', async () => {
     expect(agents.map((a) => a.name).sort()).toEqual(['access', 'helm', 'sandbox', 'troubleshoot']);

@@ -353,15 +353,22 @@ function google(body: Json): Violation[] {
   for (const [i, c] of contents.entries())
     if (c.role !== 'user' && c.role !== 'model')
       violations.push({ rule: 'Gemini: content role is user or model', detail: `contents[${i}].role=${String(c.role)}` });
-  const turns = contents.map((c) => ({
-    calls: blocksOf(c.parts)
-      .filter((p) => p.functionCall)
-      .map((p, n) => `${String((p.functionCall as Json).name)}#${n}`),
-    results: blocksOf(c.parts)
-      .filter((p) => p.functionResponse)
-      .map((p, n) => `${String((p.functionResponse as Json).name)}#${n}`),
-  }));
-  violations.push(...pairingRule('Gemini: each functionCall turn is followed by its functionResponse parts, in order', turns));
+  // Gemini: "the number of function response parts is equal to the number of function call parts of the function call turn".
+  for (const [i, c] of contents.entries()) {
+    const calls = blocksOf(c.parts).filter((p) => p.functionCall);
+    if (calls.length === 0) continue;
+    const responses = blocksOf(contents[i + 1]?.parts).filter((p) => p.functionResponse);
+    const names = (parts: Json[], key: string) =>
+      parts
+        .map((p) => String((p[key] as Json).name))
+        .sort()
+        .join(',');
+    if (responses.length !== calls.length || names(calls, 'functionCall') !== names(responses, 'functionResponse'))
+      violations.push({
+        rule: 'Gemini: the number of function response parts equals the number of function call parts of the function call turn',
+        detail: `contents[${i}] calls ${names(calls, 'functionCall')}; contents[${i + 1}] answers ${names(responses, 'functionResponse') || 'nothing'}`,
+      });
+  }
   const declarations = ((body.tools as Json[] | undefined) ?? []).flatMap((t) => (t.functionDeclarations as Json[] | undefined) ?? []);
   // `parameters` takes the OpenAPI subset; `parametersJsonSchema` (v1beta, what the AI SDK sends) plain JSON Schema.
   const tools = declarations.map((d) => ({

@@ -95,6 +95,12 @@ export class WireServer {
     this.#queues.set(protocol, queue);
   }
 
+  /** Forgets every request and every reply still queued (between tests). */
+  reset(): void {
+    this.requests.length = 0;
+    this.#queues.clear();
+  }
+
   /** Replies scripted but never asked for. */
   unused(protocol: Protocol): number {
     return this.#queues.get(protocol)?.length ?? 0;

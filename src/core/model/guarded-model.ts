@@ -3,6 +3,7 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4FinishReason,
+  LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import {
@@ -82,16 +83,34 @@ export function guardModel(model: LanguageModelV4, provider: string, options: Mo
     provider: model.provider,
     modelId: model.modelId,
     supportedUrls: model.supportedUrls,
-    async doGenerate(callOptions: LanguageModelV4CallOptions) {
+    async doGenerate(options: LanguageModelV4CallOptions) {
+      const callOptions = withToolResultsTogether(options);
       const result = await guarded(() => model.doGenerate(callOptions));
       const note = STOP_NOTES[result.finishReason.unified];
       return note ? { ...result, content: withNote(result.content, note) } : result;
     },
-    async doStream(callOptions: LanguageModelV4CallOptions) {
+    async doStream(options: LanguageModelV4CallOptions) {
+      const callOptions = withToolResultsTogether(options);
       const result = await guarded(() => model.doStream(callOptions));
       return { ...result, stream: result.stream.pipeThrough(noteOnStop(provider)) };
     },
   };
+}
+
+/**
+ * One `tool` message per model step: the turn loop stores each call's result as it arrives (a
+ * call approved later comes in its own message), but Gemini refuses a call turn whose answers are
+ * split ("the number of function response parts is equal to the number of function call parts").
+ */
+function withToolResultsTogether(options: LanguageModelV4CallOptions): LanguageModelV4CallOptions {
+  const prompt: LanguageModelV4Prompt = [];
+  for (const message of options.prompt) {
+    const previous = prompt.at(-1);
+    if (message.role === 'tool' && previous?.role === 'tool')
+      prompt[prompt.length - 1] = { ...previous, content: [...previous.content, ...message.content] };
+    else prompt.push(message);
+  }
+  return prompt.length === options.prompt.length ? options : { ...options, prompt };
 }
 
 function withNote(content: LanguageModelV4Content[], note: string): LanguageModelV4Content[] {

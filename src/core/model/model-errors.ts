@@ -11,7 +11,7 @@ export const ModelErrors = defineErrorCodes({
   MODEL_RATE_LIMITED: {
     status: 503,
     message:
-      'The {provider} model is rate-limiting opsgate (HTTP 429) and still was after {attempts} attempts. Wait a minute and send the message again, or raise the quota behind {variable}.',
+      'The {provider} model is rate-limiting opsgate (HTTP 429) and still was after {attempts} attempts ({detail}). Wait a minute and send the message again, or raise the quota behind {variable}.',
   },
   MODEL_UNAVAILABLE: {
     status: 502,
@@ -62,7 +62,9 @@ export function classifyModelError(provider: string, error: unknown, attempts: n
   const variable = KEY_VARIABLES[provider] ?? 'the provider key';
   const fields = { provider, attempts, variable, httpStatus: error.statusCode ?? 'none', detail: providerDetail(error) };
   const status = error.statusCode ?? 0;
-  if (status === 401 || status === 403) return ModelErrors.MODEL_KEY_REJECTED(fields, { cause: error });
+  // Google answers an expired or wrong API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+  const keyInvalid = status === 400 && /API_KEY_INVALID/.test(error.responseBody ?? '');
+  if (status === 401 || status === 403 || keyInvalid) return ModelErrors.MODEL_KEY_REJECTED(fields, { cause: error });
   if (status === 429) return ModelErrors.MODEL_RATE_LIMITED(fields, { cause: error });
   if (status >= 400 && status < 500) return ModelErrors.MODEL_REQUEST_REFUSED(fields, { cause: error });
   return ModelErrors.MODEL_UNAVAILABLE(fields, { cause: error });
