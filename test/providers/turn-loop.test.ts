@@ -3,6 +3,7 @@ import { accessAgent } from '../../src/agents/access/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { chooseModel, createConfiguredModel } from '../../src/core/model/index.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { createPrometheusObserver } from '../../src/core/telemetry/prometheus-observer.ts';
 import { type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 import { fixture } from './replies.ts';
 import { PROVIDERS, type ProviderUnderTest, WireServer } from './wire-server.ts';
@@ -25,13 +26,14 @@ describe.each(providers)('the turn loop over the %s wire protocol', (provider) =
   const protocol = PROVIDERS[provider];
   let testStore: TestStore;
   let runtime: Runtime;
+  const metrics = createPrometheusObserver();
 
   // One runtime per provider (each test has its own session): setting one up costs more than the test.
   beforeAll(async () => {
     testStore = await sqlite.create();
-    const env = server.env(provider);
+    const env = { ...server.env(provider), OPSGATE_MODEL_PRICE: '2,8' };
     const model = createConfiguredModel(chooseModel(env)!, env, { attempts: 2, initialDelayMs: 10, breakerFailures: 1000 });
-    runtime = await createRuntime({ store: testStore.store, agents: [accessAgent], env: {}, model: () => model });
+    runtime = await createRuntime({ store: testStore.store, agents: [accessAgent], env: {}, model: () => model, observer: metrics });
   });
   afterAll(async () => {
     await runtime.close();
@@ -59,6 +61,14 @@ describe.each(providers)('the turn loop over the %s wire protocol', (provider) =
     expect(turn.messages.at(-1)?.text).toBe('You hold no accesses yet; your team is engineering.');
     // The second request carried the tool's real result back to the model.
     expect(JSON.stringify(server.requests[1]!.body)).toContain('engineering');
+    // Each step's usage, as the provider reported it on the wire, stored per turn with its cost.
+    const usage = await runtime.sessionUsage(session.id, john);
+    expect(usage.turns).toEqual([{ turn: 1, steps: 2, inputTokens: 642, outputTokens: 108, costUsd: (642 * 2 + 108 * 8) / 1e6 }]);
+    expect(usage.total).toMatchObject({ steps: 2, inputTokens: 642, outputTokens: 108 });
+    const exported = await metrics.render();
+    expect(exported).toMatch(/opsgate_model_tokens_total\{provider="[^"]+",model="wire-model",direction="input"\} 642/);
+    expect(exported).toMatch(/opsgate_model_cost_usd_total\{provider="[^"]+",model="wire-model"\} 0\.002148/);
+    await expect(runtime.sessionUsage(session.id, { ...alice, roles: ['user'] })).rejects.toMatchObject({ code: 'SESSION_FORBIDDEN' });
   });
 
   it('a mutating call pauses, is approved by another person, runs once and the turn resumes', async () => {

@@ -9,5 +9,6 @@ export {
   type ModelProviderName,
 } from './model-config.ts';
 export { KEY_VARIABLES, ModelErrors } from './model-errors.ts';
+export { costOf, type ModelPrice, parseModelPrice, priceOf } from './model-prices.ts';
 export { coreCommand, createOfflineModel } from './offline-model.ts';
 export { readInterpreterTurn } from './prompt-reader.ts';

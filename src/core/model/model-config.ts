@@ -6,6 +6,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { CoreErrors } from '../errors/index.ts';
 import { guardModel, type ModelGuardOptions } from './guarded-model.ts';
+import { parseModelPrice, setModelPrice } from './model-prices.ts';
 
 /** `openai` speaks OpenAI's Responses API, `openai-chat` its Chat Completions API. */
 export type ModelProviderName = 'openai' | 'openai-chat' | 'anthropic' | 'bedrock' | 'google' | 'compatible';
@@ -109,7 +110,10 @@ function providerModel(choice: ModelChoice, env: Env): LanguageModelV4 {
  * (`guardModel`): the same provider code runs against the real API or any base URL set.
  */
 export function createConfiguredModel(choice: ModelChoice, env: Env, guard: ModelGuardOptions = {}): LanguageModelV4 {
-  return guardModel(providerModel(choice, env), choice.provider, guard);
+  const price = parseModelPrice(env.OPSGATE_MODEL_PRICE);
+  const model = guardModel(providerModel(choice, env), choice.provider, guard);
+  if (price) setModelPrice(model, price);
+  return model;
 }
 
 /** A one-line description for start-up banners. */
