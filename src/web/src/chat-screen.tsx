@@ -10,6 +10,7 @@ import { OfflineBanner } from './offline-banner.tsx';
 import { PhaseStepper } from './phase-stepper.tsx';
 import { TerminalFilter } from './terminal-filter.ts';
 import { TerminalPanel } from './terminal-panel.tsx';
+import { UsageSummary } from './usage-summary.tsx';
 
 const REFRESH_ON = new Set(['message', 'tool.call', 'tool.result', 'interrupt', 'decision', 'phase', 'status']);
 
@@ -167,6 +168,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </span>
         <a href={`#/audit?session=${session.id}`}>Audit of this session</a>
       </div>
+      <UsageSummary sessionId={session.id} refreshKey={session.messages.length} />
       {agent?.notice && (
         <p class="notice" role="note" data-testid="session-notice">
           {agent.notice}
