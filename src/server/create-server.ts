@@ -26,6 +26,7 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { usageRoute } from './routes/usage-route.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -157,6 +158,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     installAuthentication(privateApp, authenticator, security);
     privateAuthRoutes(privateApp, catalog, authDeps);
     sessionRoutes(privateApp, catalog, options.runtime, new SessionQuota(options.store, options.sessionQuota, options.clock));
+    usageRoute(privateApp, catalog, options.runtime);
     approvalRoutes(privateApp, catalog, options.runtime);
     eventSocketRoute(privateApp, options.runtime, {
       authenticator,

@@ -17,6 +17,7 @@ import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
+import { readSessionUsage } from './model-usage.ts';
 import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
@@ -72,6 +73,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     approverCandidates: async () => withTeams(options.teamDirectory, await listApproverCandidates(store)),
     withTeams: (people) => withTeams(options.teamDirectory, people),
     runnerId: instance.id,
+    observer,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
 
@@ -410,6 +412,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
       assertRead(row, actor);
       return snapshot(sessionId);
+    },
+
+    async sessionUsage(sessionId, actor) {
+      const row = await sessionRepository.loadSession(store.db, sessionId);
+      if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
+      assertRead(row, actor);
+      return readSessionUsage(store.db, sessionId);
     },
 
     pendingApprovals(actor) {

@@ -21,6 +21,7 @@ import {
 } from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
+import { recordModelUsage } from './model-usage.ts';
 import { sessionRepository } from './session-repository.ts';
 import { type TrackedCall, trackStored } from './tool-call-lifecycle.ts';
 import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
@@ -275,7 +276,10 @@ export class TurnEngine {
             toolChoice: { type: 'auto' },
           },
           (text) => events.publish(session.id, 'text.delta', { text }),
-          (usage) => reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total }),
+          (usage) => {
+            reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total });
+            recordModelUsage(this.#processor.env, session, agent.model, usage);
+          },
         ),
       );
     } catch (error) {

@@ -6,6 +6,7 @@ import { runMigrations, type StoreDialectName, type StoreMigration } from './mig
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
+import { modelUsageMigration } from './migrations/core-010-model-usage.ts';
 import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
 import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
@@ -173,10 +174,14 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
   const known = new Map<string, StoreMigration>(
-    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration, auditAnchorsMigration, tokenScopeExpiryMigration].map((m) => [
-      m.name,
-      m,
-    ]),
+    [
+      coreInitialMigration,
+      runnerLeasesMigration,
+      auditJournalMigration,
+      modelUsageMigration,
+      auditAnchorsMigration,
+      tokenScopeExpiryMigration,
+    ].map((m) => [m.name, m]),
   );
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
   const checkpointFile =

@@ -160,6 +160,19 @@ export interface FeedbackTable {
   created_at: string;
 }
 
+/** One model step's tokens and cost (`core-010-model-usage`); cost is null when the model's price is unknown. */
+export interface ModelUsageTable {
+  id: Generated<number>;
+  session_id: string;
+  turn: number;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  created_at: string;
+}
+
 export interface SecretsTable {
   name: string;
   value: string;
@@ -189,4 +202,5 @@ export interface CoreDatabase {
   secrets: SecretsTable;
   login_revocations: LoginRevocationsTable;
   login_failures: LoginFailuresTable;
+  model_usage: ModelUsageTable;
 }

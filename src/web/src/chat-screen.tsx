@@ -12,6 +12,7 @@ import { OfflineBanner } from './offline-banner.tsx';
 import { PhaseStepper } from './phase-stepper.tsx';
 import { TerminalFilter } from './terminal-filter.ts';
 import { TerminalPanel } from './terminal-panel.tsx';
+import { UsageSummary } from './usage-summary.tsx';
 
 /** What the message box says while the session waits, so typing is never a dead end. */
 function composerHint(interrupt: SessionSnapshot['interrupt'], me: Me): string | undefined {
@@ -195,6 +196,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </span>
         <a href={`#/audit?session=${session.id}`}>Audit of this session</a>
       </div>
+      <UsageSummary sessionId={session.id} refreshKey={session.messages.length} />
       {agent?.notice && (
         <p class="notice" role="note" data-testid="session-notice">
           {agent.notice}
