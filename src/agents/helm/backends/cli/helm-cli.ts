@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { HelmErrors } from '../../errors.ts';
 import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
+import { cancellationSignal } from './cancellation.ts';
 import {
   classifyHelmError,
   parseDryRunRelease,
@@ -19,6 +19,7 @@ import {
   parseKubectlObjects,
   parseKubectlVersion,
 } from './parse-output.ts';
+import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
 const HELM_TIMEOUT_SECONDS = 300;
@@ -40,6 +41,8 @@ export interface HelmCliOptions {
   /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** How commands run. Default: `execFile`. Tests answer in-process where the process boundary is not under test. */
+  readonly run?: CommandRunner;
 }
 
 /**
@@ -83,22 +86,14 @@ export class HelmCli implements HelmBackend {
         ? ['--kube-context', this.#options.kubeContext]
         : ['--context', this.#options.kubeContext]
       : [];
-    return new Promise((resolve, reject) => {
-      execFile(
-        file,
-        [...args, ...context],
-        {
-          timeout: timeoutMs,
-          maxBuffer: 32 * 1024 * 1024,
-          env: this.#options.env ?? process.env,
-          shell: false,
-        },
-        (error, stdout, stderr) => {
-          if (error) reject(classifyHelmError(operation, `${stderr}\n${error.message}`, release, namespace));
-          else resolve(stdout);
-        },
-      );
-    });
+    const run = this.#options.run ?? execCommand;
+    const signal = cancellationSignal();
+    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
+      (error: unknown) => {
+        if (!(error instanceof CommandFailed)) throw error;
+        throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
+      },
+    );
   }
 
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
