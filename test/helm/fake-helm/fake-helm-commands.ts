@@ -194,6 +194,11 @@ export async function runFakeHelm(argv: readonly string[], context: FakeContext)
       }
       if (what === 'values') return line(Object.keys(status.config).length > 0 ? JSON.stringify(status.config) : 'null');
       if (what === 'manifest') return line(status.manifest);
+      if (what === 'hooks') {
+        // Helm's get_hooks.go: "---\n# Source: PATH\nMANIFEST\n" per hook.
+        const hooks = await cluster.revisionHooks(name, namespace, status.version);
+        return hooks.map((hook) => `---\n# Source: ${hook.key}\n${hook.manifest}\n`).join('');
+      }
       return fail(`unknown command "${what}" for "helm get"`);
     }
     if (command === 'install' || command === 'upgrade') {

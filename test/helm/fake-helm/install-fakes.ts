@@ -1,7 +1,6 @@
 import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CommandFailed, type CommandRunner } from '../../../src/agents/helm/backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from '../../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
@@ -59,12 +58,30 @@ export function installFakeHelm(version: FakeHelmVersion | string, env: Record<s
   return { dir, helmPath, kubectlPath, statePath, logPath };
 }
 
+/** Waits on the global `setTimeout` (so that fake timers drive it), ending early when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
 export interface InProcessFakeHelm extends FakeHelm {
   /** The CLI backend's command runner: answers `helmPath` and `kubectlPath` in this process. */
   readonly run: CommandRunner;
   /** The fake's cluster (the same store the runner answers from: assert on it, inject faults). */
   readonly cluster: SimulatedCluster;
   readonly store: Store;
+  /** A runner over the same cluster whose hooks and rollouts take `timing`. */
+  withTiming(timing: FakeTiming): CommandRunner;
   /** Each command's argv, `helm …` or `kubectl …`. */
   readonly calls: string[][];
   close(): Promise<void>;
@@ -88,57 +105,60 @@ export async function inProcessFakeHelm(
   const cluster = new SimulatedCluster(store);
   const calls: string[][] = [];
   const helmVersion = FAKE_HELM_VERSIONS[version as FakeHelmVersion] ?? version;
-  const run: CommandRunner = async (file, args, { timeoutMs, signal }) => {
-    const tool = basename(file);
-    calls.push([tool, ...args]);
-    appendFileSync(logPath, `${tool} ${args.join(' ')}\n`);
-    const stop = new AbortController();
-    const ended = AbortSignal.any([stop.signal, ...(signal ? [signal] : [])]);
-    const work =
-      tool === 'kubectl'
-        ? runFakeKubectl(args, cluster)
-        : runFakeHelm(args, {
-            version: helmVersion,
-            cluster,
-            ...(options.timing ? { timing: options.timing } : {}),
-            sleep: (seconds) => sleep(seconds * 1000, undefined, { signal: ended }),
-          });
-    const killed = new Promise<never>((_resolve, reject) => {
-      const kill = (why: string) => reject(new CommandFailed(`Command failed: ${file} ${args.join(' ')}\n${why}`, '', true));
-      const timer = setTimeout(() => {
-        stop.abort();
-        kill('killed: timeout');
-      }, timeoutMs);
-      const onAbort = () => {
-        clearTimeout(timer);
-        kill('killed: aborted');
-      };
-      if (signal?.aborted) onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      void work
-        .finally(() => {
+  const runner =
+    (timing: FakeTiming | undefined): CommandRunner =>
+    async (file, args, { timeoutMs, signal }) => {
+      const tool = basename(file);
+      calls.push([tool, ...args]);
+      appendFileSync(logPath, `${tool} ${args.join(' ')}\n`);
+      const stop = new AbortController();
+      const ended = AbortSignal.any([stop.signal, ...(signal ? [signal] : [])]);
+      const work =
+        tool === 'kubectl'
+          ? runFakeKubectl(args, cluster)
+          : runFakeHelm(args, {
+              version: helmVersion,
+              cluster,
+              ...(timing ? { timing } : {}),
+              sleep: (seconds) => sleep(seconds * 1000, ended),
+            });
+      const killed = new Promise<never>((_resolve, reject) => {
+        const kill = (why: string) => reject(new CommandFailed(`Command failed: ${file} ${args.join(' ')}\n${why}`, '', true));
+        const timer = setTimeout(() => {
+          stop.abort();
+          kill('killed: timeout');
+        }, timeoutMs);
+        const onAbort = () => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-        })
-        .catch(() => {});
-    });
-    try {
-      return await Promise.race([work, killed]);
-    } catch (error) {
-      if (error instanceof FakeFailure)
-        throw new CommandFailed(`Command failed: ${file} ${args.join(' ')}\n${error.stderr}`, error.stderr, false);
-      throw error;
-    } finally {
-      stop.abort();
-    }
-  };
+          kill('killed: aborted');
+        };
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        void work
+          .finally(() => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+          })
+          .catch(() => {});
+      });
+      try {
+        return await Promise.race([work, killed]);
+      } catch (error) {
+        if (error instanceof FakeFailure)
+          throw new CommandFailed(`Command failed: ${file} ${args.join(' ')}\n${error.stderr}`, error.stderr, false);
+        throw error;
+      } finally {
+        stop.abort();
+      }
+    };
   return {
     dir,
     helmPath: join(dir, 'helm'),
     kubectlPath: join(dir, 'kubectl'),
     statePath,
     logPath,
-    run,
+    run: runner(options.timing),
+    withTiming: runner,
     cluster,
     store,
     calls,

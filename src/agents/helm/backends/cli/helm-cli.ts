@@ -2,7 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HelmErrors } from '../../errors.ts';
-import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../../types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmListItem,
+  HelmStatus,
+  PodHealth,
+  ReleaseHook,
+  RenderedRelease,
+  WorkloadHealth,
+} from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
 import { cancellationSignal } from './cancellation.ts';
@@ -10,6 +19,7 @@ import {
   classifyHelmError,
   parseDryRunRelease,
   parseHelmHistory,
+  parseHelmHooks,
   parseHelmList,
   parseHelmMetadata,
   parseHelmStatus,
@@ -178,6 +188,18 @@ export class HelmCli implements HelmBackend {
     );
   }
 
+  async revisionHooks(release: string, namespace: string, revision: number): Promise<ReleaseHook[]> {
+    return parseHelmHooks(
+      await this.#run(
+        'helm',
+        ['get', 'hooks', release, '--namespace', namespace, '--revision', String(revision)],
+        'get hooks',
+        release,
+        namespace,
+      ),
+    );
+  }
+
   async revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>> {
     return parseHelmValues(
       await this.#run(
@@ -190,9 +212,13 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  /** The process limit of a changing command: Helm's `--timeout` plus the grace period. */
-  processLimitMs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): number {
-    return (timeoutSeconds + KILL_GRACE_SECONDS) * 1000;
+  /**
+   * The process limit of a changing command. Helm's `--timeout` bounds each hook and, apart, the
+   * rollout wait (v3 `pkg/action/hooks.go`, `upgrade.go`), so a command running `hooks` hooks may
+   * take `--timeout` × (hooks + 1); the grace period comes on top so that Helm times out first.
+   */
+  processLimitMs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS, hooks = 0): number {
+    return (timeoutSeconds * (hooks + 1) + KILL_GRACE_SECONDS) * 1000;
   }
 
   /**
@@ -278,31 +304,38 @@ export class HelmCli implements HelmBackend {
   #change(operation: 'install' | 'upgrade', request: ReleaseRequest, args: (valuesFile: string) => string[]): Promise<HelmStatus> {
     return this.#withValues(request.values, async (file) =>
       parseHelmStatus(
-        await this.#run('helm', args(file), operation, request.release, request.namespace, this.processLimitMs(request.timeoutSeconds)),
+        await this.#run(
+          'helm',
+          args(file),
+          operation,
+          request.release,
+          request.namespace,
+          this.processLimitMs(request.timeoutSeconds, request.hooks),
+        ),
         operation,
       ),
     );
   }
 
-  async rollback(release: string, namespace: string, revision: number): Promise<void> {
+  async rollback(release: string, namespace: string, revision: number, options: { readonly hooks?: number } = {}): Promise<void> {
     await this.#run(
       'helm',
       ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
       'rollback',
       release,
       namespace,
-      this.processLimitMs(),
+      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
     );
   }
 
-  async uninstall(release: string, namespace: string): Promise<void> {
+  async uninstall(release: string, namespace: string, options: { readonly hooks?: number } = {}): Promise<void> {
     await this.#run(
       'helm',
       ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
       'uninstall',
       release,
       namespace,
-      this.processLimitMs(),
+      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
     );
   }
 
