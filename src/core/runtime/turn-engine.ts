@@ -153,7 +153,8 @@ export class TurnEngine {
       } else if (decision.type === 'withdraw') {
         const { marks } = await authorizeDecision({ kind: 'withdraw', context: approval });
         outcome = withdrawCall(approval, marks);
-      } else if (decision.type === 'replan') {        const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
+      } else if (decision.type === 'replan') {
+        const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
         // Re-planning a call that can still run would be a rejection without a reason: say so.
         if (readiness.runnable)
           throw CoreErrors.DECISION_INVALID({ detail: 'This approval can still run as shown: approve, reject or modify it.' });
