@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
@@ -28,6 +28,8 @@ export interface StoreOptions {
   readonly auditKey?: string;
   /** Where signed audit checkpoints are appended. Default: `OPSGATE_AUDIT_CHECKPOINT_FILE`, else `<dataDir>/audit-checkpoints.jsonl`. */
   readonly auditCheckpointFile?: string;
+  /** Called with every statement the store runs (tests and benchmarks count a round trip's work with it). */
+  readonly onStatement?: (sql: string) => void;
 }
 
 /**
@@ -38,6 +40,11 @@ export interface AuditAnchorConfig {
   readonly key?: string;
   readonly keyFile?: string;
   readonly checkpointFile?: string;
+}
+
+function statementLog(options: StoreOptions): { log?: (event: LogEvent) => void } {
+  const onStatement = options.onStatement;
+  return onStatement ? { log: (event) => onStatement(event.query.sql) } : {};
 }
 
 /** The database opsgate keeps everything in, one typed query layer over SQLite or PostgreSQL. */
@@ -153,7 +160,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     // An idle client that the server drops (restart, admin shutdown) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => {});
-    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }) });
+    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }), ...statementLog(options) });
     notifications = postgresNotifications(databaseUrl, db, onClose);
     anchorDir ??= resolveDataDir();
   } else {
@@ -165,7 +172,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     }
     location = path;
     const sqlite = openSqlite(path);
-    db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect });
+    db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect, ...statementLog(options) });
     // Runs on Kysely's one connection, after any query already queued on it.
     flush = async () => {
       await db.connection().execute(async () => sqlite.database.flush());
