@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { makeSqliteFilesPrivate } from './file-modes.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
@@ -139,7 +139,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   } else {
     dialect = 'sqlite';
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeSqliteFilesPrivate(path, options.sqlitePath === undefined);
     location = path;
     const sqlite = openSqlite(path);
     db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect });
