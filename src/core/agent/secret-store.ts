@@ -1,18 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defineErrorCodes } from '../errors/index.ts';
 import { resolveDataDir, type Store } from '../store/index.ts';
 import type { SecretStore } from './define-agent.ts';
-
-export const SecretErrors = defineErrorCodes({
-  SECRET_UNREADABLE: {
-    status: 500,
-    message:
-      'The stored secret {name} cannot be decrypted with this key ({keySource}). Set OPSGATE_SECRETS_KEY (or restore secrets.key) to the key it was written with, or store the secret again.',
-  },
-  SECRETS_KEY_INVALID: { status: 500, message: 'OPSGATE_SECRETS_KEY must be 32 bytes, base64-encoded (e.g. "openssl rand -base64 32").' },
-});
+import { SecretErrors } from './secret-errors.ts';
 
 /** Values written by this version: AES-256-GCM, `enc:v1:` + base64url(iv ‖ tag ‖ ciphertext). */
 const PREFIX = 'enc:v1:';
