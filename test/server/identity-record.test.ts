@@ -153,6 +153,9 @@ describe('identity operations on the record, scoped tokens, durable logout (SQLi
       issuedBy: string;
     };
     expect(laundered.issuedBy).toBe('admin');
+    // What is done with a borrowed token is on the record with its issuer.
+    const mintedThrough = (await new AuditLog(fixture.store).list({ type: 'token_issued' })).at(-1)!;
+    expect(mintedThrough).toMatchObject({ actor: 'user:alice', payload: { holder: 'alice', by: 'admin', credentialIssuedBy: 'admin' } });
     expect((await fixture.users.authenticateToken(laundered.token))?.identity.credentialIssuedBy).toBe('admin');
     expect((await asToken(app, minted.token)('POST', '/api/tokens', { name: 'x', scopes: ['use', 'approve'] })).json()).toMatchObject({
       code: 'TOKEN_SCOPE_MISSING',
