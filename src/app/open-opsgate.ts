@@ -7,6 +7,7 @@ import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../core
 import { createRuntime, type Runtime } from '../core/runtime/index.ts';
 import { openStore, resolveDataDir, type Store } from '../core/store/index.ts';
 import type { RuntimeObserver } from '../core/telemetry/index.ts';
+import { Gateway, loadGatewayConfig } from '../gateway/index.ts';
 import { OidcIdentities, oidcConfigFromEnv } from '../server/oidc/index.ts';
 
 export interface OpenOpsgateOptions {
@@ -31,6 +32,8 @@ export interface Opsgate {
   readonly store: Store;
   readonly runtime: Runtime;
   readonly dataDir: string;
+  /** The MCP gateway, when `OPSGATE_GATEWAY_CONFIG` names its configuration (its upstreams are agents of the runtime). */
+  readonly gateway?: Gateway;
   /** e.g. `offline interpreter (no model key set)` or `openai:gpt-4.1`. */
   readonly modelDescription: string;
   close(): Promise<void>;
@@ -50,11 +53,20 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const env = options.env ?? process.env;
   const dataDir = resolveDataDir(options.dataDir ?? env.OPSGATE_DATA_DIR);
   const choice = chooseModel(env);
-  const selected: AgentDefinition[] = options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : [...allAgents];
+  const gateway = env.OPSGATE_GATEWAY_CONFIG ? new Gateway(loadGatewayConfig(env.OPSGATE_GATEWAY_CONFIG, env)) : undefined;
+  const selected: AgentDefinition[] = [
+    ...(options.agentNames ? allAgents.filter((a) => options.agentNames!.includes(a.name)) : allAgents),
+    ...(gateway?.agents ?? []),
+  ];
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const policy = policyFromEnvironment(env);
   const sso = oidcConfigFromEnv(env);
-  const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
+  const store = await openStore({
+    dataDir,
+    databaseUrl: env.OPSGATE_DATABASE_URL ?? '',
+    auditKey: env.OPSGATE_AUDIT_KEY ?? '',
+    auditCheckpointFile: env.OPSGATE_AUDIT_CHECKPOINT_FILE ?? '',
+  });
   try {
     // With single sign-on, people's teams come from the claims of their last sign-on.
     const teamDirectory = sso ? await OidcIdentities.create(store) : undefined;
@@ -71,10 +83,12 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       ...(options.observer ? { observer: options.observer } : {}),
       ...(options.agentOptions ? { agentOptions: options.agentOptions } : {}),
     });
+    gateway?.attach(runtime);
     return {
       store,
       runtime,
       dataDir,
+      ...(gateway ? { gateway } : {}),
       modelDescription: describeModelChoice(choice),
       async close() {
         await runtime.close();
@@ -82,6 +96,7 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
       },
     };
   } catch (error) {
+    await gateway?.close();
     await store.close();
     throw error;
   }

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { OpsgateError } from '../core/errors/index.ts';
-import type { Identity } from '../core/identity/index.ts';
+import { type Identity, throughChannel } from '../core/identity/index.ts';
 import { type ApprovalInterrupt, type Decision, HUMAN_INPUT_TOOL, type Runtime, type TurnResult } from '../core/runtime/index.ts';
 
 export interface AgentMcpServerOptions {
@@ -23,6 +23,12 @@ function text(value: unknown, isError = false): CallToolResult {
     content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
     ...(isError ? { isError: true } : {}),
   };
+}
+
+/** A refused decision (an OpsgateError) means "not this person"; anything else is a fault. */
+function refusedOnly(error: unknown): undefined {
+  if (OpsgateError.isInstance(error)) return undefined;
+  throw error;
 }
 
 /** What the person is asked in the MCP client before a state change runs. */
@@ -121,8 +127,13 @@ export async function createAgentMcpServer(options: AgentMcpServerOptions): Prom
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {
         const interrupt = result.interrupt;
         const decision = await ask(interrupt);
-        if (decision) {
-          result = await runtime.decide(session.id, decision, identity);
+        // The client's answer is the requester's own decision; where the policy does not let the
+        // requester decide (high risk), the call keeps waiting for an eligible approver.
+        const answered = decision
+          ? await runtime.decide(session.id, decision, throughChannel(identity, 'mcp-elicitation')).catch(refusedOnly)
+          : undefined;
+        if (answered) {
+          result = answered;
         } else {
           const decided = await waitForDecision(interrupt.callId);
           if (!decided) {

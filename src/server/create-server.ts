@@ -15,6 +15,7 @@ import { Authenticator, installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { IdentityChanges } from './identity-changes.ts';
+import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
 import { type LoginLimitConfig, LoginLimits } from './login-limits.ts';
 import { LoginRevocations, LoginSessions } from './login-sessions.ts';
 import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
@@ -25,6 +26,7 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { usageRoute } from './routes/usage-route.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -72,6 +74,8 @@ export interface ServerOptions {
   readonly webhooks?: WebhookOptions;
   /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
+  /** Slack and Teams approvals (set up by admins in the UI); options for tests. */
+  readonly chat?: ChatIntegrationOptions;
 }
 
 /**
@@ -141,11 +145,20 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     app.addHook('onClose', () => dispatcher.close());
   }
 
+  const chat = await installChatIntegrations(app, {
+    runtime: options.runtime,
+    store: options.store,
+    users,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.chat ? { options: options.chat } : {}),
+  });
+
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
     installAuthentication(privateApp, authenticator, security);
     privateAuthRoutes(privateApp, catalog, authDeps);
     sessionRoutes(privateApp, catalog, options.runtime, new SessionQuota(options.store, options.sessionQuota, options.clock));
+    usageRoute(privateApp, catalog, options.runtime);
     approvalRoutes(privateApp, catalog, options.runtime);
     eventSocketRoute(privateApp, options.runtime, {
       authenticator,
@@ -158,6 +171,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     });
     userRoutes(privateApp, catalog, users, changes);
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
+    chat.privateRoutes(privateApp, catalog);
   });
   app.addHook('onClose', () => audit.close());
   return app;

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttp, connectStdio, type SandboxConnection } from '../../src/agents/sandbox/connect.ts';
+import { connectStdio, type SandboxConnection } from '../../src/agents/sandbox/connect.ts';
 import { DbBridge } from '../../src/agents/sandbox/db-bridge.ts';
 import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
 import { TransactionConflictError, WriteOutsideTransactionError } from '../../src/agents/sandbox/errors.ts';
@@ -49,32 +49,6 @@ describe('the sandbox MCP server over real transports (opsgate mcp-server sandbo
       await exercise(connection, path);
     } finally {
       await connection.close();
-    }
-  });
-
-  it('streamable HTTP on 127.0.0.1 (--http PORT)', async () => {
-    const path = ensureDemoDatabase(join(dir, 'http.db'));
-    const child: ChildProcess = spawn('bin/opsgate', ['mcp-server', 'sandbox', '--http', '0', '--db', path], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${text}`)));
-      });
-      const connection = await connectHttp(url);
-      try {
-        await exercise(connection, path);
-      } finally {
-        await connection.close();
-      }
-    } finally {
-      child.kill('SIGTERM');
     }
   });
 

@@ -14,6 +14,7 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createServer, type HostDirectory } from '../../src/server/index.ts';
+import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -58,6 +59,8 @@ export async function startWebServer(
     prepare?: (store: Store, secrets: SecretStore) => Promise<void>;
     /** The hosts behind /api/hosts (absent: no host routes). */
     hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
+    /** Slack and Teams options (a local Slack API). */
+    chat?: ChatIntegrationOptions;
   } = {},
 ): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
@@ -91,6 +94,7 @@ export async function startWebServer(
     auditVerify: () => audit.verify(),
     logger,
     ...(hosts ? { hosts } : {}),
+    ...(options.chat ? { chat: options.chat } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

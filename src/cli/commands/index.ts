@@ -5,6 +5,7 @@ import { auditCommand } from './audit.ts';
 import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
 import { checkSqlCommand } from './check-sql.ts';
+import { gatewayCommand } from './gateway.ts';
 import { hostsCommand } from './hosts.ts';
 import { mcpCommand } from './mcp.ts';
 import { mcpServerCommand } from './mcp-server.ts';
@@ -25,6 +26,7 @@ export const commands: readonly CliCommand[] = [
   checkSqlCommand,
   mcpCommand,
   mcpServerCommand,
+  gatewayCommand,
   accessServiceCommand,
   hostsCommand,
   policyCommand,

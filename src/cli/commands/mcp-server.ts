@@ -1,7 +1,8 @@
-import { createServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { secretsEqual, startMcpHttpHost } from '../../mcp/http-host.ts';
+import { readOnlyView } from '../../mcp/read-only-view.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseIntegerOption } from '../parse-args.ts';
 
@@ -19,6 +20,9 @@ export const mcpServers: Readonly<Record<string, () => Promise<McpServerModule>>
 const usage = `Usage: opsgate mcp-server <name> [--http PORT] [server options]
 
 Serves one of opsgate's MCP servers over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path /mcp).
+Over HTTP only the read-only tools are offered (no approval gate stands in front of this server;
+state changes go through opsgate's agents), every request needs "Authorization: Bearer TOKEN"
+(OPSGATE_MCP_SERVER_TOKEN, else a random token printed at start) and a loopback Host header.
 
 Servers:
   sandbox --db FILE | --url postgres://…   the SQL sandbox (execute_query, inspect_state, run_profiler)
@@ -41,52 +45,34 @@ function takeHttpPort(args: readonly string[]): { port?: number; rest: string[] 
   return port === undefined ? { rest } : { port, rest };
 }
 
-async function serveHttp(build: () => Promise<McpServer>, port: number, io: CliIo): Promise<number> {
-  // One server per MCP session (initialize request), routed by the Mcp-Session-Id header.
-  const sessions = new Map<string, { server: McpServer; transport: StreamableHTTPServerTransport }>();
-  const http = createServer((request, response) => {
-    void (async () => {
-      if (!request.url?.startsWith('/mcp')) {
-        response.writeHead(404).end();
-        return;
-      }
-      const id = request.headers['mcp-session-id'];
-      const known = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (known) {
-        await known.transport.handleRequest(request, response);
-        return;
-      }
-      if (typeof id === 'string') {
-        response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown MCP session; initialize again"}');
-        return;
-      }
-      const server = await build();
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, { server, transport });
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-        void server.close();
-      };
-      await server.connect(transport);
-      await transport.handleRequest(request, response);
-    })().catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500).end(error instanceof Error ? error.message : String(error));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
-  const address = http.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
-  io.stderr.write(`opsgate mcp-server: listening on http://127.0.0.1:${bound}/mcp\n`);
+/** The bearer token HTTP clients must send: `OPSGATE_MCP_SERVER_TOKEN`, else a fresh random one printed at start. */
+function serverToken(env: Readonly<Record<string, string | undefined>>): { token: string; generated: boolean } {
+  const configured = env.OPSGATE_MCP_SERVER_TOKEN?.trim();
+  if (configured) {
+    if (configured.length < 24) throw new UsageError('OPSGATE_MCP_SERVER_TOKEN must be at least 24 characters');
+    return { token: configured, generated: false };
+  }
+  return { token: randomBytes(32).toString('base64url'), generated: true };
+}
+
+async function serveHttp(name: string, build: () => Promise<McpServer>, port: number, io: CliIo): Promise<number> {
+  const { token, generated } = serverToken(io.env);
+  const host = await startMcpHttpHost(
+    {
+      authenticate: async (presented) => (secretsEqual(presented, token) ? 'token-holder' : undefined),
+      principalKey: (principal) => principal,
+      // Over HTTP no approval gate stands in front of the server, so its state-changing tools are not offered.
+      build: async () => readOnlyView(await build(), name),
+    },
+    { port },
+  );
+  io.stderr.write(`opsgate mcp-server: listening on ${host.url} (read-only tools only; send "Authorization: Bearer TOKEN")\n`);
+  if (generated) io.stderr.write(`opsgate mcp-server: token ${token}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  http.close();
-  for (const { server } of sessions.values()) await server.close();
+  await host.close();
   return 0;
 }
 
@@ -102,7 +88,7 @@ export const mcpServerCommand: CliCommand = {
     if (!load) throw new UsageError(`there is no MCP server named "${name}"; available: ${Object.keys(mcpServers).join(', ')}`);
     const { port, rest } = takeHttpPort(others);
     const module = await load();
-    if (port !== undefined) return serveHttp(() => module.createMcpServer({ args: rest }), port, io);
+    if (port !== undefined) return serveHttp(name, () => module.createMcpServer({ args: rest }), port, io);
     const server = await module.createMcpServer({ args: rest });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {

@@ -1,38 +1,83 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { openOpsgate } from '../../app/open-opsgate.ts';
+import { throughChannel } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
+import { LOOPBACK_HOSTNAMES, startMcpHttpHost } from '../../mcp/http-host.ts';
 import { createAgentMcpServer } from '../../mcp/index.ts';
+import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
 import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
 
 const usage = `Usage: opsgate mcp --agent NAME --user NAME [--approval-wait SECONDS]
+       opsgate mcp --agent NAME --http PORT [--host 127.0.0.1] [--allowed-hosts a,b] [--approval-wait SECONDS]
 
 Serves one agent's guarded tools to an MCP client over stdio (e.g. a desktop assistant's
-"command": "opsgate", "args": ["mcp", "--agent", "access", "--user", "john_doe"]).
+"command": "opsgate", "args": ["mcp", "--agent", "access", "--user", "john_doe"]) or over
+Streamable HTTP at http://HOST:PORT/mcp. Over HTTP every client sends an opsgate API token
+("Authorization: Bearer …", from "opsgate users token NAME"): the person behind the token is the
+requester of every call, and only Host names in --allowed-hosts (default loopback) are served.
 Read-only tools run at once. A state-changing call waits for a person: the client is asked to
-approve through MCP elicitation when it supports it; otherwise the call waits for a decision in
-the web approval panel (opsgate serve) for --approval-wait seconds (default 600).
-Every call is bound to --user (an existing opsgate user), audited, and shown in the web UI as a
-session of that user.`;
+approve through MCP elicitation when it supports it (that answer is the requester's own decision
+and counts only where the policy lets the requester decide); otherwise the call waits for a
+decision in the web approval panel (opsgate serve) for --approval-wait seconds (default 600).
+Every call is audited and shown in the web UI as a session of that user.`;
 
 export const mcpCommand: CliCommand = {
   name: 'mcp',
-  summary: "serve an agent's guarded tools to an MCP client over stdio (approvals by elicitation or the web panel)",
+  summary: "serve an agent's guarded tools to an MCP client over stdio or --http (approvals by elicitation or the web panel)",
   usage,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { agent: { type: 'string' }, user: { type: 'string' }, 'approval-wait': { type: 'string' } });
+    const { values } = parseCommandArgs(args, {
+      agent: { type: 'string' },
+      user: { type: 'string' },
+      'approval-wait': { type: 'string' },
+      http: { type: 'string' },
+      host: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
+    });
     if (!values.agent) throw new UsageError('--agent NAME is required');
-    if (!values.user) throw new UsageError('--user NAME is required: MCP calls act for an existing opsgate user');
+    if (values.http !== undefined && values.user)
+      throw new UsageError('--user does not go with --http: over HTTP the API token says who calls');
+    if (values.http === undefined && !values.user)
+      throw new UsageError('--user NAME is required: MCP calls act for an existing opsgate user');
     const approvalWaitMs = parseIntegerOption('approval-wait', values['approval-wait'], 600, 1, 86_400) * 1000;
     const opsgate = await openOpsgate({ env: io.env, agentNames: [values.agent] });
     try {
-      if (opsgate.runtime.agents().length === 0) throw new UsageError(`unknown agent "${values.agent}"`);
-      const user = await new UserRepository(opsgate.store).findByName(values.user);
+      if (!opsgate.runtime.agents().some((a) => a.name === values.agent)) throw new UsageError(`unknown agent "${values.agent}"`);
+      const users = new UserRepository(opsgate.store);
+      if (values.http !== undefined) {
+        const port = parseIntegerOption('http', values.http, 0, 0, 65535);
+        const oidc = oidcConfigFromEnv(io.env);
+        const host = await startMcpHttpHost(
+          {
+            authenticate: async (token) => (await users.authenticateToken(token))?.identity,
+            principalKey: (identity) => String(identity.userId),
+            build: (identity) =>
+              createAgentMcpServer({
+                runtime: opsgate.runtime,
+                agent: values.agent!,
+                identity: throughChannel(identity, 'mcp'),
+                approvalWaitMs,
+              }),
+            allowedHostnames: values['allowed-hosts'] ? values['allowed-hosts'].split(',').map((h) => h.trim()) : LOOPBACK_HOSTNAMES,
+            ...(oidc ? { resource: { authorizationServers: [oidc.issuer] } } : {}),
+          },
+          { port, host: values.host ?? '127.0.0.1' },
+        );
+        io.stderr.write(`opsgate mcp: serving the ${values.agent} agent on ${host.url} (bearer opsgate API tokens)\n`);
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await host.close();
+        return 0;
+      }
+      const user = await users.findByName(values.user!);
       if (!user) throw new UsageError(`no user named "${values.user}"; create one with "opsgate users add ${values.user}"`);
       const server = await createAgentMcpServer({
         runtime: opsgate.runtime,
         agent: values.agent,
-        identity: { userId: user.id, username: user.username, roles: user.roles },
+        identity: { userId: user.id, username: user.username, roles: user.roles, channel: 'mcp' },
         approvalWaitMs,
       });
       const transport = new StdioServerTransport();

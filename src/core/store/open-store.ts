@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { makeSqliteFilesPrivate } from './file-modes.ts';
@@ -6,6 +6,8 @@ import { runMigrations, type StoreDialectName, type StoreMigration } from './mig
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
+import { modelUsageMigration } from './migrations/core-010-model-usage.ts';
+import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
 import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { preparedStatementsPool } from './prepared-statements.ts';
@@ -22,6 +24,20 @@ export interface StoreOptions {
   readonly migrations?: readonly StoreMigration[];
   /** PostgreSQL pool size. Default 10. */
   readonly poolSize?: number;
+  /** The audit key (base64 or hex, ≥ 32 bytes). Default: `OPSGATE_AUDIT_KEY`, else the file `<dataDir>/audit.key`. */
+  readonly auditKey?: string;
+  /** Where signed audit checkpoints are appended. Default: `OPSGATE_AUDIT_CHECKPOINT_FILE`, else `<dataDir>/audit-checkpoints.jsonl`. */
+  readonly auditCheckpointFile?: string;
+}
+
+/**
+ * Where the audit's anchors live, outside the database (read by `src/core/audit`). The key file
+ * and the checkpoint file sit in the data directory (for a SQLite file given alone: its directory).
+ */
+export interface AuditAnchorConfig {
+  readonly key?: string;
+  readonly keyFile?: string;
+  readonly checkpointFile?: string;
 }
 
 /** The database opsgate keeps everything in, one typed query layer over SQLite or PostgreSQL. */
@@ -40,6 +56,8 @@ export interface Store {
    * database hears what another wrote. Undefined for SQLite: one process serves one file.
    */
   readonly notifications?: StoreNotifications;
+  /** Where the audit key and checkpoint file are; absent for a throwaway (`:memory:`) store. */
+  readonly auditAnchors?: AuditAnchorConfig;
   /** Applies migrations contributed later (idempotent). */
   migrate(migrations: readonly StoreMigration[]): Promise<string[]>;
   close(): Promise<void>;
@@ -126,6 +144,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let location: string;
   let flush = async () => {};
   let notifications: StoreNotifications | undefined;
+  let anchorDir: string | undefined = options.dataDir === undefined ? undefined : resolveDataDir(options.dataDir);
   const onClose: Array<() => Promise<void>> = [];
   if (databaseUrl) {
     dialect = 'postgres';
@@ -136,10 +155,14 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     pool.on('error', () => {});
     db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }) });
     notifications = postgresNotifications(databaseUrl, db, onClose);
+    anchorDir ??= resolveDataDir();
   } else {
     dialect = 'sqlite';
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
-    if (path !== ':memory:') makeSqliteFilesPrivate(path, options.sqlitePath === undefined);
+    if (path !== ':memory:') {
+      makeSqliteFilesPrivate(path, options.sqlitePath === undefined);
+      anchorDir ??= dirname(resolve(path));
+    }
     location = path;
     const sqlite = openSqlite(path);
     db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect });
@@ -151,14 +174,33 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
   const known = new Map<string, StoreMigration>(
-    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration, tokenScopeExpiryMigration].map((m) => [m.name, m]),
+    [
+      coreInitialMigration,
+      runnerLeasesMigration,
+      auditJournalMigration,
+      modelUsageMigration,
+      auditAnchorsMigration,
+      tokenScopeExpiryMigration,
+    ].map((m) => [m.name, m]),
   );
+  const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
+  const checkpointFile =
+    (options.auditCheckpointFile ?? process.env.OPSGATE_AUDIT_CHECKPOINT_FILE) || (anchorDir && join(anchorDir, 'audit-checkpoints.jsonl'));
+  const auditAnchors: AuditAnchorConfig | undefined =
+    auditKey || anchorDir
+      ? {
+          ...(auditKey ? { key: auditKey } : {}),
+          ...(anchorDir ? { keyFile: join(anchorDir, 'audit.key') } : {}),
+          ...(checkpointFile ? { checkpointFile } : {}),
+        }
+      : undefined;
   const store: Store = {
     db,
     dialect,
     location,
     flush,
     ...(notifications ? { notifications } : {}),
+    ...(auditAnchors ? { auditAnchors } : {}),
     migrate: (migrations) => {
       for (const migration of migrations) known.set(migration.name, migration);
       return runMigrations(db as Kysely<unknown>, dialect, [...known.values()]);

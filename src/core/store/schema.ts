@@ -114,6 +114,18 @@ export interface AuditEventsTable {
   prev_hash: string;
   hash: string;
   created_at: string;
+  /** The journal MAC the event was written with (`core-030-audit-anchors`); null before it. */
+  mac: string | null;
+}
+
+/** Signed chain heads (`core-030-audit-anchors`); copies go to a file outside the store. */
+export interface AuditCheckpointsTable {
+  seq: number;
+  hash: string;
+  at: string;
+  key_id: string;
+  macs_from: number;
+  signature: string;
 }
 
 /** Audit events written but not yet sealed into the hash chain (`audit_events`). */
@@ -124,6 +136,8 @@ export interface AuditPendingTable {
   actor: string;
   payload: JsonText;
   created_at: string;
+  /** HMAC with the audit key over the row (`core-030-audit-anchors`). */
+  mac: string | null;
 }
 
 export interface SessionEventsTable {
@@ -143,6 +157,19 @@ export interface FeedbackTable {
   target: string | null;
   rating: number;
   comment: string | null;
+  created_at: string;
+}
+
+/** One model step's tokens and cost (`core-010-model-usage`); cost is null when the model's price is unknown. */
+export interface ModelUsageTable {
+  id: Generated<number>;
+  session_id: string;
+  turn: number;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
   created_at: string;
 }
 
@@ -169,9 +196,11 @@ export interface CoreDatabase {
   tool_calls: ToolCallsTable;
   audit_events: AuditEventsTable;
   audit_pending: AuditPendingTable;
+  audit_checkpoints: AuditCheckpointsTable;
   session_events: SessionEventsTable;
   feedback: FeedbackTable;
   secrets: SecretsTable;
   login_revocations: LoginRevocationsTable;
   login_failures: LoginFailuresTable;
+  model_usage: ModelUsageTable;
 }

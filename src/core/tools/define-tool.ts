@@ -93,6 +93,11 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   readonly checkRunnable?: (input: Input, context: ToolContext) => string | undefined | Promise<string | undefined>;
   /** Scores this call's risk from its arguments (and the preview, when there is one). Default: the static `risk`. */
   readonly assessRisk?: (input: Input, preview?: ApprovalPreview) => RiskAssessment;
+  /**
+   * Runs the call. A mutable tool that cannot tell whether its side effect happened (the remote
+   * end went away after the request was sent) throws an OpsgateError with the field
+   * `outcomeUnknown: true`: the call is recorded `unknown`, never `failed`, so nobody re-runs it.
+   */
   readonly execute: (input: Input, context: ToolContext) => Promise<Output>;
   /**
    * Read-only tools only: an identical call later in the session returns the recorded result

@@ -45,6 +45,10 @@ export const decisionBody = z.discriminatedUnion('type', [
     .object({ type: z.literal('replan'), callId })
     .strict()
     .describe('Void an approval that can no longer run (see …/readiness) and let the agent plan again'),
+  z
+    .object({ type: z.literal('withdraw'), callId })
+    .strict()
+    .describe('The requester takes a pending approval back before anyone decided it'),
 ]);
 
 const approvalParams = z.object({
@@ -161,7 +165,7 @@ export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime
       method: 'POST',
       path: '/api/sessions/:sessionId/decisions',
       summary:
-        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), replan (a stale approval), answer (yes/no/skip/custom) or continue.',
+        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), replan (a stale approval), withdraw (the requester takes it back), answer (yes/no/skip/custom) or continue.',
       tag: 'sessions',
       params: sessionParams,
       body: decisionBody,

@@ -53,12 +53,12 @@ describe('the default Cedar policy', () => {
     });
   });
 
-  it('lets the troubleshoot Agent Mode rule approve only with Agent Mode and Auto-approve on', () => {
+  it('lets the troubleshoot Agent Mode rule approve only with Agent Mode and Auto-approve on, and never a high-risk command', () => {
     const call: PolicyCall = {
       tool: 'suggest_ssh_command',
       agent: 'troubleshoot',
       mutable: true,
-      risk: 'high',
+      risk: 'medium',
       args: { host_id: 3, command: 'df -h' },
     };
     const rule = 'agent-mode-auto-approve';
@@ -69,6 +69,16 @@ describe('the default Cedar policy', () => {
       rule,
       policyId: 'troubleshoot-agent-mode-auto-approve',
     });
+    for (const risk of ['high', 'critical'] as const)
+      expect(
+        policy.decideCall({
+          user: john,
+          call: { ...call, risk },
+          autoApproveRule: rule,
+          sessionOptions: { agentMode: true, autoApprove: true },
+          at,
+        }),
+      ).toMatchObject({ action: 'ask', policyId: 'state-changes-need-approval' });
     expect(policy.decideCall({ user: john, call, autoApproveRule: rule, sessionOptions: { agentMode: true }, at })).toMatchObject({
       action: 'ask',
     });

@@ -18,6 +18,8 @@ export interface DecideCallInput {
   /** The agent's auto-approve rule that matches this call, if any; the policy decides whether it may apply. */
   readonly autoApproveRule?: string;
   readonly sessionOptions?: Readonly<Record<string, unknown>>;
+  /** The door the call came through. Default "" (not said). */
+  readonly channel?: string;
   readonly at: Date;
 }
 
@@ -40,8 +42,15 @@ export interface MayApproveInput {
   readonly approvalsSoFar: readonly string[];
   /** People to test for `eligibleApprovers`. Default none. */
   readonly candidates?: readonly PolicyPrincipal[];
+  /** The door the approver decides through. Default `web`; candidates are asked as deciding in the inbox (`web`). */
+  readonly channel?: string;
+  /** Who issued the approver's credential when it was not the approver; default "" (their own). */
+  readonly credentialIssuedBy?: string;
   readonly at: Date;
 }
+
+/** The door eligible approvers are assumed to use: the inbox, with their own login. */
+const CANDIDATE_CHANNEL = 'web';
 
 export interface ApprovalVerdict {
   readonly allowed: boolean;
@@ -145,6 +154,7 @@ export function createCedarPolicy(set: PolicySet): CallPolicy {
         autoApproveRule: input.autoApproveRule ?? '',
         agentMode: options.agentMode === true,
         autoApprove: options.autoApprove === true,
+        channel: input.channel ?? '',
       };
       const resource = resourceEntity(call);
       const entities = principalEntities(user);
@@ -201,15 +211,15 @@ export function createCedarPolicy(set: PolicySet): CallPolicy {
       const { call, requester } = input;
       const facts = { ...callFacts(call, requester.username, input.at), approvalsSoFar: [...input.approvalsSoFar] };
       const resource = resourceEntity(call);
-      const verdictFor = (approver: PolicyPrincipal): Answer => {
+      const verdictFor = (approver: PolicyPrincipal, channel: string, credentialIssuedBy: string): Answer => {
         const entities = principalEntities(approver);
         if (approver.username !== requester.username)
           entities.push(...principalEntities(requester).filter((entity) => !entities.some((known) => sameUid(known, entity))));
-        return ask('approve', approver.username, resource, facts, entities, call.tool);
+        return ask('approve', approver.username, resource, { ...facts, channel, credentialIssuedBy }, entities, call.tool);
       };
-      const verdict = verdictFor(input.approver);
+      const verdict = verdictFor(input.approver, input.channel ?? CANDIDATE_CHANNEL, input.credentialIssuedBy ?? '');
       const eligibleApprovers = (input.candidates ?? [])
-        .filter((candidate) => verdictFor(candidate).allowed)
+        .filter((candidate) => verdictFor(candidate, CANDIDATE_CHANNEL, '').allowed)
         .map((candidate) => candidate.username)
         .sort();
       const policyId = verdict.policyIds[0] ?? NO_POLICY;

@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { openOpsgate } from '../../app/open-opsgate.ts';
+import { UserRepository } from '../../core/identity/users.ts';
+import { createGatewayMcpServer, startGatewayHttp } from '../../gateway/index.ts';
+import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
+
+const usage = `Usage: opsgate gateway --config FILE [--port 8790] [--host 127.0.0.1]
+       opsgate gateway --config FILE --stdio        (OPSGATE_TOKEN names who calls)
+
+Puts opsgate's four eyes in front of the MCP servers FILE declares (see docs/gateway.md).
+Clients connect over Streamable HTTP at http://HOST:PORT/mcp with an opsgate API token as bearer
+token ("opsgate users token NAME"); the person behind the token is the requester of every call.
+Read-only tools run at once; a state-changing call waits until a person approves it in the web
+inbox, "opsgate approvals" or a webhook. Approvers decide through "opsgate serve" started with
+OPSGATE_GATEWAY_CONFIG=FILE on the same store (it then serves /mcp too).`;
+
+async function waitForSignal(): Promise<void> {
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    config: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    stdio: { type: 'boolean' },
+  });
+  if (!values.config) throw new UsageError('--config FILE is required: the upstream MCP servers to guard (see docs/gateway.md)');
+  const port = parseIntegerOption('port', values.port, 8790, 0, 65535);
+  const env = { ...io.env, OPSGATE_GATEWAY_CONFIG: resolve(values.config) };
+  const opsgate = await openOpsgate({ env, agentNames: [] });
+  try {
+    const gateway = opsgate.gateway!;
+    const users = new UserRepository(opsgate.store);
+    if (values.stdio) {
+      const identity = io.env.OPSGATE_TOKEN ? (await users.authenticateToken(io.env.OPSGATE_TOKEN))?.identity : undefined;
+      if (!identity)
+        throw new UsageError('set OPSGATE_TOKEN to an opsgate API token ("opsgate users token NAME"): calls act for its owner');
+      const server = createGatewayMcpServer(gateway, identity);
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((done) => {
+        transport.onclose = () => done();
+      });
+      await server.connect(transport);
+      io.stderr.write(`opsgate gateway: serving ${gateway.upstreams.size} upstream(s) to ${identity.username} over stdio\n`);
+      process.stdin.once('end', () => void server.close());
+      await closed;
+      return 0;
+    }
+    const oidc = oidcConfigFromEnv(io.env);
+    const host = await startGatewayHttp(
+      gateway,
+      users,
+      { port, host: values.host ?? '127.0.0.1' },
+      oidc ? { authorizationServers: [oidc.issuer] } : undefined,
+    );
+    io.stderr.write(`opsgate gateway: listening on ${host.url}\n`);
+    for (const status of gateway.status())
+      io.stderr.write(`  ${status.name}: ${status.state}, ${status.tools} tools (${status.transport})\n`);
+    await waitForSignal();
+    await host.close();
+    return 0;
+  } finally {
+    await opsgate.close();
+  }
+}
+
+/** `opsgate gateway`: approvals, policy, exactly-once and audit in front of any MCP server. */
+export const gatewayCommand: CliCommand = {
+  name: 'gateway',
+  summary: 'guard any MCP server: clients connect here, state changes wait for a person (Streamable HTTP or --stdio)',
+  usage,
+  run,
+};

@@ -1,0 +1,35 @@
+import { defineErrorCodes } from '../core/errors/index.ts';
+
+/** Errors of the MCP gateway. Messages say what to do next. */
+export const GatewayErrors = defineErrorCodes({
+  GATEWAY_CONFIG_INVALID: {
+    status: 400,
+    message: 'The gateway configuration {file} is invalid: {detail}. Fix it (see docs/gateway.md) and start again.',
+  },
+  GATEWAY_UPSTREAM_UNAVAILABLE: {
+    status: 503,
+    message:
+      'The upstream MCP server "{upstream}" is not available ({detail}). Nothing ran. Try again shortly; an admin sees its status with "opsgate gateway status" or GET /api/gateway/upstreams.',
+  },
+  GATEWAY_UPSTREAM_TIMEOUT: {
+    status: 504,
+    message:
+      'The upstream MCP server "{upstream}" did not answer {tool} within {timeoutMs} ms. Whether it ran is unknown; check the upstream before trying again.',
+  },
+  GATEWAY_OUTCOME_UNKNOWN: {
+    status: 502,
+    message:
+      'The upstream MCP server "{upstream}" went away while running {tool} ({detail}). Whether it ran is unknown, so opsgate recorded the call as unknown and will not run it again; check the upstream before proposing it anew.',
+  },
+  GATEWAY_RATE_LIMITED: { status: 429, message: 'Too many calls ({scope}). Wait {retryAfterSeconds} s and call again.' },
+  GATEWAY_RESULT_TOO_LARGE: {
+    status: 502,
+    message:
+      'The result of {tool} is {bytes} bytes, more than the gateway passes on ({limit}). Ask for less (a narrower path, a smaller page).',
+  },
+  GATEWAY_TOOL_DENIED: { status: 403, message: 'An admin has denied {tool} on this gateway. Ask an admin if you need it.' },
+  GATEWAY_CALL_NOT_FOUND: {
+    status: 404,
+    message: 'No gateway call {callId} of yours is known here. Use the call id the "waiting for approval" result gave you.',
+  },
+});

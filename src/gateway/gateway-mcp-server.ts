@@ -1,0 +1,275 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { OpsgateError } from '../core/errors/index.ts';
+import { type Identity, throughChannel } from '../core/identity/index.ts';
+import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtime/index.ts';
+import type { Gateway } from './gateway.ts';
+import { GatewayErrors } from './gateway-errors.ts';
+import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
+
+/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
+export const NAMESPACE_SEPARATOR = '__';
+export const COLLECT_TOOL = 'gateway_collect';
+const POLL_MS = 300;
+const PROGRESS_EVERY_MS = 5_000;
+const FINAL = new Set(['executed', 'failed', 'rejected', 'blocked', 'expired', 'unknown']);
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+function text(value: unknown, isError = false): CallToolResult {
+  return {
+    content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function failure(error: unknown): CallToolResult {
+  if (OpsgateError.isInstance(error)) return text({ error: error.message, code: error.code }, true);
+  throw error;
+}
+
+function approvalMessage(interrupt: ApprovalInterrupt, upstream: string): string {
+  return [
+    `opsgate: approve ${upstream}${NAMESPACE_SEPARATOR}${interrupt.tool} (risk ${interrupt.risk}: ${interrupt.riskReason})?`,
+    `arguments: ${JSON.stringify(interrupt.args)}`,
+    ...(interrupt.expiresAt ? [`expires ${interrupt.expiresAt}`] : []),
+  ].join('\n');
+}
+
+/** A call's id for `gateway_collect`: the runtime session and the call, so any replica can find it. */
+function ticketOf(sessionId: string, callId: string): string {
+  return `${sessionId}.${callId}`;
+}
+
+/**
+ * The MCP server one client session talks to: every upstream's tools under `upstream__tool`, its
+ * prompts under `upstream__prompt` and its resources as they are. Each call runs through the
+ * runtime as the authenticated person (channel `gateway`); a call that needs approval waits on
+ * the server — the inbox, the CLI, the webhooks — while the client gets progress notifications.
+ */
+export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpServer {
+  const identity = throughChannel(person, 'gateway');
+  const runtime = gateway.runtime;
+  const mcp = new McpServer(
+    { name: 'opsgate-gateway', version: '0.1.0' },
+    {
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      instructions:
+        'Tools of upstream MCP servers, guarded by opsgate: read-only calls run at once; a state-changing call waits until a person approves it on the opsgate server. If a call returns "waiting for approval", call gateway_collect with its ticket later.',
+    },
+  );
+  const server = mcp.server;
+
+  const offered = (): Tool[] => {
+    const tools: Tool[] = [];
+    for (const upstream of gateway.upstreams.values()) {
+      for (const tool of upstream.tools) {
+        const treatment = treatmentOf(tool, upstream.config.tools[tool.name]);
+        if (!treatment.offered) continue;
+        const mutable = treatment.mutability === 'mutable';
+        tools.push({
+          ...tool,
+          name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
+          description: `${tool.description ?? tool.name}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
+          annotations: { ...tool.annotations, readOnlyHint: !mutable },
+        });
+      }
+    }
+    tools.push({
+      name: COLLECT_TOOL,
+      description: 'The outcome of a call that was waiting for approval: pass the ticket its "waiting for approval" result gave.',
+      inputSchema: { type: 'object', properties: { ticket: { type: 'string' } }, required: ['ticket'] },
+      annotations: { readOnlyHint: true },
+    });
+    return tools;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered() }));
+
+  /** What the client gets for a finished call: the upstream's exact result when it ran here, else the stored one. */
+  const finished = (call: ToolCallRecord): CallToolResult => {
+    if (call.status === 'executed') return gateway.takeResult(call.id) ?? (call.result as CallToolResult);
+    const raw = gateway.takeResult(call.id);
+    if (raw) return raw;
+    if (call.status === 'rejected')
+      return text(`Rejected by ${call.rejection?.by ?? 'an approver'}: ${call.rejection?.reason ?? 'no reason given'}. Nothing ran.`, true);
+    if (call.status === 'unknown')
+      return text(`${call.error ?? 'The upstream went away during the call.'} (call ${call.id} is recorded as unknown.)`, true);
+    return text({ status: call.status, error: call.error ?? `the call ended ${call.status}` }, true);
+  };
+
+  /** Waits for the call's decision and execution, wherever they happen; undefined at the deadline. */
+  const waitFor = async (sessionId: string, callId: string, extra: Extra): Promise<ToolCallRecord | undefined> => {
+    const deadline = Date.now() + gateway.config.approvalWaitSeconds * 1000;
+    const token = extra._meta?.progressToken;
+    let lastProgress = 0;
+    let progress = 0;
+    while (!extra.signal.aborted) {
+      const session = await runtime.getSession(sessionId, identity);
+      const call = session.toolCalls.find((c) => c.id === callId);
+      if (call && FINAL.has(call.status) && session.status !== 'running') return call;
+      if (Date.now() >= deadline) return undefined;
+      if (token !== undefined && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = Date.now();
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: ++progress, message: `waiting for a person to approve (${call?.status ?? 'pending'})` },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    return undefined;
+  };
+
+  /** Asks the client's person through elicitation; their answer is their own decision (channel `mcp-elicitation`). */
+  const elicit = async (sessionId: string, interrupt: ApprovalInterrupt, upstream: string): Promise<void> => {
+    if (!server.getClientCapabilities()?.elicitation) return;
+    const answer = await server.elicitInput({
+      message: approvalMessage(interrupt, upstream),
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
+          reason: { type: 'string', title: 'Reason (when rejecting)' },
+        },
+        required: ['decision'],
+      },
+    });
+    const decision: Decision =
+      answer.action === 'accept' && answer.content?.decision === 'approve'
+        ? { type: 'approve', callId: interrupt.callId }
+        : {
+            type: 'reject',
+            callId: interrupt.callId,
+            reason:
+              typeof answer.content?.reason === 'string' && answer.content.reason
+                ? answer.content.reason
+                : `${answer.action} in the MCP client`,
+          };
+    try {
+      await runtime.decide(sessionId, decision, throughChannel(person, 'mcp-elicitation'));
+    } catch (error) {
+      // The policy does not let the requester decide this call: it waits for an eligible approver.
+      if (!OpsgateError.isInstance(error)) throw error;
+    }
+  };
+
+  const collect = async (ticket: unknown, extra: Extra): Promise<CallToolResult> => {
+    const [sessionId, callId] = typeof ticket === 'string' ? ticket.split('.') : [];
+    if (!sessionId || !callId) throw GatewayErrors.GATEWAY_CALL_NOT_FOUND({ callId: String(ticket) });
+    const session = await runtime.getSession(sessionId, identity).catch(() => undefined);
+    if (!session || session.userId !== person.userId || !session.toolCalls.some((c) => c.id === callId))
+      throw GatewayErrors.GATEWAY_CALL_NOT_FOUND({ callId: String(ticket) });
+    const call = await waitFor(sessionId, callId, extra);
+    return call ? finished(call) : waiting(sessionId, callId);
+  };
+
+  const waiting = (sessionId: string, callId: string): CallToolResult => ({
+    content: [
+      {
+        type: 'text',
+        text: `Waiting for approval on the opsgate server; nothing has run yet. Call ${COLLECT_TOOL} with {"ticket": "${ticketOf(sessionId, callId)}"} later for the outcome.`,
+      },
+    ],
+    structuredContent: { status: 'waiting_for_approval', ticket: ticketOf(sessionId, callId) },
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const args = request.params.arguments ?? {};
+    try {
+      if (name === COLLECT_TOOL) return await collect(args.ticket, extra);
+      const at = name.indexOf(NAMESPACE_SEPARATOR);
+      const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
+      const tool = at > 0 ? name.slice(at + NAMESPACE_SEPARATOR.length) : '';
+      if (!upstream || !upstream.tools.some((t) => t.name === tool))
+        return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);
+      if (upstream.config.tools[tool]?.policy === 'deny') throw GatewayErrors.GATEWAY_TOOL_DENIED({ tool: name });
+      const userWait = gateway.perUser.take(`${person.userId}`);
+      if (userWait !== undefined) throw GatewayErrors.GATEWAY_RATE_LIMITED({ scope: 'per person', retryAfterSeconds: userWait });
+      const toolWait = gateway.perTool.take(`${person.userId}/${name}`);
+      if (toolWait !== undefined)
+        throw GatewayErrors.GATEWAY_RATE_LIMITED({ scope: `per person for ${name}`, retryAfterSeconds: toolWait });
+
+      const agent = upstreamAgentName(upstream.name);
+      const session = await gateway.pool.acquire(identity, agent);
+      const result = await runtime.callTool(session.id, { tool, args }, identity);
+      if (result.status === 'waiting' && result.interrupt?.type === 'approval') {
+        const interrupt = result.interrupt;
+        await elicit(session.id, interrupt, upstream.name);
+        const call = await waitFor(session.id, interrupt.callId, extra);
+        if (!call) return waiting(session.id, interrupt.callId);
+        gateway.pool.release(identity, agent, session);
+        return finished(call);
+      }
+      gateway.pool.release(identity, agent, session);
+      const last = result.messages.filter((m) => m.role === 'tool').at(-1)?.toolResult;
+      if (!last) return text({ status: result.status, message: 'The call produced no result.' }, true);
+      return gateway.takeResult(last.callId) ?? (last.isError ? text(last.output, true) : (last.output as CallToolResult));
+    } catch (error) {
+      return failure(error);
+    }
+  });
+
+  // Prompts and resources pass through: reading them changes nothing.
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const prompts = [];
+    for (const upstream of gateway.upstreams.values()) {
+      const client = await upstream.client().catch(() => undefined);
+      if (!client?.getServerCapabilities()?.prompts) continue;
+      for (const prompt of (await client.listPrompts()).prompts)
+        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+    }
+    return { prompts };
+  });
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const at = request.params.name.indexOf(NAMESPACE_SEPARATOR);
+    const upstream = at > 0 ? gateway.upstreams.get(request.params.name.slice(0, at)) : undefined;
+    if (!upstream) throw new Error(`There is no prompt named "${request.params.name}" on this gateway.`);
+    const client = await upstream.client();
+    return client.getPrompt({ ...request.params, name: request.params.name.slice(at + NAMESPACE_SEPARATOR.length) });
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const resources = [];
+    for (const upstream of gateway.upstreams.values()) {
+      const client = await upstream.client().catch(() => undefined);
+      if (client?.getServerCapabilities()?.resources) resources.push(...(await client.listResources()).resources);
+    }
+    return { resources };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    const resourceTemplates = [];
+    for (const upstream of gateway.upstreams.values()) {
+      const client = await upstream.client().catch(() => undefined);
+      if (client?.getServerCapabilities()?.resources) resourceTemplates.push(...(await client.listResourceTemplates()).resourceTemplates);
+    }
+    return { resourceTemplates };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    let last: unknown;
+    for (const upstream of gateway.upstreams.values()) {
+      const client = await upstream.client().catch(() => undefined);
+      if (!client?.getServerCapabilities()?.resources) continue;
+      try {
+        return await client.readResource(request.params);
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw last instanceof Error ? last : new Error(`No upstream serves ${request.params.uri}.`);
+  });
+  return mcp;
+}

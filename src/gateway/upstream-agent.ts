@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import { type AgentDefinition, defineAgent } from '../core/agent/index.ts';
+import { canonicalJson } from '../core/audit/index.ts';
+import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '../core/tools/index.ts';
+import type { ToolPin } from './config.ts';
+import { GatewayErrors } from './gateway-errors.ts';
+import type { Upstream } from './upstream.ts';
+
+/** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
+export function upstreamAgentName(upstream: string): string {
+  return `gateway-${upstream}`;
+}
+
+/** How opsgate treats one upstream tool: the admin's pin first, the upstream's annotations only as hints. */
+export interface ToolTreatment {
+  readonly offered: boolean;
+  readonly mutability: Mutability;
+  readonly risk: Risk;
+  readonly why: string;
+}
+
+export function treatmentOf(tool: Tool, pin: ToolPin | undefined): ToolTreatment {
+  if (pin?.policy === 'deny') return { offered: false, mutability: 'mutable', risk: 'critical', why: 'denied by an admin' };
+  const readOnly = pin?.policy === 'run' || (pin?.policy !== 'ask' && tool.annotations?.readOnlyHint === true);
+  // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise.
+  const risk: Risk = pin?.risk ?? (readOnly ? 'low' : tool.annotations?.destructiveHint === false ? 'medium' : 'high');
+  const why = pin?.policy
+    ? `pinned "${pin.policy}" by an admin`
+    : readOnly
+      ? 'the upstream marks it read-only'
+      : tool.annotations?.destructiveHint === false
+        ? 'the upstream marks it a non-destructive change'
+        : 'the upstream marks it (or leaves it) destructive';
+  return { offered: true, mutability: readOnly ? 'read-only' : 'mutable', risk, why };
+}
+
+function sha256(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** Replaces every configured secret in a result by "[masked]". */
+function masked(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  if (secrets.length === 0) return result;
+  let text = JSON.stringify(result);
+  for (const secret of secrets) text = text.split(JSON.stringify(secret).slice(1, -1)).join('[masked]');
+  return JSON.parse(text) as CallToolResult;
+}
+
+export interface UpstreamAgentOptions {
+  readonly upstream: Upstream;
+  readonly maxResultBytes: number;
+  /** Receives each raw result by call id, so the gateway hands the client the exact result (the stored one is shortened for models). */
+  readonly onResult?: (callId: string, result: CallToolResult) => void;
+}
+
+/**
+ * One upstream MCP server as an opsgate agent: its tools become guarded tools, so every client
+ * call goes through the same schema check, policy, approval, exactly-once execution and audit
+ * as a model's call. The upstream is connected and its tools listed when the runtime starts.
+ */
+export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
+  const { upstream } = options;
+  const config = upstream.config;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  return defineAgent({
+    name: upstreamAgentName(upstream.name),
+    title: config.title ?? `${upstream.name} (MCP gateway)`,
+    description: `Tools of the upstream MCP server "${upstream.name}", guarded by opsgate.`,
+    instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
+    async setup(context) {
+      // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
+      // finds it, and its status says why.
+      const listed = await upstream.start().catch((error: unknown) => {
+        context.logger.warn(
+          { upstream: upstream.name, error: error instanceof Error ? error.message : String(error) },
+          'upstream unavailable',
+        );
+        return [];
+      });
+      const tools: AnyToolDefinition[] = [];
+      for (const tool of listed) {
+        const treatment = treatmentOf(tool, config.tools[tool.name]);
+        if (!treatment.offered) continue;
+        const check = compileInputSchema(ajv, tool.inputSchema);
+        tools.push(
+          defineTool({
+            name: tool.name,
+            description: tool.description ?? tool.name,
+            input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
+              const problem = check(value);
+              if (problem) context.addIssue({ code: 'custom', message: problem });
+            }),
+            mutability: treatment.mutability,
+            risk: treatment.risk,
+            assessRisk: () => ({ level: treatment.risk, reason: `${upstream.name}/${tool.name}: ${treatment.why}` }),
+            // An upstream's answers change by themselves; never answer from the session's cache.
+            cache: false,
+            async execute(input: Record<string, unknown>, context) {
+              const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
+              const bytes = Buffer.byteLength(JSON.stringify(result));
+              await context.audit('upstream_called', {
+                upstream: upstream.name,
+                transport: upstream.status().transport,
+                tool: tool.name,
+                argsHash: sha256(input),
+                resultHash: sha256(result),
+                isError: result.isError === true,
+              });
+              if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
+                throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
+              options.onResult?.(context.callId, result);
+              if (result.isError) throw new Error(resultText(result) || `${tool.name} failed on ${upstream.name}`);
+              return result;
+            },
+          }),
+        );
+      }
+      return {
+        tools,
+        retryReadOnlyTools: false,
+        route: () => 'direct',
+        async close() {
+          await upstream.close();
+        },
+      };
+    },
+  });
+}
+
+/** The upstream's input schema as a validator; `$schema` is dropped, so a draft-07 schema compiles as 2020-12 (its keywords agree). */
+function compileInputSchema(ajv: Ajv2020, schema: Tool['inputSchema']): (value: unknown) => string | undefined {
+  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+  const check = ajv.compile(rest);
+  return (value) => (check(value) ? undefined : ajv.errorsText(check.errors));
+}
+
+/** The text parts of a result, joined. */
+export function resultText(result: CallToolResult): string {
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n')
+    .trim();
+}

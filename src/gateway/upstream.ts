@@ -1,0 +1,195 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BrokenCircuitError, type CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
+import type { OpsgateError } from '../core/errors/index.ts';
+import type { UpstreamConfig } from './config.ts';
+import { GatewayErrors } from './gateway-errors.ts';
+
+/** What an admin sees of one upstream. */
+export interface UpstreamStatus {
+  readonly name: string;
+  readonly transport: 'stdio' | 'http';
+  /** `up`: connected; `down`: not connected (it reconnects on the next call); `open`: the circuit breaker refuses calls for now. */
+  readonly state: 'up' | 'down' | 'open';
+  readonly tools: number;
+  readonly calls: number;
+  readonly failures: number;
+  readonly lastError?: string;
+  readonly connectedAt?: string;
+  /** The process id of a running stdio server. */
+  readonly pid?: number;
+}
+
+/** Failures of the connection (not a tool's own error result) open the breaker. */
+class ConnectionFailure extends Error {}
+
+const BREAKER_THRESHOLD = 3;
+const BREAKER_HALF_OPEN_MS = 5_000;
+
+/**
+ * One upstream MCP server: a stdio command (started, and restarted after it dies, by the
+ * gateway) or a Streamable HTTP URL. Calls go through a timeout and a circuit breaker; a call
+ * that was sent and then lost its connection is reported as of unknown outcome, never retried.
+ */
+export class Upstream {
+  readonly config: UpstreamConfig;
+  #client: Client | undefined;
+  #connecting: Promise<Client> | undefined;
+  #tools: Tool[] = [];
+  #calls = 0;
+  #failures = 0;
+  #lastError: string | undefined;
+  #connectedAt: string | undefined;
+  #pid: number | undefined;
+  readonly #breaker: CircuitBreakerPolicy;
+
+  constructor(config: UpstreamConfig) {
+    this.config = config;
+    this.#breaker = circuitBreaker(
+      handleWhen((error) => error instanceof ConnectionFailure),
+      { halfOpenAfter: BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(BREAKER_THRESHOLD) },
+    );
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** The upstream's tools as it last listed them. */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  #transport(): Transport {
+    const config = this.config;
+    if ('command' in config) {
+      return new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...getDefaultEnvironment(), ...config.env },
+        ...(config.cwd ? { cwd: config.cwd } : {}),
+        stderr: 'ignore',
+      });
+    }
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  }
+
+  /** The connected client; connects (or restarts a stdio server) when there is none. */
+  async client(): Promise<Client> {
+    if (this.#client) return this.#client;
+    this.#connecting ??= (async () => {
+      const client = new Client({ name: `opsgate-gateway/${this.name}`, version: '0.1.0' });
+      const transport = this.#transport();
+      try {
+        await client.connect(transport, { timeout: this.config.timeoutMs });
+        this.#tools = (await client.listTools(undefined, { timeout: this.config.timeoutMs })).tools;
+      } catch (error) {
+        await client.close().catch(() => {});
+        this.#lastError = error instanceof Error ? error.message : String(error);
+        throw new ConnectionFailure(this.#lastError);
+      }
+      client.onclose = () => {
+        if (this.#client === client) this.#client = undefined;
+      };
+      this.#client = client;
+      this.#connectedAt = new Date().toISOString();
+      this.#pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      return client;
+    })().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  /** Connects and lists the tools; a typed error when the upstream cannot be reached. */
+  async start(): Promise<readonly Tool[]> {
+    try {
+      await this.#breaker.execute(() => this.client());
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    return this.#tools;
+  }
+
+  #unavailable(error: unknown): OpsgateError {
+    const detail =
+      error instanceof BrokenCircuitError
+        ? `it failed ${BREAKER_THRESHOLD} times in a row; calls pause for a few seconds`
+        : errorText(error);
+    return GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail });
+  }
+
+  /**
+   * Calls one tool. Connection problems before the request was sent: `GATEWAY_UPSTREAM_UNAVAILABLE`
+   * (nothing ran). Lost after it was sent, or no answer in time: the outcome is unknown.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    this.#calls++;
+    let client: Client;
+    try {
+      client = await this.#breaker.execute(() => this.client());
+    } catch (error) {
+      this.#failures++;
+      throw this.#unavailable(error);
+    }
+    try {
+      const result = await this.#breaker.execute(async () => {
+        try {
+          return await client.callTool({ name: tool, arguments: args }, undefined, {
+            timeout: this.config.timeoutMs,
+            ...(signal ? { signal } : {}),
+          });
+        } catch (error) {
+          if (error instanceof McpError && (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout))
+            throw new ConnectionFailure(error.message, { cause: error });
+          throw error;
+        }
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      this.#failures++;
+      this.#lastError = errorText(error);
+      const cause = error instanceof ConnectionFailure ? error.cause : error;
+      if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) {
+        // A timed-out stdio server may be stuck: restart it for the next call.
+        if (this.#client === client) await this.#restart();
+        throw GatewayErrors.GATEWAY_UPSTREAM_TIMEOUT({ upstream: this.name, tool, timeoutMs: this.config.timeoutMs, outcomeUnknown: true });
+      }
+      if (error instanceof ConnectionFailure)
+        throw GatewayErrors.GATEWAY_OUTCOME_UNKNOWN({ upstream: this.name, tool, detail: this.#lastError, outcomeUnknown: true });
+      throw error;
+    }
+  }
+
+  async #restart(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  status(): UpstreamStatus {
+    const open = this.#breaker.state === CircuitState.Open;
+    return {
+      name: this.name,
+      transport: 'command' in this.config ? 'stdio' : 'http',
+      state: open ? 'open' : this.#client ? 'up' : 'down',
+      tools: this.#tools.length,
+      calls: this.#calls,
+      failures: this.#failures,
+      ...(this.#lastError ? { lastError: this.#lastError } : {}),
+      ...(this.#connectedAt ? { connectedAt: this.#connectedAt } : {}),
+      ...(this.#client && this.#pid ? { pid: this.#pid } : {}),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#restart();
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWeb, chromiumAvailable, launchChromium, PASSWORD } from '../web/web-harness.ts';
+import { auditEvents, type GatewayRig, startGatewayRig, textOf, waitForPending } from './gateway-harness.ts';
+
+const TIMEOUT = 90_000;
+
+describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromium)', () => {
+  let rig: GatewayRig;
+  let browser: Browser;
+
+  async function signIn(username: string): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.goto(`${rig.web.url}/`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('who').waitFor();
+    return page;
+  }
+
+  beforeAll(async () => {
+    buildWeb();
+    rig = await startGatewayRig();
+    browser = await launchChromium();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await rig?.close();
+  });
+
+  it(
+    "john_doe's own elicitation cannot approve his high-risk write_file; alice approves it in the inbox and the file is written once",
+    async () => {
+      const client = await rig.connect('john_doe', { elicitation: true });
+      const elicited: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        elicited.push(request.params.message);
+        return { action: 'accept', content: { decision: 'approve' } };
+      });
+      const target = join(rig.files, 'from-the-inbox.txt');
+      const progress: string[] = [];
+      const call = client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'approved by alice' } }, undefined, {
+        timeout: 60_000,
+        onprogress: (p) => progress.push(p.message ?? ''),
+      });
+      const { pending } = await waitForPending(rig, 'alice', 'write_file');
+      await expect.poll(() => elicited.length).toBe(1);
+      expect(elicited[0]).toContain(target);
+      // His "approve" through the client was refused by the separation-of-duties rule: nothing ran.
+      await expect
+        .poll(async () => (await auditEvents(rig, 'approval_refused')).filter((e) => e.payload.callId === pending.interrupt.callId).length)
+        .toBe(1);
+      expect(existsSync(target)).toBe(false);
+
+      const page = await signIn('alice');
+      await page.goto(`${rig.web.url}/#/inbox`);
+      const item = page.locator(`[data-testid="inbox-item"][data-call-id="${pending.interrupt.callId}"]`);
+      await expect.poll(async () => item.locator('pre.args').textContent()).toContain('approved by alice');
+      expect(await item.textContent()).toContain('high risk');
+      await item.getByRole('button', { name: 'Approve' }).click();
+
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      expect(readFileSync(target, 'utf8')).toBe('approved by alice');
+      const executed = (await auditEvents(rig, 'tool_executed')).filter((e) => e.payload.callId === pending.interrupt.callId);
+      expect(executed).toHaveLength(1);
+      const approved = (await auditEvents(rig, 'tool_approved')).filter((e) => e.payload.callId === pending.interrupt.callId);
+      expect(approved.map((e) => e.actor)).toEqual(['user:alice']);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'alice rejects in the inbox with a reason: the file stays untouched and the client reads the reason',
+    async () => {
+      const client = await rig.connect('john_doe');
+      const target = join(rig.files, 'rejected-in-inbox.txt');
+      const call = client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'no' } }, undefined, {
+        timeout: 60_000,
+      });
+      const { pending } = await waitForPending(rig, 'alice', 'write_file');
+      const page = await signIn('alice');
+      await page.goto(`${rig.web.url}/#/inbox`);
+      const item = page.locator(`[data-testid="inbox-item"][data-call-id="${pending.interrupt.callId}"]`);
+      await item.getByPlaceholder('Reason for rejecting').fill('use the shared drive instead');
+      await item.getByRole('button', { name: 'Reject' }).click();
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('Rejected by alice: use the shared drive instead');
+      expect(existsSync(target)).toBe(false);
+    },
+    TIMEOUT,
+  );
+});
