@@ -147,6 +147,14 @@ describe('identity operations on the record, scoped tokens, durable logout (SQLi
       roles: ['user', 'approver'],
       credentialIssuedBy: 'admin',
     });
+    // With the decision authorizer (main): the borrowed approve token is refused, the policy names why, nothing runs.
+    const borrowedApproval = await asToken(app, withApprove.token)('POST', `/api/approvals/${callId}/approve`, {});
+    expect(borrowedApproval.statusCode).toBe(403);
+    expect(borrowedApproval.json()).toMatchObject({ code: 'APPROVAL_REFUSED', message: expect.stringContaining('issued by someone else') });
+    expect(fixture.recorder.transfers).toHaveLength(0);
+    // Alice's own token approves.
+    expect((await asToken(app, fixture.tokens.approver)('POST', `/api/approvals/${callId}/approve`, {})).statusCode).toBe(200);
+    expect(fixture.recorder.transfers).toHaveLength(1);
     // A borrowed token cannot launder itself into a self-issued one.
     const laundered = (await asToken(app, minted.token)('POST', '/api/tokens', { name: 'mine-now' })).json() as {
       token: string;
