@@ -99,7 +99,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const audit = new AuditLog(options.store, () => options.clock?.now() ?? new Date());
   const revocations = new LoginRevocations(options.store, options.clock);
   const authenticator = new Authenticator(users, sessions, revocations);
-  const changes = new IdentityChanges();
+  const changes = await IdentityChanges.start(options.store);
   const security = { alwaysSecure: options.secureCookies ?? false };
   const authDeps = {
     users,
@@ -173,6 +173,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
     chat.privateRoutes(privateApp, catalog);
   });
-  app.addHook('onClose', () => audit.close());
+  app.addHook('onClose', async () => {
+    await changes.close();
+    await audit.close();
+  });
   return app;
 }

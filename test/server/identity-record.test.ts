@@ -147,12 +147,23 @@ describe('identity operations on the record, scoped tokens, durable logout (SQLi
       roles: ['user', 'approver'],
       credentialIssuedBy: 'admin',
     });
+    // With the decision authorizer (main): the borrowed approve token is refused, the policy names why, nothing runs.
+    const borrowedApproval = await asToken(app, withApprove.token)('POST', `/api/approvals/${callId}/approve`, {});
+    expect(borrowedApproval.statusCode).toBe(403);
+    expect(borrowedApproval.json()).toMatchObject({ code: 'APPROVAL_REFUSED', message: expect.stringContaining('issued by someone else') });
+    expect(fixture.recorder.transfers).toHaveLength(0);
+    // Alice's own token approves.
+    expect((await asToken(app, fixture.tokens.approver)('POST', `/api/approvals/${callId}/approve`, {})).statusCode).toBe(200);
+    expect(fixture.recorder.transfers).toHaveLength(1);
     // A borrowed token cannot launder itself into a self-issued one.
     const laundered = (await asToken(app, minted.token)('POST', '/api/tokens', { name: 'mine-now' })).json() as {
       token: string;
       issuedBy: string;
     };
     expect(laundered.issuedBy).toBe('admin');
+    // What is done with a borrowed token is on the record with its issuer.
+    const mintedThrough = (await new AuditLog(fixture.store).list({ type: 'token_issued' })).at(-1)!;
+    expect(mintedThrough).toMatchObject({ actor: 'user:alice', payload: { holder: 'alice', by: 'admin', credentialIssuedBy: 'admin' } });
     expect((await fixture.users.authenticateToken(laundered.token))?.identity.credentialIssuedBy).toBe('admin');
     expect((await asToken(app, minted.token)('POST', '/api/tokens', { name: 'x', scopes: ['use', 'approve'] })).json()).toMatchObject({
       code: 'TOKEN_SCOPE_MISSING',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
@@ -84,6 +85,34 @@ describe.skipIf(!testDatabaseUrl)('identity state shared by two servers on one P
 
     const types = (await new AuditLog(first.store).list()).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['login_succeeded', 'logout', 'user_password_changed', 'user_disabled']));
+  });
+
+  it("L3: a logout on one replica closes the person's WebSocket on the other at once (LISTEN/NOTIFY), with no event needed", async () => {
+    await b.listen({ port: 0, host: '127.0.0.1' });
+    const address = b.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const alice = await login(a, 'alice', PASSWORD);
+    const created = await a.inject({
+      method: 'POST',
+      url: '/api/sessions',
+      headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrfToken },
+      payload: { agent: 'ledger' },
+    });
+    const sessionId = (created.json() as { id: string }).id;
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/api/sessions/${sessionId}/socket`, { headers: { cookie: alice.cookie } });
+    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      socket.on('message', (data) => {
+        if ((JSON.parse(data.toString()) as { type: string }).type === 'ready') resolve();
+      });
+      socket.on('error', reject);
+    });
+    const started = Date.now();
+    await a.inject({ method: 'POST', url: '/api/logout', headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrfToken } });
+    const code = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(-1), 5000))]);
+    expect(code).toBe(4401);
+    // Well before the 30-second idle check: the other replica was told.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('L6: failed sign-ins count across replicas; L7: the session quota too', async () => {

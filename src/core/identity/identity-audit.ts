@@ -34,4 +34,6 @@ export interface ChangedBy {
   readonly username: string;
   /** The door: `web`, `rest`, `cli`, `sso`. */
   readonly via: string;
+  /** Set when the credential used was issued by someone else (a borrowed token): that person. */
+  readonly credentialIssuedBy?: string;
 }

@@ -191,7 +191,10 @@ export class UserRepository {
   ): Promise<T> {
     return runInTransaction(this.#store, async (trx) => {
       const { result, payload } = await work(trx);
-      if (by) await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via } }, trx);
+      if (by) {
+        const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
+        await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
+      }
       return result;
     });
   }

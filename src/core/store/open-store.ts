@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { makeSqliteFilesPrivate } from './file-modes.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
@@ -167,7 +167,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     dialect = 'sqlite';
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
     if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true });
+      makeSqliteFilesPrivate(path, options.sqlitePath === undefined);
       anchorDir ??= dirname(resolve(path));
     }
     location = path;

@@ -118,7 +118,11 @@ export function privateAuthRoutes(app: FastifyInstance, catalog: ApiCatalog, dep
       await deps.audit.append({
         type: 'logout',
         actor: userActor(request.identity.username),
-        payload: { username: request.identity.username, via: viaOf(request) },
+        payload: {
+          username: request.identity.username,
+          via: viaOf(request),
+          ...(request.identity.credentialIssuedBy ? { credentialIssuedBy: request.identity.credentialIssuedBy } : {}),
+        },
       });
       return { ok: true };
     },

@@ -60,7 +60,11 @@ export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: Hos
     audit.append({
       type,
       actor: userActor(request.identity.username),
-      payload: { ...payload, via: request.identity.channel ?? 'rest' },
+      payload: {
+        ...payload,
+        via: request.identity.channel ?? 'rest',
+        ...(request.identity.credentialIssuedBy ? { credentialIssuedBy: request.identity.credentialIssuedBy } : {}),
+      },
     });
   apiRoute(
     app,

@@ -41,7 +41,13 @@ function requireAdmin(request: FastifyRequest): void {
 
 /** The authenticated person, as an identity change names them in the audit. */
 export function changedBy(request: FastifyRequest): ChangedBy {
-  return { actor: userActor(request.identity.username), username: request.identity.username, via: viaOf(request) };
+  const issuer = request.identity.credentialIssuedBy;
+  return {
+    actor: userActor(request.identity.username),
+    username: request.identity.username,
+    via: viaOf(request),
+    ...(issuer ? { credentialIssuedBy: issuer } : {}),
+  };
 }
 
 /**
@@ -58,7 +64,8 @@ function tokenOptions(body: z.infer<typeof tokenBody>, request: FastifyRequest, 
   return {
     ...(scopes ? { scopes } : {}),
     ...(body.expiresInDays ? { expiresInMs: body.expiresInDays * 86_400_000 } : {}),
-    by: request.identity.credentialIssuedBy ? { ...by, username: request.identity.credentialIssuedBy } : by,
+    // A token minted through a borrowed one is issued by the original issuer.
+    by: by.credentialIssuedBy ? { ...by, username: by.credentialIssuedBy } : by,
   };
 }
 

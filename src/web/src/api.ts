@@ -149,6 +149,9 @@ export interface TokenView {
   readonly name: string;
   readonly createdAt: string;
   readonly lastUsedAt?: string;
+  readonly expiresAt?: string;
+  readonly scopes: readonly string[];
+  readonly issuedBy?: string;
 }
 
 export interface AuditEventView {
