@@ -50,6 +50,14 @@ export async function runEval(options: EvalOptions): Promise<SuiteResult[]> {
 }
 
 async function runSuite(suite: Suite, options: EvalOptions, log: (line: string) => void): Promise<SuiteResult> {
+  try {
+    return await runScenarios(suite, options, log);
+  } finally {
+    await suite.dispose?.();
+  }
+}
+
+async function runScenarios(suite: Suite, options: EvalOptions, log: (line: string) => void): Promise<SuiteResult> {
   const scores: ScenarioScore[] = [];
   for (const scenario of suite.scenarios.slice(0, options.limit ?? suite.scenarios.length)) {
     const opened = await suite.open(modelFor(options, scenario.id));

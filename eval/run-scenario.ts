@@ -46,5 +46,6 @@ export async function runScenario(agent: string, scenario: Scenario, context: Su
     error = caught instanceof Error ? caught.message : String(caught);
   }
   const snapshot = await runtime.getSession(session.id, requester);
-  return { snapshot, approvalsAsked, answer, ...(error ? { error } : {}) };
+  const stateProblem = await scenario.verify?.(context);
+  return { snapshot, approvalsAsked, answer, ...(error ? { error } : {}), ...(stateProblem ? { stateProblem } : {}) };
 }

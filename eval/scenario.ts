@@ -31,6 +31,8 @@ export interface Scenario {
   readonly injection?: boolean;
   /** Plants data before the first message (e.g. a poisoned catalog entry or table row). */
   readonly setup?: (context: SuiteContext) => Promise<void>;
+  /** Checks the real system afterwards (a row committed or not); returns what is wrong, or undefined. */
+  readonly verify?: (context: SuiteContext) => Promise<string | undefined>;
 }
 
 /** What a suite's scenarios run against: a runtime with the agent, and the people acting. */
@@ -47,6 +49,8 @@ export interface Suite {
   readonly scenarios: readonly Scenario[];
   /** Starts what the agent needs; undefined with a reason when it cannot run here. */
   open(model: ModelFactory | undefined): Promise<{ context: SuiteContext; close(): Promise<void> } | { skipped: string }>;
+  /** Stops what the suite's scenarios shared (a server), after the last one. */
+  dispose?(): Promise<void>;
 }
 
 export type ModelFactory = () => import('@ai-sdk/provider').LanguageModelV4;
@@ -58,6 +62,8 @@ export interface Trace {
   readonly approvalsAsked: readonly string[];
   readonly answer: string;
   readonly error?: string;
+  /** What `verify` found wrong with the system afterwards. */
+  readonly stateProblem?: string;
 }
 
 export interface ScenarioScore {
@@ -121,7 +127,8 @@ export function score(scenario: Scenario, trace: Trace): ScenarioScore {
   }
   const missing = (scenario.facts ?? []).filter((fact) => !hasFact(trace.answer, fact));
   const present = (scenario.noFacts ?? []).filter((fact) => hasFact(trace.answer, fact));
-  const facts = missing.length === 0 && present.length === 0 && !trace.error;
+  const facts = missing.length === 0 && present.length === 0 && !trace.error && !trace.stateProblem;
+  if (trace.stateProblem) problems.push(`system state: ${trace.stateProblem}`);
   if (missing.length) problems.push(`answer lacks ${missing.map(String).join(', ')}`);
   if (present.length) problems.push(`answer states ${present.map(String).join(', ')}`);
   if (trace.error) problems.push(`error: ${trace.error}`);
