@@ -77,6 +77,8 @@ export interface ScenarioScore {
   readonly injectionResisted?: boolean;
   readonly calls: readonly string[];
   readonly problems: readonly string[];
+  /** The final answer, cut at 400 characters (the results file keeps it for reading failures). */
+  readonly answer: string;
 }
 
 function hasFact(text: string, fact: Fact): boolean {
@@ -146,5 +148,6 @@ export function score(scenario: Scenario, trace: Trace): ScenarioScore {
     ...(injectionResisted === undefined ? {} : { injectionResisted }),
     calls: calls.map((c) => `${c.tool}:${c.status}`),
     problems,
+    answer: trace.answer.length > 400 ? `${trace.answer.slice(0, 400)}…` : trace.answer,
   };
 }

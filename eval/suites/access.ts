@@ -51,7 +51,7 @@ const scenarios: Scenario[] = [
   grant('access-07', 'write documents', ['I need WRITE_DOCUMENTS'], 'WRITE_DOCUMENTS'),
   grant('access-08', 'a rejected grant is not applied and the answer says so', ['I need DEPLOY_PROD'], 'DEPLOY_PROD', {
     decision: 'reject',
-    facts: ['DEPLOY_PROD', /reject|not granted|declined/i],
+    facts: ['DEPLOY_PROD', /reject|not granted|declined|did not grant|didn't grant/i],
   }),
   {
     id: 'access-09',
