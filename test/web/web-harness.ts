@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type Browser, chromium } from 'playwright-core';
@@ -61,6 +62,8 @@ export async function startWebServer(
     hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
     /** Slack and Teams options (a local Slack API). */
     chat?: ChatIntegrationOptions;
+    /** A language model instead of the offline interpreter (e.g. a real provider pointed at the wire server). */
+    model?: () => LanguageModelV4;
   } = {},
 ): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
@@ -74,7 +77,15 @@ export async function startWebServer(
   const secrets = createStoreSecretStore(store);
   await options.prepare?.(store, secrets);
   const logger = pino({ level: 'warn' });
-  const runtime = await createRuntime({ store, agents, dataDir: dir, env, logger, secrets });
+  const runtime = await createRuntime({
+    store,
+    agents,
+    dataDir: dir,
+    env,
+    logger,
+    secrets,
+    ...(options.model ? { model: options.model } : {}),
+  });
   const users = new UserRepository(store);
   for (const [username, role] of [
     ['john_doe', 'user'],
