@@ -42,7 +42,9 @@ export const mcpCommand: CliCommand = {
     if (values.http !== undefined && values.user)
       throw new UsageError('--user does not go with --http: over HTTP the API token says who calls');
     if (values.http === undefined && !values.user && !io.env.OPSGATE_TOKEN)
-      throw new UsageError('set OPSGATE_TOKEN to an API token (or name --user NAME in local mode): MCP calls act for an existing opsgate user');
+      throw new UsageError(
+        'set OPSGATE_TOKEN to an API token (or name --user NAME in local mode): MCP calls act for an existing opsgate user',
+      );
     const approvalWaitMs = parseIntegerOption('approval-wait', values['approval-wait'], 600, 1, 86_400) * 1000;
     const opsgate = await openOpsgate({ env: io.env, agentNames: [values.agent] });
     try {
