@@ -60,9 +60,17 @@ async function measure(
   token?: string,
 ): Promise<BenchRow> {
   const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(url, token)));
+  let errors = 0;
+  const firstErrors: string[] = [];
+  // Errors are counted, not fatal: under load the upstream's own HTTP server resets connections now and then.
   const call = async (client: Client) => {
-    const result = await client.callTool({ name: tool, arguments: { message: 'ping' } });
-    if (result.isError) throw new Error(`${system}: ${JSON.stringify(result.content)}`);
+    try {
+      const result = await client.callTool({ name: tool, arguments: { message: 'ping' } });
+      if (result.isError) throw new Error(JSON.stringify(result.content));
+    } catch (error) {
+      errors++;
+      if (firstErrors.length < 3) firstErrors.push(error instanceof Error ? error.message : String(error));
+    }
   };
   let next = 0;
   const run = async (total: number, samples?: number[]) => {
@@ -85,7 +93,17 @@ async function measure(
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(clients.map((client) => client.close()));
   const stats = summarise(samples);
-  return { system, processes, concurrency, calls: CALLS, calls_per_s: Math.round(CALLS / seconds), p50_ms: stats.p50, p99_ms: stats.p99 };
+  if (firstErrors.length > 0) console.error(`${system} C=${concurrency}: ${errors} errors, e.g. ${firstErrors.join(' | ')}`);
+  return {
+    system,
+    processes,
+    concurrency,
+    calls: CALLS,
+    errors,
+    calls_per_s: Math.round(CALLS / seconds),
+    p50_ms: stats.p50,
+    p99_ms: stats.p99,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'opsgate-bench-gateway-'));
