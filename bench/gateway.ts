@@ -1,21 +1,22 @@
-// The MCP gateway's cost on a read-only pass-through: a real MCP SDK client calls the reference
-// "everything" server's `echo` tool over Streamable HTTP directly, then through `opsgate gateway`
-// (its own process, SQLite store, every call checked by policy and audited) in front of the same
-// upstream. C=1 and C=64 clients, each its own MCP session. Goals: added p50 ≤ 1 ms, throughput
-// ≥ 0.8× direct.
+// The MCP gateway's cost on a read-only pass-through: the reference filesystem server's
+// `read_text_file` on a small file, called by a real MCP SDK client directly over stdio, then
+// through `opsgate gateway` (its own process, SQLite store, every call checked by policy and
+// audited; clients over Streamable HTTP, one stdio connection to the same upstream). C=1 and C=64
+// callers. Goals: added p50 ≤ 1 ms, throughput ≥ 0.8× direct.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UserRepository } from '../src/core/identity/users.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 const quick = process.env.BENCH_QUICK === '1';
 const CALLS = quick ? 400 : 1500;
 const WARMUP = quick ? 50 : 150;
@@ -54,18 +55,18 @@ async function connect(url: string, token?: string): Promise<Client> {
 async function measure(
   system: string,
   processes: string,
-  url: string,
+  open: () => Promise<Client[]>,
   tool: string,
+  args: Record<string, unknown>,
   concurrency: number,
-  token?: string,
 ): Promise<BenchRow> {
-  const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(url, token)));
+  const clients = await open();
   let errors = 0;
   const firstErrors: string[] = [];
-  // Errors are counted, not fatal: under load the upstream's own HTTP server resets connections now and then.
+  // Errors are counted and reported, not fatal, so that one reset connection does not hide the figures.
   const call = async (client: Client) => {
     try {
-      const result = await client.callTool({ name: tool, arguments: { message: 'ping' } });
+      const result = await client.callTool({ name: tool, arguments: args });
       if (result.isError) throw new Error(JSON.stringify(result.content));
     } catch (error) {
       errors++;
@@ -76,7 +77,8 @@ async function measure(
   const run = async (total: number, samples?: number[]) => {
     next = 0;
     await Promise.all(
-      clients.map(async (client) => {
+      Array.from({ length: concurrency }, async (_, index) => {
+        const client = clients[index % clients.length]!;
         while (next < total) {
           next++;
           const started = performance.now();
@@ -91,7 +93,6 @@ async function measure(
   const started = performance.now();
   await run(CALLS, samples);
   const seconds = (performance.now() - started) / 1000;
-  await Promise.all(clients.map((client) => client.close()));
   const stats = summarise(samples);
   if (firstErrors.length > 0) console.error(`${system} C=${concurrency}: ${errors} errors, e.g. ${firstErrors.join(' | ')}`);
   return {
@@ -108,13 +109,12 @@ async function measure(
 
 const dir = mkdtempSync(join(tmpdir(), 'opsgate-bench-gateway-'));
 const children: ChildProcess[] = [];
+const opened: Client[] = [];
 try {
-  const upstreamPort = await freePort();
-  children.push(
-    await startProcess(process.execPath, [EVERYTHING, 'streamableHttp'], { ...process.env, PORT: String(upstreamPort) }, /listening/),
-  );
-  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/mcp`;
-
+  const files = join(dir, 'files');
+  (await import('node:fs')).mkdirSync(files);
+  const target = join(files, 'small.txt');
+  writeFileSync(target, 'a small file read through MCP\n');
   const store = await openStore({ dataDir: dir, databaseUrl: '' });
   const users = new UserRepository(store);
   await users.create({ username: 'bench', roles: ['user'] });
@@ -123,7 +123,7 @@ try {
   const config = join(dir, 'gateway.yaml');
   writeFileSync(
     config,
-    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }\nupstreams:\n  - name: everything\n    url: ${upstreamUrl}\n`,
+    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }\nupstreams:\n  - name: files\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]\n`,
   );
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {};
@@ -146,22 +146,41 @@ try {
     ),
   );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}/mcp`;
+  // Directly: one stdio connection to the upstream, as the gateway has; concurrent callers share it.
+  const direct = new Client({ name: 'bench-direct', version: '1' });
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' }));
+  opened.push(direct);
+  const viaGateway = async (concurrency: number) => {
+    const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(gatewayUrl, token)));
+    opened.push(...clients);
+    return clients;
+  };
 
   const rows: BenchRow[] = [];
   for (const concurrency of [1, 64]) {
-    rows.push(await measure('direct', 'client → upstream', upstreamUrl, 'echo', concurrency));
-    rows.push(await measure('opsgate gateway', 'client → gateway (SQLite) → upstream', gatewayUrl, 'everything__echo', concurrency, token));
+    rows.push(await measure('direct', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency));
+    rows.push(
+      await measure(
+        'opsgate gateway',
+        'client → gateway (HTTP, SQLite) → upstream (stdio)',
+        () => viaGateway(concurrency),
+        'files__read_text_file',
+        { path: target },
+        concurrency,
+      ),
+    );
   }
-  printTable('MCP gateway: read-only pass-through (everything/echo over Streamable HTTP)', rows);
+  printTable('MCP gateway: read-only pass-through (filesystem read_text_file)', rows);
   for (const concurrency of [1, 64]) {
-    const direct = rows.find((r) => r.system === 'direct' && r.concurrency === concurrency)!;
+    const plain = rows.find((r) => r.system === 'direct' && r.concurrency === concurrency)!;
     const gateway = rows.find((r) => r.system !== 'direct' && r.concurrency === concurrency)!;
-    const added = Math.round(((gateway.p50_ms as number) - (direct.p50_ms as number)) * 1000) / 1000;
-    const ratio = Math.round(((gateway.calls_per_s as number) / (direct.calls_per_s as number)) * 100) / 100;
+    const added = Math.round(((gateway.p50_ms as number) - (plain.p50_ms as number)) * 1000) / 1000;
+    const ratio = Math.round(((gateway.calls_per_s as number) / (plain.calls_per_s as number)) * 100) / 100;
     console.log(`C=${concurrency}: added p50 ${added} ms (goal ≤ 1), throughput ${ratio}× direct (goal ≥ 0.8)`);
   }
   writeResults('gateway', rows, { cores: (await import('node:os')).cpus().length });
 } finally {
+  for (const client of opened) await client.close().catch(() => {});
   for (const child of children) child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }

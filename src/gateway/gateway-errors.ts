@@ -9,7 +9,7 @@ export const GatewayErrors = defineErrorCodes({
   GATEWAY_UPSTREAM_UNAVAILABLE: {
     status: 503,
     message:
-      'The upstream MCP server "{upstream}" is not available ({detail}). Nothing ran. Try again shortly; an admin sees its status with "opsgate gateway status" or GET /api/gateway/upstreams.',
+      'The upstream MCP server "{upstream}" is not available ({detail}). Nothing ran. Try again shortly; an admin sees its status at GET /api/gateway/upstreams.',
   },
   GATEWAY_UPSTREAM_TIMEOUT: {
     status: 504,
