@@ -1,5 +1,21 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+
+/** The commit a figure was measured at (with "+dirty" for uncommitted changes), so published figures can be traced. */
+export function measuredCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return dirty.trim() ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
 
 /** One row of a benchmark: which system, then its figures. */
 export type BenchRow = { system: string } & Record<string, string | number | boolean>;
@@ -22,14 +38,26 @@ export function printTable(name: string, rows: readonly BenchRow[]): void {
   for (const row of rows) console.log(line(columns.map((c) => String(row[c] ?? ''))));
 }
 
-/** Writes `bench/results/NAME.json` as `{ "results": [...] }`. */
+/** Writes `bench/results/NAME.json` as `{ "results": [...] }`, with the commit and machine it was measured on. */
 export function writeResults(name: string, rows: readonly BenchRow[], extra: Record<string, unknown> = {}): string {
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.json`);
   writeFileSync(
     path,
-    `${JSON.stringify({ results: rows, node: process.version, quick: process.env.BENCH_QUICK === '1', measuredAt: new Date().toISOString(), ...extra }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        results: rows,
+        commit: measuredCommit(),
+        node: process.version,
+        cpus: availableParallelism(),
+        quick: process.env.BENCH_QUICK === '1',
+        measuredAt: new Date().toISOString(),
+        ...extra,
+      },
+      null,
+      2,
+    )}\n`,
   );
   console.log(`\nwrote ${path}`);
   return path;

@@ -13,7 +13,7 @@ trap stop_postgres EXIT
 echo "== type check (tsc)"
 tsc -p tsconfig.json
 echo "== lint (biome)"
-biome check --diagnostic-level=error src test bench scripts
+biome check --diagnostic-level=error src test bench scripts eval
 echo "== requirements coverage"
 node scripts/check-requirements-coverage.ts
 echo "== tests (vitest)"

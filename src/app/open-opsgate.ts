@@ -61,7 +61,12 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
   const stepLimit = options.stepLimit ?? parseStepLimit(env.OPSGATE_STEP_LIMIT);
   const policy = policyFromEnvironment(env);
   const sso = oidcConfigFromEnv(env);
-  const store = await openStore({ dataDir, databaseUrl: env.OPSGATE_DATABASE_URL ?? '' });
+  const store = await openStore({
+    dataDir,
+    databaseUrl: env.OPSGATE_DATABASE_URL ?? '',
+    auditKey: env.OPSGATE_AUDIT_KEY ?? '',
+    auditCheckpointFile: env.OPSGATE_AUDIT_CHECKPOINT_FILE ?? '',
+  });
   try {
     // With single sign-on, people's teams come from the claims of their last sign-on.
     const teamDirectory = sso ? await OidcIdentities.create(store) : undefined;

@@ -17,7 +17,7 @@ import { createGatewayMcpServer } from './gateway-mcp-server.ts';
  */
 function hostOptions(gateway: Gateway, users: UserRepository, resource?: ProtectedResource): McpHttpHostOptions<Identity> {
   return {
-    authenticate: (token) => users.authenticateToken(token),
+    authenticate: async (token) => (await users.authenticateToken(token))?.identity,
     principalKey: (identity) => String(identity.userId),
     build: async (identity) => createGatewayMcpServer(gateway, identity),
     allowedHostnames: gateway.config.allowedHosts,

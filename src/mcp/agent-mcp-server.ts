@@ -60,7 +60,13 @@ export async function createAgentMcpServer(options: AgentMcpServerOptions): Prom
   const { runtime, identity } = options;
   const info = runtime.agents().find((a) => a.name === options.agent);
   if (!info) throw new Error(`unknown agent ${options.agent}`);
-  const session = await runtime.startSession({ agent: info.name, identity, title: `${info.title} over MCP`, options: { via: 'mcp' } });
+  const startSession = () => runtime.startSession({ agent: info.name, identity, title: `${info.title} over MCP`, options: { via: 'mcp' } });
+  let session = await startSession();
+  /**
+   * A call left waiting for an approver keeps its session waiting (it stays in the inbox and runs
+   * if approved there); the client's next call gets a session of its own instead of SESSION_BUSY.
+   */
+  let sessionWaitsForApprover = false;
   const mcp = new McpServer(
     { name: `opsgate-${info.name}`, version: '0.1.0' },
     { capabilities: { tools: {} }, instructions: info.notice ?? info.description },
@@ -83,9 +89,10 @@ export async function createAgentMcpServer(options: AgentMcpServerOptions): Prom
 
   /** Waits for a decision made elsewhere (the web panel, another approver). */
   const waitForDecision = async (callId: string): Promise<TurnResult | undefined> => {
+    const { id } = session;
     const deadline = Date.now() + (options.approvalWaitMs ?? DEFAULT_APPROVAL_WAIT_MS);
     while (Date.now() < deadline) {
-      const current = await runtime.getSession(session.id, identity);
+      const current = await runtime.getSession(id, identity);
       if (current.interrupt?.callId !== callId && current.status !== 'running') {
         const messages = current.messages.filter((m) => m.role === 'tool');
         return { status: 'completed', messages: messages.slice(-1), session: current };
@@ -123,6 +130,10 @@ export async function createAgentMcpServer(options: AgentMcpServerOptions): Prom
     const name = request.params.name;
     if (!tools.some((t) => t.name === name)) return text(`There is no tool named "${name}" on the ${info.name} agent.`, true);
     try {
+      if (sessionWaitsForApprover) {
+        session = await startSession();
+        sessionWaitsForApprover = false;
+      }
       let result = await runtime.callTool(session.id, { tool: name, args: request.params.arguments ?? {} }, identity);
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {
         const interrupt = result.interrupt;
@@ -137,6 +148,7 @@ export async function createAgentMcpServer(options: AgentMcpServerOptions): Prom
         } else {
           const decided = await waitForDecision(interrupt.callId);
           if (!decided) {
+            sessionWaitsForApprover = true;
             return text(
               `Waiting for approval of ${interrupt.tool} in the opsgate web panel (session ${session.id}); nothing ran. Ask a person to decide, then call again.`,
               true,

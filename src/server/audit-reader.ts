@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { AuditLog } from '../core/audit/index.ts';
 import type { Identity } from '../core/identity/index.ts';
 import { hasRole, ROLE_APPROVER } from '../core/identity/index.ts';
@@ -14,6 +15,14 @@ export interface AuditFilter {
   readonly to?: string;
   /** Events with seq greater than this. */
   readonly afterSeq?: number;
+  /** Events with seq lower than this (the next page when reading newest first). */
+  readonly beforeSeq?: number;
+  /** Events about this tool (`payload.tool`). */
+  readonly tool?: string;
+  /** Events whose details mention this text: a host, a release, an access, a table… */
+  readonly target?: string;
+  /** `asc` (oldest first, the default) or `desc` (newest first). */
+  readonly order?: 'asc' | 'desc';
   /** Default 200, at most 1000. */
   readonly limit?: number;
 }
@@ -69,11 +78,18 @@ export class AuditReader {
     if (filter.from) query = query.where('created_at', '>=', filter.from);
     if (filter.to) query = query.where('created_at', '<', filter.to);
     if (filter.afterSeq !== undefined) query = query.where('seq', '>', filter.afterSeq);
+    if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
+    // The payload is stored as compact JSON text: `"tool":"x"` finds the tool on SQLite and PostgreSQL alike.
+    if (filter.tool) query = query.where(sql<boolean>`payload like ${likePattern(`"tool":${JSON.stringify(filter.tool)}`)} escape '\\'`);
+    if (filter.target) query = query.where(sql<boolean>`lower(payload) like ${likePattern(filter.target.toLowerCase())} escape '\\'`);
     if (!hasRole(actor, ROLE_APPROVER)) {
       const own = this.#store.db.selectFrom('sessions').select('id').where('user_id', '=', actor.userId);
       query = query.where('session_id', 'in', own);
     }
-    const rows = await query.orderBy('seq').limit(limit).execute();
+    const rows = await query
+      .orderBy('seq', filter.order ?? 'asc')
+      .limit(limit)
+      .execute();
     return rows.map((row) => ({
       seq: Number(row.seq),
       sessionId: row.session_id,
@@ -96,6 +112,22 @@ export class AuditReader {
       afterSeq = page[page.length - 1]!.seq;
     }
   }
+
+  /** The event types visible to `actor`, for the filter's list. */
+  async types(actor: Identity): Promise<string[]> {
+    await this.#audit.seal();
+    let query = this.#store.db.selectFrom('audit_events').select('type').distinct();
+    if (!hasRole(actor, ROLE_APPROVER)) {
+      const own = this.#store.db.selectFrom('sessions').select('id').where('user_id', '=', actor.userId);
+      query = query.where('session_id', 'in', own);
+    }
+    return (await query.orderBy('type').execute()).map((row) => row.type);
+  }
+}
+
+/** `%text%` for LIKE, with LIKE's own wildcards in `text` taken literally (tool names have `_`). */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 function safeJson(text: string): unknown {

@@ -5,15 +5,19 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/agent/define-agent.ts';
+import { AuditLog } from '../core/audit/index.ts';
 import { UserRepository } from '../core/identity/users.ts';
 import type { Runtime } from '../core/runtime/runtime-api.ts';
 import type { Store } from '../core/store/index.ts';
 import { ApiCatalog, apiRoute, openApiDocument } from './api-route.ts';
 import { AuditReader, type AuditVerifier } from './audit-reader.ts';
-import { installAuthentication } from './authenticate.ts';
+import { Authenticator, installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
-import { LoginSessions } from './login-sessions.ts';
+import { IdentityChanges } from './identity-changes.ts';
+import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
+import { type LoginLimitConfig, LoginLimits } from './login-limits.ts';
+import { LoginRevocations, LoginSessions } from './login-sessions.ts';
 import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
 import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
@@ -22,9 +26,11 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { usageRoute } from './routes/usage-route.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
+import { SessionQuota, type SessionQuotaConfig } from './session-quota.ts';
 import { DEFAULT_WEB_ROOT, installStaticUi } from './static-ui.ts';
 import { WebhookDispatcher, type WebhookOptions } from './webhooks/index.ts';
 
@@ -44,10 +50,22 @@ export interface ServerOptions {
   readonly runbookDir?: string;
   /** Built UI. Default `src/web/dist`. */
   readonly webRoot?: string;
-  /** Sets `Secure` on the cookie (behind TLS). Default false. */
+  /**
+   * Every cookie `Secure` with the `__Host-` prefix: the server is reached over HTTPS
+   * (`OPSGATE_PUBLIC_URL=https://…`). Without it, a request over TLS (or, with `trustProxy`, one
+   * whose proxy says `X-Forwarded-Proto: https`) still gets them. Default false.
+   */
   readonly secureCookies?: boolean;
-  /** Default 10 attempts per minute per address. */
+  /** Fastify's `trustProxy` (`OPSGATE_TRUST_PROXY`): client address and protocol from the proxy's headers. Default false. */
+  readonly trustProxy?: boolean | string;
+  /** Per-process flood guard on POST /api/login. Default 60 attempts per minute per address. */
   readonly loginRateLimit?: LoginRateLimit;
+  /** Failed sign-ins per account and address, in the store (shared by replicas). */
+  readonly loginLimits?: Partial<LoginLimitConfig>;
+  /** Sessions one person may hold and start per minute. Default 200 / 60. */
+  readonly sessionQuota?: SessionQuotaConfig;
+  /** How often an open WebSocket checks its credential when idle. Default 30 s. */
+  readonly socketRecheckMs?: number;
   readonly logger?: Logger;
   readonly clock?: Clock;
   /** Single sign-on with an OpenID Connect issuer, beside local passwords. Default none. */
@@ -56,6 +74,8 @@ export interface ServerOptions {
   readonly webhooks?: WebhookOptions;
   /** Serves `GET /metrics` (Prometheus) when given. */
   readonly metrics?: MetricsEndpoint;
+  /** Slack and Teams approvals (set up by admins in the UI); options for tests. */
+  readonly chat?: ChatIntegrationOptions;
 }
 
 /**
@@ -67,7 +87,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
   const users = options.users ?? new UserRepository(options.store, options.clock);
@@ -76,6 +96,20 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...(options.loginTtlMs ? { ttlMs: options.loginTtlMs } : {}),
   });
   const catalog = new ApiCatalog();
+  const audit = new AuditLog(options.store, () => options.clock?.now() ?? new Date());
+  const revocations = new LoginRevocations(options.store, options.clock);
+  const authenticator = new Authenticator(users, sessions, revocations);
+  const changes = await IdentityChanges.start(options.store);
+  const security = { alwaysSecure: options.secureCookies ?? false };
+  const authDeps = {
+    users,
+    sessions,
+    revocations,
+    limits: new LoginLimits(options.store, options.loginLimits, options.clock),
+    audit,
+    security,
+    changes,
+  };
 
   installErrorHandler(app);
   installSecurityHeaders(app);
@@ -84,15 +118,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
 
   // Public.
-  publicAuthRoutes(app, catalog, {
-    users,
-    sessions,
-    secureCookies: options.secureCookies ?? false,
-    rateLimit: options.loginRateLimit ?? { max: 10, timeWindow: 60_000 },
-  });
+  publicAuthRoutes(app, catalog, { ...authDeps, rateLimit: options.loginRateLimit ?? { max: 60, timeWindow: 60_000 } });
   if (options.oidc) {
     const login = await OidcLogin.create(options.oidc, options.store, users, options.clock);
-    oidcRoutes(app, { login, sessions, secureCookies: options.secureCookies ?? false });
+    oidcRoutes(app, { login, sessions, users, audit, security });
   } else {
     // The login screen asks on every visit; a 404 there was the first thing a new user's console showed.
     app.get('/api/oidc/status', async () => ({ enabled: false }));
@@ -116,19 +145,37 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     app.addHook('onClose', () => dispatcher.close());
   }
 
+  const chat = await installChatIntegrations(app, {
+    runtime: options.runtime,
+    store: options.store,
+    users,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.chat ? { options: options.chat } : {}),
+  });
+
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
-    installAuthentication(privateApp, users, sessions);
-    privateAuthRoutes(privateApp, catalog, { sessions });
-    sessionRoutes(privateApp, catalog, options.runtime);
+    installAuthentication(privateApp, authenticator, security);
+    privateAuthRoutes(privateApp, catalog, authDeps);
+    sessionRoutes(privateApp, catalog, options.runtime, new SessionQuota(options.store, options.sessionQuota, options.clock));
+    usageRoute(privateApp, catalog, options.runtime);
     approvalRoutes(privateApp, catalog, options.runtime);
-    eventSocketRoute(privateApp, options.runtime);
+    eventSocketRoute(privateApp, options.runtime, {
+      authenticator,
+      changes,
+      ...(options.socketRecheckMs ? { recheckMs: options.socketRecheckMs } : {}),
+    });
     auditRoutes(privateApp, catalog, {
       reader: new AuditReader(options.store),
       ...(options.auditVerify ? { verify: options.auditVerify } : {}),
     });
-    userRoutes(privateApp, catalog, users);
-    if (options.hosts) hostRoutes(privateApp, catalog, options.hosts);
+    userRoutes(privateApp, catalog, users, changes);
+    if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
+    chat.privateRoutes(privateApp, catalog);
+  });
+  app.addHook('onClose', async () => {
+    await changes.close();
+    await audit.close();
   });
   return app;
 }

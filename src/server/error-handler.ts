@@ -34,6 +34,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (failure.status >= 500) request.log.warn({ code: failure.code }, failure.message);
     // A store that is down or busy comes back by itself: say when to try again.
     if (failure.status === 503) void reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    // Our own limits name their wait; say it in the header clients and proxies read too.
+    if (failure.status === 429 && typeof failure.fields.retryAfter === 'number')
+      void reply.header('retry-after', String(failure.fields.retryAfter));
     void reply.status(failure.status).send({ code: failure.code, message: failure.message });
   });
   app.setNotFoundHandler((request, reply) => {

@@ -9,6 +9,20 @@ export const ServerErrors = defineErrorCodes({
       'This write came without a valid X-CSRF-Token header (or from another origin). Reload the page and try again; scripts should use an API token.',
   },
   RATE_LIMITED: { status: 429, message: 'Too many attempts. Wait {retryAfter} and try again.' },
+  LOGIN_LOCKED: {
+    status: 429,
+    message:
+      'Too many failed sign-ins for {username}. Wait {retryAfter} seconds and try again, or ask an administrator to reset the password.',
+  },
+  SESSION_QUOTA: {
+    status: 429,
+    message:
+      'You have {detail}. Continue one of your sessions instead of starting another, or wait {retryAfter} seconds; an admin can raise OPSGATE_SESSION_QUOTA.',
+  },
+  TOKEN_SCOPE_MISSING: {
+    status: 403,
+    message: 'This API token lacks the "{scope}" scope. Issue a token with it (e.g. "--scope use,approve") and use that one.',
+  },
   ROUTE_NOT_FOUND: { status: 404, message: 'There is no endpoint {method} {url}. See /docs for the API.' },
   INVALID_REQUEST: { status: 400, message: 'The request is invalid: {detail}' },
   AUDIT_UNAVAILABLE: { status: 503, message: 'The audit log is not available in this server. Run "opsgate audit verify" instead.' },

@@ -1,38 +1,28 @@
-import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
-import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
-import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import type { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../../src/agents/helm/helm-service.ts';
-import { openStore, type Store } from '../../src/core/store/index.ts';
-import { type FakeHelm, type FakeHelmVersion, installFakeHelm } from './fake-helm/install-fakes.ts';
+import { type FakeHelmVersion, type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kubectl (Helm output shapes)', (version: FakeHelmVersion) => {
-  let fake: FakeHelm;
+  let fake: InProcessFakeHelm;
   let cli: HelmCli;
-  let store: Store;
   let cluster: SimulatedCluster;
   let repository: ChartRepository;
 
   beforeEach(async () => {
-    fake = installFakeHelm(version);
-    cli = new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath });
-    store = await openStore({ sqlitePath: fake.statePath, databaseUrl: '', migrations: helmSimulatorMigrations });
-    cluster = new SimulatedCluster(store);
+    fake = await inProcessFakeHelm(version);
+    cli = new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath, run: fake.run });
+    cluster = fake.cluster;
     repository = await ChartRepository.open();
   });
   afterEach(async () => {
-    await store.close();
-    rmSync(fake.dir, { recursive: true, force: true });
+    await fake.close();
   });
 
-  const invocations = (): string[][] =>
-    readFileSync(fake.logPath, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split(' '));
+  const invocations = (): string[][] => fake.calls;
 
   async function request(chartVersion = '1.1.0', values: Record<string, unknown> = { replicaCount: 2 }) {
     const chart = await repository.load('webapp', chartVersion);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../../src/agents/helm/helm-service.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
-import { type FakeHelm, installFakeHelm } from './fake-helm/install-fakes.ts';
+import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 const TEST_CHARTS = new URL('./charts/', import.meta.url).pathname;
 
@@ -31,24 +30,20 @@ describe.each(['simulator', 'v3', 'v4'] as const)('release states Helm records, 
   let cluster: SimulatedCluster;
   let backend: HelmBackend;
   let service: HelmService;
-  let fake: FakeHelm | undefined;
+  let fake: InProcessFakeHelm | undefined;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'opsgate-release-states-'));
-    fake = kind === 'simulator' ? undefined : installFakeHelm(kind);
-    store = await openStore({
-      sqlitePath: fake?.statePath ?? join(dir, 'cluster.db'),
-      databaseUrl: '',
-      migrations: helmSimulatorMigrations,
-    });
-    cluster = new SimulatedCluster(store);
-    backend = fake ? new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath }) : cluster;
+    fake = kind === 'simulator' ? undefined : await inProcessFakeHelm(kind);
+    store = fake?.store ?? (await openStore({ sqlitePath: join(dir, 'cluster.db'), databaseUrl: '', migrations: helmSimulatorMigrations }));
+    cluster = fake?.cluster ?? new SimulatedCluster(store);
+    backend = fake ? new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath, run: fake.run }) : cluster;
     service = new HelmService(backend, await testRepository(dir), { sleep: async () => {} });
   });
   afterEach(async () => {
-    await store.close();
+    if (fake) await fake.close();
+    else await store.close();
     rmSync(dir, { recursive: true, force: true });
-    if (fake) rmSync(fake.dir, { recursive: true, force: true });
   });
 
   async function run(request: Parameters<HelmService['plan']>[0]) {
@@ -167,7 +162,7 @@ describe.each(['simulator', 'v3', 'v4'] as const)('release states Helm records, 
     async () => {
       await install();
       const raw = JSON.parse(
-        execFileSync(fake!.helmPath, ['status', 'web', '--namespace', 'default', '--output', 'json'], { encoding: 'utf8' }),
+        await fake!.run(fake!.helmPath, ['status', 'web', '--namespace', 'default', '--output', 'json'], { timeoutMs: 10_000, env: {} }),
       );
       expect(raw.chart).toBeUndefined();
       await run({ operation: 'upgrade', release: 'web', namespace: 'default', values: { replicaCount: 3 } });

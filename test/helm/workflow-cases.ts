@@ -1,16 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
-import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
-import { helmAgent } from '../../src/agents/helm/index.ts';
+import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
-import { openStore, type Store } from '../../src/core/store/index.ts';
 import { sqliteTestStore, type TestStore, type TestStoreFactory, testStoreFactories } from '../../src/testing/test-stores.ts';
-import { installFakeHelm } from './fake-helm/install-fakes.ts';
+import { inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
 // Helm changes are high or critical risk: under the default policy someone else approves them.
@@ -18,8 +15,9 @@ const approver: Identity = { userId: 2, username: 'carol', roles: ['approver'] }
 
 /**
  * The same workflows on every backend: the built-in simulator (on each store), and the CLI backend
- * driving a fake `helm` that behaves as Helm 3 and as Helm 4 (its cluster state is a simulator in
- * a file of its own, opened here to assert on and inject faults).
+ * driving a fake `helm` that behaves as Helm 3 and as Helm 4, answered in-process behind the
+ * backend's command runner (its cluster state is a simulator in a file of its own, used here to
+ * assert on and inject faults).
  */
 export interface BackendCase {
   readonly name: string;
@@ -56,8 +54,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let cluster: Pick<HelmBackend, 'listReleases' | 'status' | 'history'>;
       let faults: SimulatedCluster | undefined;
       const real = helm === 'real';
-      let clusterStore: Store | undefined;
-      let cleanup: () => void = () => {};
+      let cleanup: () => unknown = () => {};
 
       beforeEach(async () => {
         testStore = await factory.create();
@@ -68,14 +65,13 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
           };
         } else if (helm) {
-          const fake = installFakeHelm(helm);
-          cleanup = () => rmSync(fake.dir, { recursive: true, force: true });
-          clusterStore = await openStore({ sqlitePath: fake.statePath, databaseUrl: '', migrations: helmSimulatorMigrations });
-          faults = new SimulatedCluster(clusterStore);
+          const fake = await inProcessFakeHelm(helm);
+          cleanup = () => fake.close();
+          faults = fake.cluster;
           cluster = faults;
           runtime = await createRuntime({
             store: testStore.store,
-            agents: [helmAgent],
+            agents: [createHelmAgent({ run: fake.run })],
             agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
           });
         } else {
@@ -86,9 +82,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
       afterEach(async () => {
         await runtime.close();
-        await clusterStore?.close();
         await testStore.dispose();
-        cleanup();
+        await cleanup();
       });
 
       async function send(text: string, sessionId?: string): Promise<{ id: string; turn: TurnResult }> {

@@ -116,4 +116,16 @@ describe('an agent served over MCP (opsgate mcp --agent)', () => {
     expect(textOf(result)).toMatch(/Waiting for approval of transfer in the opsgate web panel/);
     expect(recorder.transfers).toHaveLength(0);
   });
+
+  it('a call left waiting for an approver does not block the client: its next call runs (review L5)', async () => {
+    const { client } = await connect(runtime, { approvalWaitMs: 300 });
+    const waiting = await client.callTool({ name: 'transfer', arguments: { to: 'bob', amount: 5 } });
+    expect(waiting.isError).toBe(true);
+    expect(textOf(waiting)).toContain('Waiting for approval');
+    const next = await client.callTool({ name: 'read_balance', arguments: {} });
+    expect(next.isError).toBeFalsy();
+    expect(textOf(next)).toContain('100');
+    // The waiting call is still in the inbox for an approver.
+    expect((await runtime.pendingApprovals(carol)).map((item) => item.interrupt.tool)).toEqual(['transfer']);
+  });
 });

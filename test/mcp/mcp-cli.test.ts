@@ -23,7 +23,7 @@ it('opsgate mcp --agent access serves the access tools to a real MCP client over
   expect(added.status, added.stderr).toBe(0);
   const usage = spawnSync(opsgate, ['mcp', '--agent', 'access'], { env, encoding: 'utf8' });
   expect(usage.status).toBe(2);
-  expect(usage.stderr).toMatch(/--user NAME is required/);
+  expect(usage.stderr).toMatch(/set OPSGATE_TOKEN to an API token \(or name --user NAME in local mode\)/);
 
   const client = new Client({ name: 'cli-test', version: '1.0.0' });
   const transport = new StdioClientTransport({

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Provider from 'oidc-provider';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { DEFAULT_POLICY_DIR } from '../../src/core/policy/index.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
@@ -123,22 +124,31 @@ describe('single sign-on with OpenID Connect', () => {
     rmSync(policyDir, { recursive: true, force: true });
   });
 
-  async function callbackFor(who: string): Promise<string> {
+  /** The callback path and the state cookie the browser that started the sign-on holds. */
+  async function startAndSignIn(who: string): Promise<{ path: string; stateCookie: string }> {
     const login = await app.inject({ method: 'GET', url: '/api/oidc/login' });
     expect(login.statusCode).toBe(302);
     expect(login.headers.location).toMatch(new RegExp(`^${provider.issuer}/auth\\?`));
+    const state = login.cookies.find((c) => c.name === 'opsgate_oidc_state')!;
+    expect(state).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/oidc' });
     const callback = new URL(await signInAtProvider(String(login.headers.location), who));
-    return `${callback.pathname}${callback.search}`;
+    return { path: `${callback.pathname}${callback.search}`, stateCookie: `${state.name}=${state.value}` };
+  }
+
+  /** Signs `who` in from start to callback in one browser; returns the callback's answer. */
+  async function complete(who: string) {
+    const { path, stateCookie } = await startAndSignIn(who);
+    return app.inject({ method: 'GET', url: path, headers: { cookie: stateCookie } });
   }
 
   it('signs a person in through the provider, creating them with the roles their groups map to', async () => {
     expect((await app.inject({ method: 'GET', url: '/api/oidc/status' })).json()).toEqual({ enabled: true, loginUrl: '/api/oidc/login' });
-    const done = await app.inject({ method: 'GET', url: await callbackFor('carol') });
+    const done = await complete('carol');
     expect(done.statusCode).toBe(200);
     const cookie = done.cookies.find((c) => c.name === 'opsgate_session')!;
     const me = await app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `${cookie.name}=${cookie.value}` } });
     expect(me.json()).toMatchObject({ user: { username: 'carol', roles: ['approver'] } });
-    const staff = await app.inject({ method: 'GET', url: await callbackFor('dave') });
+    const staff = await complete('dave');
     const daveCookie = staff.cookies.find((c) => c.name === 'opsgate_session')!;
     const dave = await app.inject({ method: 'GET', url: '/api/me', headers: { cookie: `${daveCookie.name}=${daveCookie.value}` } });
     expect(dave.json()).toMatchObject({ user: { username: 'dave', roles: ['user'] } });
@@ -148,23 +158,47 @@ describe('single sign-on with OpenID Connect', () => {
   });
 
   it('refuses a callback naming another issuer, a replayed state, and taking over a local account', async () => {
-    const path = await callbackFor('carol');
+    const { path, stateCookie } = await startAndSignIn('carol');
     const forged = new URL(path, REDIRECT_URI);
     forged.searchParams.set('iss', 'http://evil.example');
-    const refused = await app.inject({ method: 'GET', url: `${forged.pathname}${forged.search}` });
+    const refused = await app.inject({ method: 'GET', url: `${forged.pathname}${forged.search}`, headers: { cookie: stateCookie } });
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toMatchObject({ code: 'OIDC_LOGIN_FAILED' });
     expect(refused.cookies.some((c) => c.name === 'opsgate_session')).toBe(false);
-    expect((await app.inject({ method: 'GET', url: path })).json()).toMatchObject({ code: 'OIDC_LOGIN_FAILED' });
+    expect((await app.inject({ method: 'GET', url: path, headers: { cookie: stateCookie } })).json()).toMatchObject({
+      code: 'OIDC_LOGIN_FAILED',
+    });
 
-    const takeover = await app.inject({ method: 'GET', url: await callbackFor('alice') });
+    const takeover = await complete('alice');
     expect(takeover.statusCode).toBe(409);
     expect(takeover.json()).toMatchObject({ code: 'OIDC_ACCOUNT_CONFLICT' });
     expect(await new UserRepository(handle.store).findByName('alice')).toMatchObject({ roles: ['user'] });
   });
 
+  it('binds the sign-on to the browser that started it: a callback link sent to a victim signs nobody in (L9), and SSO is audited', async () => {
+    // The attacker starts a sign-on and signs in at the issuer as himself, then sends the callback link.
+    const attacker = await startAndSignIn('dave');
+    const victimNoCookie = await app.inject({ method: 'GET', url: attacker.path });
+    expect(victimNoCookie.statusCode).toBe(401);
+    expect(victimNoCookie.json()).toMatchObject({ code: 'OIDC_STATE_MISMATCH', message: expect.stringContaining('Start again') });
+    expect(victimNoCookie.cookies.some((c) => c.name === 'opsgate_session')).toBe(false);
+    // A victim who started a sign-on of her own holds another state cookie: still refused.
+    const victim = await app.inject({ method: 'GET', url: '/api/oidc/login' });
+    const victimState = victim.cookies.find((c) => c.name === 'opsgate_oidc_state')!;
+    const crossed = await app.inject({ method: 'GET', url: attacker.path, headers: { cookie: `opsgate_oidc_state=${victimState.value}` } });
+    expect(crossed.json()).toMatchObject({ code: 'OIDC_STATE_MISMATCH' });
+    // The browser that started it completes it.
+    const done = await app.inject({ method: 'GET', url: attacker.path, headers: { cookie: attacker.stateCookie } });
+    expect(done.statusCode).toBe(200);
+    const events = await new AuditLog(handle.store).list();
+    expect(events.filter((e) => e.type === 'sso_signed_in')).toEqual([
+      expect.objectContaining({ actor: 'user:dave', payload: expect.objectContaining({ username: 'dave', roles: ['user'] }) }),
+    ]);
+    expect(events.find((e) => e.type === 'user_created')).toMatchObject({ actor: 'user:dave', payload: { username: 'dave', via: 'sso' } });
+  });
+
   it('teams from the claims reach the Cedar policy: a finance approver is refused a transfer, another approver is not', async () => {
-    for (const who of ['erin', 'carol']) expect((await app.inject({ method: 'GET', url: await callbackFor(who) })).statusCode).toBe(200);
+    for (const who of ['erin', 'carol']) expect((await complete(who)).statusCode).toBe(200);
     const users = new UserRepository(handle.store);
     const identity = async (name: string) => {
       const user = (await users.findByName(name))!;

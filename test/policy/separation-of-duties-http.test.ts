@@ -97,6 +97,55 @@ describe.each(testStoreFactories())('separation of duties over HTTP on $dialect'
     expect((await new AuditLog(handle.store).verify()).ok).toBe(true);
   });
 
+  it('Modify over REST: john edits his low-risk request into DB_WRITE_PROD and gets a proposal for alice, not the access; a low-risk edit runs and the agent says what was granted (review C1, L8)', async () => {
+    const sessionId = ((await post('john_doe', '/api/sessions', { agent: 'access' })).json() as { id: string }).id;
+    const asked = await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: 'I need access to read documents' });
+    const first = (asked.json() as { interrupt: { callId: string; args: Record<string, unknown> } }).interrupt;
+    expect(first.args).toMatchObject({ access_name: 'READ_DOCUMENTS' });
+    const edited = await post('john_doe', `/api/sessions/${sessionId}/decisions`, {
+      type: 'modify',
+      callId: first.callId,
+      args: { access_name: 'DB_WRITE_PROD', username: 'john_doe' },
+    });
+    expect(edited.statusCode).toBe(200);
+    const fresh = (edited.json() as { interrupt: { callId: string; args: Record<string, unknown>; eligibleApprovers: string[] } })
+      .interrupt;
+    expect(fresh).toMatchObject({ args: { access_name: 'DB_WRITE_PROD' }, eligibleApprovers: ['alice'] });
+    const granted = async () =>
+      (
+        await (handle.store.db as unknown as Kysely<AccessDatabase>)
+          .selectFrom('user_accesses as g')
+          .innerJoin('accesses as a', 'a.id', 'g.access_id')
+          .select('a.name')
+          .execute()
+      ).map((row) => row.name);
+    expect(await granted()).toEqual([]);
+    expect((await post('john_doe', `/api/sessions/${sessionId}/decisions`, { type: 'approve', callId: fresh.callId })).statusCode).toBe(
+      403,
+    );
+    const audit = await new AuditLog(handle.store).list({ sessionId });
+    expect(audit.find((event) => event.type === 'tool_modified')?.payload).toMatchObject({ approvedByEdit: false, channel: 'rest' });
+    expect(audit.map((event) => event.type)).not.toContain('tool_approved');
+    expect(
+      (await post('john_doe', `/api/sessions/${sessionId}/decisions`, { type: 'reject', callId: fresh.callId, reason: 'withdrawn' }))
+        .statusCode,
+    ).toBe(200);
+
+    const again = await post('john_doe', `/api/sessions/${sessionId}/messages`, { text: 'I need access to read documents' });
+    const second = (again.json() as { interrupt: { callId: string } }).interrupt;
+    const lowEdit = await post('john_doe', `/api/sessions/${sessionId}/decisions`, {
+      type: 'modify',
+      callId: second.callId,
+      args: { access_name: 'DB_READ_PROD', username: 'john_doe' },
+    });
+    expect(lowEdit.statusCode).toBe(200);
+    expect(await granted()).toEqual(['DB_READ_PROD']);
+    const said = (lowEdit.json() as { messages: Array<{ role: string; text: string }> }).messages
+      .filter((m) => m.role === 'assistant')
+      .at(-1);
+    expect(said?.text).toBe("The request was changed to DB_READ_PROD. I've granted you DB_READ_PROD access.");
+  });
+
   const get = (as: string, url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${tokens[as]}` } });
 
   async function proposeWriteAccess(answer = 'Production, write'): Promise<{ sessionId: string; callId: string }> {

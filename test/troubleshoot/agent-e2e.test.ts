@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
 import { troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
@@ -107,6 +108,34 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     const turn = await runtime.send(session.id, 'run uptime', alice);
     expect(turn.status).toBe('waiting');
     expect(turn.interrupt?.type).toBe('approval');
+  });
+
+  it('Agent Mode with Auto-approve never approves a high-risk command: it waits for another person (review M4)', async () => {
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, options: { agentMode: true, autoApprove: true } });
+    const turn = await runtime.send(session.id, 'run kill -9 999999', alice);
+    expect(turn.status).toBe('waiting');
+    expect(turn.interrupt).toMatchObject({ type: 'approval', risk: expect.stringMatching(/^(high|critical)$/) });
+    const events = await new AuditLog(testStore.store).list({ sessionId: session.id });
+    expect(events.map((event) => event.type)).not.toContain('tool_auto_approved');
+  });
+
+  it('a requester who modifies a harmless command into a risky one gets a new proposal for an approver; nothing runs on her word (review C1)', async () => {
+    const marker = `${sshd.dir}/modified-by-self`;
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice });
+    const proposed = await runtime.send(session.id, 'run df -h', alice);
+    if (proposed.interrupt?.type !== 'approval') throw new Error('expected an approval');
+    const edited = `systemctl restart nginx; kill -9 999999; echo PWNED > ${marker}`;
+    const turn = await runtime.decide(
+      session.id,
+      { type: 'modify', callId: proposed.interrupt.callId, args: { ...proposed.interrupt.args, command: edited } },
+      { ...alice, channel: 'web' },
+    );
+    expect(turn.status).toBe('waiting');
+    expect(turn.interrupt).toMatchObject({ type: 'approval', args: { command: edited }, requestedBy: 'alice' });
+    expect(turn.interrupt?.type === 'approval' && turn.interrupt.callId).not.toBe(proposed.interrupt.callId);
+    expect(existsSync(marker)).toBe(false);
+    const events = await new AuditLog(testStore.store).list({ sessionId: session.id });
+    expect(events.filter((event) => event.type === 'tool_approved' || event.type === 'command_executed')).toEqual([]);
   });
 
   it('AR-01 a dangerous command proposed through the runtime is blocked before the approval panel', async () => {

@@ -52,7 +52,9 @@ describe.skipIf(!chromiumAvailable)("the approver's inbox in Chromium", () => {
       await page.getByTestId('approval-panel').waitFor();
       await expect.poll(() => page.getByTestId('eligible-approvers').textContent()).toBe('Waiting for an approver: admin, alice');
       expect(await page.getByTestId('approval-policy').textContent()).toBe('state-changes-need-approval');
-      expect(await page.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+      // Approving is someone else's: he is offered to withdraw instead.
+      expect(await page.getByTestId('approve').count()).toBe(0);
+      expect(await page.getByTestId('withdraw').isEnabled()).toBe(true);
     },
     TIMEOUT,
   );

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type Browser, chromium } from 'playwright-core';
@@ -14,6 +15,7 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createServer, type HostDirectory } from '../../src/server/index.ts';
+import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -58,6 +60,10 @@ export async function startWebServer(
     prepare?: (store: Store, secrets: SecretStore) => Promise<void>;
     /** The hosts behind /api/hosts (absent: no host routes). */
     hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
+    /** Slack and Teams options (a local Slack API). */
+    chat?: ChatIntegrationOptions;
+    /** A language model instead of the offline interpreter (e.g. a real provider pointed at the wire server). */
+    model?: () => LanguageModelV4;
   } = {},
 ): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
@@ -71,7 +77,15 @@ export async function startWebServer(
   const secrets = createStoreSecretStore(store);
   await options.prepare?.(store, secrets);
   const logger = pino({ level: 'warn' });
-  const runtime = await createRuntime({ store, agents, dataDir: dir, env, logger, secrets });
+  const runtime = await createRuntime({
+    store,
+    agents,
+    dataDir: dir,
+    env,
+    logger,
+    secrets,
+    ...(options.model ? { model: options.model } : {}),
+  });
   const users = new UserRepository(store);
   for (const [username, role] of [
     ['john_doe', 'user'],
@@ -91,6 +105,7 @@ export async function startWebServer(
     auditVerify: () => audit.verify(),
     logger,
     ...(hosts ? { hosts } : {}),
+    ...(options.chat ? { chat: options.chat } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

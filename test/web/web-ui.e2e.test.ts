@@ -127,13 +127,17 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
   it(
     'rejecting a grant with a reason: nothing is granted and the agent says so',
     async () => {
-      await newAccessSession(page);
+      const sessionId = await newAccessSession(page);
       await say(page, 'I need DB_WRITE_DEV');
       await page.getByTestId('approval-panel').waitFor();
-      await page.getByTestId('reject').click();
-      await page.getByTestId('reject-reason').fill('not approved by my manager');
-      await shot(page, '08-reject-reason');
-      await page.getByRole('button', { name: 'Reject', exact: true }).click();
+      // john may not approve his own high-risk grant: an approver rejects it, with a reason.
+      const approver = await (await browser.newContext()).newPage();
+      await signIn(approver, 'alice');
+      await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
+      await approver.getByTestId('reject').click();
+      await approver.getByTestId('reject-reason').fill('not approved by my manager');
+      await shot(approver, '08-reject-reason');
+      await approver.getByRole('button', { name: 'Reject', exact: true }).click();
       await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();
       await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
       await shot(page, '09-rejected');
@@ -150,9 +154,10 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
         .getByTestId('chain-status')
         .getByText(/intact/)
         .waitFor();
-      const types = await page
-        .locator('[data-testid="audit-table"] tbody tr')
-        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')));
+      // The page lists newest first: read it oldest first.
+      const types = (
+        await page.locator('[data-testid="audit-table"] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-type')))
+      ).reverse();
       const proposed = types.indexOf('tool_proposed');
       const approved = types.indexOf('tool_approved');
       const executed = types.lastIndexOf('tool_executed');

@@ -95,8 +95,14 @@ function proposalText(access: CatalogEntry, asked: GrantTerms): string {
   return `I found ${access.name} access (${access.description}). ${terms} Would you like me to grant it${forDays}?`;
 }
 
-/** After the grant ran (or was rejected): say what happened. */
+/** After the grant ran (or was rejected): say what happened, and what was granted when the person changed the request. */
 function afterGrant(step: Step): InterpreterAction {
+  const modified = step.output as { executedWithModifiedArguments?: { access_name?: string }; result?: unknown } | null;
+  if (modified?.executedWithModifiedArguments) {
+    const changedTo = modified.executedWithModifiedArguments.access_name;
+    const said = afterGrant({ ...step, input: modified.executedWithModifiedArguments, output: modified.result });
+    return changedTo ? { ...said, text: `The request was changed to ${changedTo}. ${said.text}` } : said;
+  }
   const input = (step.input ?? {}) as { access_name?: string };
   const name = input.access_name ?? 'that';
   if (step.isError) {

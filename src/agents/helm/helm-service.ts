@@ -50,6 +50,11 @@ export interface MonitorReport {
   readonly elapsedMs: number;
 }
 
+/** How many of the plan's hooks run for `event` (`pre-` and `post-`): each may take Helm's whole `--timeout`. */
+function hooksRunningOn(plan: InstallationPlan, event: string): number {
+  return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
+}
+
 const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
@@ -278,6 +283,7 @@ export class HelmService {
         currentRevision: current.version,
         currentManifest: current.manifest,
         proposedManifest: '',
+        hooks: await this.backend.revisionHooks(request.release, request.namespace, current.version),
         values: current.config,
       });
     }
@@ -300,6 +306,8 @@ export class HelmService {
       rollbackRevision: target,
       currentManifest: current.manifest,
       proposedManifest: await this.backend.revisionManifest(request.release, request.namespace, target),
+      // Helm runs the target revision's rollback hooks.
+      hooks: await this.backend.revisionHooks(request.release, request.namespace, target),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
     });
   }
@@ -326,13 +334,14 @@ export class HelmService {
         chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
         values: plan.values ?? {},
         createNamespace: plan.createNamespace,
+        hooks: hooksRunningOn(plan, plan.operation),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
       return { plan, status, confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})` };
     }
     if (plan.operation === 'rollback') {
-      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0);
+      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
       // `helm rollback` prints text only: confirm by re-reading the history.
       const history = await this.backend.history(plan.release, plan.namespace);
       const latest = history[history.length - 1];
@@ -350,7 +359,7 @@ export class HelmService {
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };
     }
-    await this.backend.uninstall(plan.release, plan.namespace);
+    await this.backend.uninstall(plan.release, plan.namespace, { hooks: hooksRunningOn(plan, 'delete') });
     // `helm uninstall` prints text only: confirm the release is gone.
     try {
       const still = await this.backend.status(plan.release, plan.namespace);

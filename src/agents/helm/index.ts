@@ -1,6 +1,7 @@
 import { defineAgent } from '../../core/agent/define-agent.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
+import type { CommandRunner } from './backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
@@ -40,56 +41,63 @@ export const HELM_PHASE_DEFINITIONS = [
  * chart repository folder (default: the demo repository); for the CLI backend `kubeContext`, and
  * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
  * Tools reach the Helm MCP server through a real MCP client (in-process transport).
+ * `createHelmAgent({ run })` runs the CLI backend's commands through another runner (tests
+ * answer them in-process); `helmAgent` runs real processes.
  */
-export const helmAgent = defineAgent({
-  name: 'helm',
-  title: 'Helm',
-  description: 'Install, upgrade, roll back and inspect Helm releases — with values confirmation, a plan you approve, and verification.',
-  instructions: HELM_MGMT_SUPERVISOR_PROMPT,
-  migrations: [...helmSimulatorMigrations],
-  async setup(context) {
-    const backendName = context.options.backend ?? context.env.OPSGATE_HELM_BACKEND ?? 'simulator';
-    if (backendName !== 'simulator' && backendName !== 'cli')
-      throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
-    const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
-    const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
-    const backend: HelmBackend =
-      backendName === 'cli'
-        ? new HelmCli({
-            ...(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}),
-            ...(helmPath ? { helmPath } : {}),
-            ...(kubectlPath ? { kubectlPath } : {}),
-          })
-        : new SimulatedCluster(context.store, context.clock);
-    const repository = await ChartRepository.open(context.options.charts);
-    const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));
-    context.logger.info(
-      { backend: backend.kind },
-      backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl',
-    );
-    return {
-      tools: createHelmTools(client),
-      workflow: { phases: HELM_PHASE_DEFINITIONS },
-      interpreter: helmInterpreterRules,
-      route: (input) => classifyHelmRequest(input),
-      middleware: [new HelmApprovalHITLMiddleware(), new HelmAgentStateMiddleware(), new ErrorRecoveryMiddleware()],
-      // ErrorRecoveryMiddleware is the spec's retry for read-only tools; the core's would retry again.
-      retryReadOnlyTools: false,
-      ...(backend.kind === 'simulated-cluster'
-        ? { notice: 'SIMULATED cluster: releases, revisions and pods live in the opsgate store, not on a real Kubernetes cluster.' }
-        : {}),
-      instructionsFor: (session) =>
-        [
-          session.route === 'query'
-            ? QUERY_SUBAGENT_PROMPT
-            : session.phase === 'discovery' || session.phase === 'values_confirmation'
-              ? DISCOVERY_SUBAGENT_PROMPT
-              : PLANNER_SUBAGENT_PROMPT,
-          backend.kind === 'simulated-cluster'
-            ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.'
-            : 'Backend: helm/kubectl on a real cluster.',
-        ].join('\n\n'),
-      close: () => client.close(),
-    };
-  },
-});
+export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}) {
+  return defineAgent({
+    name: 'helm',
+    title: 'Helm',
+    description: 'Install, upgrade, roll back and inspect Helm releases — with values confirmation, a plan you approve, and verification.',
+    instructions: HELM_MGMT_SUPERVISOR_PROMPT,
+    migrations: [...helmSimulatorMigrations],
+    async setup(context) {
+      const backendName = context.options.backend ?? context.env.OPSGATE_HELM_BACKEND ?? 'simulator';
+      if (backendName !== 'simulator' && backendName !== 'cli')
+        throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
+      const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
+      const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
+      const backend: HelmBackend =
+        backendName === 'cli'
+          ? new HelmCli({
+              ...(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}),
+              ...(helmPath ? { helmPath } : {}),
+              ...(kubectlPath ? { kubectlPath } : {}),
+              ...(overrides.run ? { run: overrides.run } : {}),
+            })
+          : new SimulatedCluster(context.store, context.clock);
+      const repository = await ChartRepository.open(context.options.charts);
+      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));
+      context.logger.info(
+        { backend: backend.kind },
+        backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl',
+      );
+      return {
+        tools: createHelmTools(client),
+        workflow: { phases: HELM_PHASE_DEFINITIONS },
+        interpreter: helmInterpreterRules,
+        route: (input) => classifyHelmRequest(input),
+        middleware: [new HelmApprovalHITLMiddleware(), new HelmAgentStateMiddleware(), new ErrorRecoveryMiddleware()],
+        // ErrorRecoveryMiddleware is the spec's retry for read-only tools; the core's would retry again.
+        retryReadOnlyTools: false,
+        ...(backend.kind === 'simulated-cluster'
+          ? { notice: 'SIMULATED cluster: releases, revisions and pods live in the opsgate store, not on a real Kubernetes cluster.' }
+          : {}),
+        instructionsFor: (session) =>
+          [
+            session.route === 'query'
+              ? QUERY_SUBAGENT_PROMPT
+              : session.phase === 'discovery' || session.phase === 'values_confirmation'
+                ? DISCOVERY_SUBAGENT_PROMPT
+                : PLANNER_SUBAGENT_PROMPT,
+            backend.kind === 'simulated-cluster'
+              ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.'
+              : 'Backend: helm/kubectl on a real cluster.',
+          ].join('\n\n'),
+        close: () => client.close(),
+      };
+    },
+  });
+}
+
+export const helmAgent = createHelmAgent();

@@ -5,6 +5,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { OpsgateError } from '../../core/errors/index.ts';
 import { HelmErrors } from './errors.ts';
 
+/** How long a call may go without an answer or a progress report (the server reports every 15 s). */
+const SILENCE_LIMIT_MS = 60_000;
+
 /** What opsgate learned of a server tool; the annotations are recorded, never obeyed. */
 export interface RemoteToolInfo {
   readonly name: string;
@@ -51,9 +54,20 @@ export class HelmMcpClient {
     }));
   }
 
-  /** Calls a tool and returns its JSON answer, or throws the server's error with its code. */
+  /**
+   * Calls a tool and returns its JSON answer, or throws the server's error with its code. A Helm
+   * call may rightly run for many minutes (`--wait` with `--timeout` per hook and for the rollout;
+   * Helm and the CLI backend's process limits bound it), so the call asks for progress and only
+   * silence ends it: the SDK's default would stop every call at 60 s while `helm` runs on.
+   * Aborting `signal` cancels the call, and the server kills its `helm` process.
+   */
   async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const result = await this.client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined);
+    const result = await this.client.callTool({ name, arguments: args }, undefined, {
+      ...(signal ? { signal } : {}),
+      onprogress: () => {},
+      resetTimeoutOnProgress: true,
+      timeout: SILENCE_LIMIT_MS,
+    });
     const content = Array.isArray(result.content) ? result.content : [];
     const text = content
       .filter((part): part is { type: 'text'; text: string } => part?.type === 'text' && typeof part.text === 'string')

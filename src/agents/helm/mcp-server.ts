@@ -5,6 +5,7 @@ import { parseCommandArgs } from '../../cli/parse-args.ts';
 import { OpsgateError } from '../../core/errors/index.ts';
 import { openStore } from '../../core/store/index.ts';
 import type { HelmBackend } from './backends/backend.ts';
+import { withCancellation } from './backends/cli/cancellation.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
@@ -61,11 +62,16 @@ function handlers(service: HelmService): Record<string, Handler> {
   };
 }
 
+/** How often a running tool call reports progress to a client that asked for it (a `progressToken`). */
+export const HELM_PROGRESS_INTERVAL_MS = 15_000;
+
 /**
  * The Helm MCP server over one `HelmService`. Annotations (`readOnlyHint`, `destructiveHint`)
- * are hints for MCP clients; opsgate itself never trusts them.
+ * are hints for MCP clients; opsgate itself never trusts them. A call that runs long (a rollout
+ * under `--wait`, hooks, the monitor) reports progress every `progressIntervalMs` so that the
+ * client's silence limit never ends it while Helm works, and a cancelled call kills its `helm`.
  */
-export function createHelmMcpServer(service: HelmService): McpServer {
+export function createHelmMcpServer(service: HelmService, options: { readonly progressIntervalMs?: number } = {}): McpServer {
   const server = new McpServer({ name: 'opsgate-helm', version: '0.1.0' }, { capabilities: { tools: {}, resources: {} } });
   const byName = handlers(service);
   for (const spec of HELM_TOOL_CATALOG) {
@@ -82,15 +88,27 @@ export function createHelmMcpServer(service: HelmService): McpServer {
           openWorldHint: false,
         },
       },
-      async (input: Record<string, unknown>): Promise<CallToolResult> => {
+      async (input: Record<string, unknown>, extra): Promise<CallToolResult> => {
+        const token = extra._meta?.progressToken;
+        let progress = 0;
+        const heartbeat =
+          token === undefined
+            ? undefined
+            : setInterval(() => {
+                extra
+                  .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress } })
+                  .catch(() => {});
+              }, options.progressIntervalMs ?? HELM_PROGRESS_INTERVAL_MS);
         try {
-          const result = label(service, await handler(input));
+          const result = label(service, await withCancellation(extra.signal, () => handler(input)));
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
         } catch (error) {
           const body = OpsgateError.isInstance(error)
             ? { code: error.code, message: error.message, status: error.status, fields: error.fields }
             : { code: 'HELM_INTERNAL', message: error instanceof Error ? error.message : String(error), status: 500, fields: {} };
           return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
+        } finally {
+          clearInterval(heartbeat);
         }
       },
     );

@@ -167,6 +167,21 @@ describe('troubleshoot interpreter rules', () => {
     expect(parsed.suggestions.length).toBeLessThanOrEqual(4);
   });
 
+  it('a command rejected with "stop" ends the runbook: nothing more is proposed; another reason goes on to the next step', () => {
+    const first = next('disk full', [oneHost, linux, history()]);
+    expect('toolCalls' in first!).toBe(true);
+    const rejected = (reason: string): Step => ({
+      toolName: 'suggest_ssh_command',
+      input: { host: 'web-1', command: 'df -h' },
+      output: { denied: true, reason: `The person rejected this call. Reason: ${reason}` },
+      isError: true,
+    });
+    const stopped = next('disk full', [oneHost, linux, history(), rejected('stop')]);
+    expect(stopped).toEqual({ text: expect.stringMatching(/^Stopped: nothing more will be proposed/) });
+    expect(next('disk full', [oneHost, linux, history(), rejected('Enough, I will look myself')])).not.toHaveProperty('toolCalls');
+    expect(next('disk full', [oneHost, linux, history(), rejected('not this one')])).toHaveProperty('toolCalls');
+  });
+
   it('does not understand unrelated text (the interpreter falls back to its generic help)', () => {
     expect(next('tell me a joke')).toBeUndefined();
   });

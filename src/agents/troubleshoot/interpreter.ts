@@ -105,6 +105,30 @@ function lastOf(steps: readonly Step[], tool: string): Step | undefined {
   return [...steps].reverse().find((s) => s.toolName === tool);
 }
 
+/** A rejection whose reason asks to stop ("stop", "enough", "abort", …), or a withdrawn request. */
+const STOP_REASON =
+  /rejected this call\. Reason:.*\b(stop|stopp?ed|enough|abort|cancel|halt|quit|end it|no more)\b|withdrew this request/is;
+
+/**
+ * The person stopped the runbook by rejecting its last command with a reason like "stop": the
+ * answer says so and proposes nothing more (the next step would otherwise be proposed at once).
+ */
+function stoppedByPerson(steps: readonly Step[]): InterpreterAction | undefined {
+  const last = steps.at(-1);
+  // A denied call reads as `{ denied: true, reason }`.
+  const reason = record(last?.output).reason;
+  if (!last?.isError || typeof reason !== 'string' || !STOP_REASON.test(reason)) return undefined;
+  const ran = summarise(steps.slice(0, -1));
+  return {
+    text: [
+      'Stopped: nothing more will be proposed, as you asked.',
+      ...(ran.length > 0 ? ['', 'What ran before you stopped:', ...ran] : []),
+      '',
+      'Ask again (for example "disk full") to start over, or type "run <command>" for one command.',
+    ].join('\n'),
+  };
+}
+
 /** A still-running command is read before anything else. */
 function pendingRead(steps: readonly Step[]): InterpreterAction | undefined {
   const last = steps.at(-1);
@@ -163,6 +187,8 @@ export function troubleshootInterpreter(runbooks: Map<string, Runbook> = loadRun
       const { userText, steps } = turn;
       const read = pendingRead(steps);
       if (read) return read;
+      const stopped = stoppedByPerson(steps);
+      if (stopped) return stopped;
 
       const run = RUN.exec(userText);
       if (run) {

@@ -2,6 +2,8 @@ import { openOpsgate } from '../../app/open-opsgate.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import type { PendingApproval, Runtime } from '../../core/runtime/index.ts';
+import { terminalSafe } from '../../core/text/index.ts';
+import { localModeNotice, resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
@@ -16,7 +18,12 @@ list     calls waiting for approval in the sessions NAME may see; "*" marks thos
 show     one pending call: tool, exact arguments, risk, policy and who can approve.
 approve  approves as NAME; exit 1 with the reason and who can approve when the policy refuses.
 reject   rejects as NAME with a reason.
-  --user NAME   who acts (default: $OPSGATE_USER, then $USER)`;
+  --user NAME   who acts in local mode (default: $OPSGATE_USER, then $USER)
+
+Who you are: set OPSGATE_TOKEN to an API token (opsgate users token NAME, or the web Admin page)
+and the command acts as its owner, as the server would. Without it the command runs in local mode
+on the data store: the audit records the machine account that ran it, and the policy lets a
+local-mode identity confirm its own calls but not approve another person's.`;
 
 function describe(item: PendingApproval, me: string): string[] {
   const { interrupt } = item;
@@ -48,7 +55,9 @@ async function list(runtime: Runtime, actor: Identity, values: { history?: boole
     else
       for (const d of decided)
         io.stdout.write(
-          `${d.decidedAt}  ${d.status.padEnd(9)} ${d.tool.padEnd(28)} by ${d.approvedBy ?? '-'}  asked by ${d.requestedBy}  ${d.callId}\n`,
+          terminalSafe(
+            `${d.decidedAt}  ${d.status.padEnd(9)} ${d.tool.padEnd(28)} by ${d.approvedBy ?? '-'}  asked by ${d.requestedBy}  ${d.callId}\n`,
+          ),
         );
     return 0;
   }
@@ -60,7 +69,9 @@ async function list(runtime: Runtime, actor: Identity, values: { history?: boole
   io.stdout.write(`${pending.filter((p) => p.mayApprove).length} waiting for ${actor.username}, ${pending.length} pending in all\n`);
   for (const p of pending)
     io.stdout.write(
-      `${p.mayApprove ? '*' : ' '} ${p.interrupt.callId}  ${p.interrupt.tool.padEnd(28)} risk ${p.interrupt.risk.padEnd(8)} asked by ${p.interrupt.requestedBy}  ${JSON.stringify(p.interrupt.args)}\n`,
+      terminalSafe(
+        `${p.mayApprove ? '*' : ' '} ${p.interrupt.callId}  ${p.interrupt.tool.padEnd(28)} risk ${p.interrupt.risk.padEnd(8)} asked by ${p.interrupt.requestedBy}  ${JSON.stringify(p.interrupt.args)}\n`,
+      ),
     );
   return 0;
 }
@@ -84,15 +95,13 @@ export const approvalsCommand: CliCommand = {
     if ((values.history || values.json) && verb !== 'list') throw new UsageError('--history and --json belong to "approvals list"');
     const opsgate = await openOpsgate({ env: io.env });
     try {
-      const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
-      const user = await new UserRepository(opsgate.store).findByName(username);
-      if (!user) throw new UsageError(`no user named "${username}"; create one with "opsgate users add ${username}"`);
-      const actor: Identity = { userId: user.id, username: user.username, roles: user.roles };
+      const { identity: actor, mode } = await resolveCliIdentity(io, new UserRepository(opsgate.store), values.user);
+      if (mode === 'local' && (verb === 'approve' || verb === 'reject')) io.stderr.write(localModeNotice(actor));
       const { runtime } = opsgate;
       if (verb === 'list') return await list(runtime, actor, values, io);
       const item = await pendingCall(runtime, actor, callId);
       if (verb === 'show') {
-        io.stdout.write(`${describe(item, actor.username).join('\n')}\n`);
+        io.stdout.write(`${terminalSafe(describe(item, actor.username).join('\n'))}\n`);
         return 0;
       }
       const decision =

@@ -8,8 +8,11 @@ import { parseCommandArgs } from '../parse-args.ts';
 const usage = `Usage: opsgate audit verify
        opsgate audit export [--out FILE] [--session ID] [--type TYPE] [--actor ACTOR] [--since ISO] [--until ISO]
 
-verify  walks the hash chain of every audit event; exit 0 when it holds, 1 naming the first
-        broken event (its sequence number) when anything was changed, removed or reordered.
+verify  walks the hash chain of every audit event and checks it against the signed checkpoints
+        (in the store and in OPSGATE_AUDIT_CHECKPOINT_FILE, default <data-dir>/audit-checkpoints.jsonl),
+        each event's journal MAC (key: OPSGATE_AUDIT_KEY, else <data-dir>/audit.key) and every
+        approved or executed tool call's events. Exit 0 when all hold; 1 with a one-line reason
+        when anything was changed, removed, reordered, truncated, wiped, forged or re-hashed.
 export  writes the events as JSON Lines (to stdout, or --out FILE), oldest first.`;
 
 export const auditCommand: CliCommand = {
@@ -33,17 +36,27 @@ export const auditCommand: CliCommand = {
     if ((verb !== 'verify' && verb !== 'export') || positionals.length > 1)
       throw new UsageError('expected "opsgate audit verify" or "opsgate audit export"');
     if (verb === 'verify' && Object.keys(values).length > 0) throw new UsageError('"audit verify" takes no options');
-    const store = await openStore({ dataDir: resolveDataDir(io.env.OPSGATE_DATA_DIR), databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '' });
+    const store = await openStore({
+      dataDir: resolveDataDir(io.env.OPSGATE_DATA_DIR),
+      databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '',
+      auditKey: io.env.OPSGATE_AUDIT_KEY ?? '',
+      auditCheckpointFile: io.env.OPSGATE_AUDIT_CHECKPOINT_FILE ?? '',
+    });
     try {
       const audit = new AuditLog(store);
       if (verb === 'verify') {
         const result = await audit.verify();
+        for (const notice of result.notices ?? []) io.stderr.write(`notice: ${notice}\n`);
         if (result.ok) {
-          io.stdout.write(`audit chain OK: ${result.checked} events verified (${store.location})\n`);
+          io.stdout.write(
+            `audit chain OK: ${result.checked} events verified against ${result.checkpoints ?? 0} signed checkpoint(s), ${result.callsChecked ?? 0} tool call(s) cross-checked (${store.location})\n`,
+          );
           return 0;
         }
         io.stdout.write(
-          `audit chain BROKEN at event ${result.firstBrokenSeq}: ${result.reason} (${result.checked} events before it verified)\n`,
+          result.firstBrokenSeq === undefined
+            ? `audit chain BROKEN: ${result.reason}\n`
+            : `audit chain BROKEN at event ${result.firstBrokenSeq}: ${result.reason} (${result.checked} events before it verified)\n`,
         );
         return 1;
       }

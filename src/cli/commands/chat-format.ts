@@ -1,4 +1,5 @@
 import type { ChatMessage, Interrupt } from '../../core/runtime/index.ts';
+import { terminalSafe } from '../../core/text/index.ts';
 
 const RESULT_PREVIEW = 400;
 
@@ -7,7 +8,7 @@ function compact(value: unknown): string {
   return text.length > RESULT_PREVIEW ? `${text.slice(0, RESULT_PREVIEW)}… (${text.length} chars)` : text;
 }
 
-/** Chat messages as terminal lines: answers in full, tool calls and results compact. */
+/** Chat messages as terminal lines: answers in full, tool calls and results compact; stored text made terminal-safe. */
 export function formatMessages(messages: readonly ChatMessage[]): string {
   const lines: string[] = [];
   for (const message of messages) {
@@ -18,11 +19,15 @@ export function formatMessages(messages: readonly ChatMessage[]): string {
       lines.push(`  ${message.toolResult.isError ? '✗' : '←'} ${message.toolResult.tool}: ${compact(message.toolResult.output)}`);
     }
   }
-  return lines.length ? `${lines.join('\n')}\n` : '';
+  return lines.length ? `${terminalSafe(lines.join('\n'))}\n` : '';
 }
 
-/** The approval panel, question or continue prompt, as text. */
+/** The approval panel, question or continue prompt, as text safe for a terminal (a requester's text cannot rewrite it). */
 export function formatInterrupt(interrupt: Interrupt): string {
+  return terminalSafe(interruptText(interrupt));
+}
+
+function interruptText(interrupt: Interrupt): string {
   if (interrupt.type === 'question') {
     const context =
       interrupt.context === undefined

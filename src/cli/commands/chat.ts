@@ -4,6 +4,7 @@ import { OpsgateError } from '../../core/errors/index.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import type { Decision, Interrupt, Runtime, SessionSnapshot, TurnResult } from '../../core/runtime/index.ts';
+import { resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { formatInterrupt, formatMessages } from './chat-format.ts';
@@ -19,19 +20,13 @@ Type /help for the commands the offline interpreter understands, /quit to leave.
 
 Options:
   --agent NAME        access | helm | sandbox | troubleshoot (see opsgate --help)
-  --user NAME         who you are (default: $OPSGATE_USER, then $USER); created as a user if new
+  --user NAME         who you are in local mode (default: $OPSGATE_USER, then $USER); created as a
+                      user if new. With OPSGATE_TOKEN set you are the token's owner instead
   --session ID        continue an existing session
   --db FILE           sandbox: the SQLite database to work on
   --option KEY=VALUE  per-agent option (repeatable), e.g. --option hostId=1
   --agent-mode        troubleshoot Agent Mode (AR-03)
   --auto-approve      with --agent-mode: run validator-allowed commands without asking (audited)`;
-
-async function resolveIdentity(runtimeUserName: string, repository: UserRepository, io: CliIo): Promise<Identity> {
-  const existing = await repository.findByName(runtimeUserName);
-  const user = existing ?? (await repository.create({ username: runtimeUserName, roles: ['user'] }));
-  if (!existing) io.stderr.write(`opsgate: created local user "${runtimeUserName}" (role user)\n`);
-  return { userId: user.id, username: user.username, roles: user.roles };
-}
 
 function parseDecision(interrupt: Interrupt, line: string): Decision | undefined {
   const text = line.trim();
@@ -106,7 +101,6 @@ export const chatCommand: CliCommand = {
       'auto-approve': { type: 'boolean' },
     });
     if (!values.agent && !values.session) throw new UsageError('--agent NAME is required (or --session ID to continue one)');
-    const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
     const agentOptions: Record<string, string> = {};
     if (values.db) agentOptions.db = values.db;
     const sessionOptions: Record<string, unknown> = {};
@@ -129,7 +123,7 @@ export const chatCommand: CliCommand = {
       const known = opsgate.runtime.agents().map((a) => a.name);
       if (values.agent && !known.includes(values.agent))
         throw new UsageError(`unknown agent "${values.agent}"; agents: ${known.join(', ') || '(none)'}`);
-      const identity = await resolveIdentity(username, new UserRepository(opsgate.store), io);
+      const { identity } = await resolveCliIdentity(io, new UserRepository(opsgate.store), values.user, { createIfMissing: true });
       const session = values.session
         ? await opsgate.runtime.getSession(values.session, identity)
         : await opsgate.runtime.startSession({ agent: values.agent!, identity, options: sessionOptions });

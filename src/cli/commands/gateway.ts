@@ -39,7 +39,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const gateway = opsgate.gateway!;
     const users = new UserRepository(opsgate.store);
     if (values.stdio) {
-      const identity = io.env.OPSGATE_TOKEN ? await users.authenticateToken(io.env.OPSGATE_TOKEN) : undefined;
+      const identity = io.env.OPSGATE_TOKEN ? (await users.authenticateToken(io.env.OPSGATE_TOKEN))?.identity : undefined;
       if (!identity)
         throw new UsageError('set OPSGATE_TOKEN to an opsgate API token ("opsgate users token NAME"): calls act for its owner');
       const server = createGatewayMcpServer(gateway, identity);

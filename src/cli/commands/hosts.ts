@@ -5,6 +5,8 @@ import { troubleshootMigrations } from '../../agents/troubleshoot/migrations.ts'
 import { probeHostKey } from '../../agents/troubleshoot/ssh/ssh-connect.ts';
 import { trustHostKey } from '../../app/host-directory.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
+import { AuditLog, SYSTEM_ACTOR } from '../../core/audit/index.ts';
+import { LOCAL_ADMIN } from '../../core/identity/identity-audit.ts';
 import { openStore, resolveDataDir } from '../../core/store/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
@@ -75,17 +77,27 @@ trust   pins the fingerprint after checking that the server presents exactly tha
       databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '',
       migrations: troubleshootMigrations,
     });
+    // Host changes are identity operations: on the record as the local administrator, never a secret.
+    const audit = new AuditLog(store);
     try {
       const hosts = new HostRepository(store, createStoreSecretStore(store));
+      const record = (type: 'host_added' | 'host_trusted' | 'host_removed', payload: Record<string, unknown>) =>
+        audit.append({
+          type,
+          actor: SYSTEM_ACTOR,
+          payload: { ...payload, by: LOCAL_ADMIN, via: `cli (os user ${io.env.USER ?? 'unknown'})` },
+        });
       if (action === 'list') {
         for (const h of await hosts.list()) {
           io.stdout.write(`${h.name}\t${h.username}@${h.address}:${h.port}\t${h.os}\t${h.hostKeySha256 ?? 'host key NOT confirmed'}\n`);
         }
       } else if (action === 'remove') {
         await hosts.remove(positionals[0]!);
+        await record('host_removed', { name: positionals[0] });
         io.stdout.write(`removed ${positionals[0]} and its credentials\n`);
       } else if (action === 'trust') {
         const seen = await trustHostKey(hosts, positionals[0]!, positionals[1]!);
+        await record('host_trusted', { name: positionals[0], hostKeySha256: seen });
         io.stdout.write(`pinned ${seen} for ${positionals[0]}\n`);
       } else {
         const seen = await probeHostKey(values.address!, port);
@@ -107,12 +119,21 @@ trust   pins the fingerprint after checking that the server presents exactly tha
           auth: secret!,
           ...(values.fingerprint ? { hostKeySha256: seen } : {}),
         });
+        await record('host_added', {
+          name: host.name,
+          address: host.address,
+          port: host.port,
+          username: host.username,
+          authKind: secret!.kind,
+          ...(host.hostKeySha256 ? { hostKeySha256: host.hostKeySha256 } : {}),
+        });
         io.stdout.write(`added ${host.name} (${host.username}@${host.address}:${host.port})\nhost key fingerprint: ${seen}\n`);
         if (!host.hostKeySha256)
           io.stdout.write(`not pinned yet: verify it out of band, then run: opsgate hosts trust ${host.name} ${seen}\n`);
       }
       return 0;
     } finally {
+      await audit.close();
       await store.close();
     }
   },

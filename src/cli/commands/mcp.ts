@@ -5,14 +5,17 @@ import { UserRepository } from '../../core/identity/users.ts';
 import { LOOPBACK_HOSTNAMES, startMcpHttpHost } from '../../mcp/http-host.ts';
 import { createAgentMcpServer } from '../../mcp/index.ts';
 import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
+import { resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
 
-const usage = `Usage: opsgate mcp --agent NAME --user NAME [--approval-wait SECONDS]
+const usage = `Usage: opsgate mcp --agent NAME [--user NAME] [--approval-wait SECONDS]
        opsgate mcp --agent NAME --http PORT [--host 127.0.0.1] [--allowed-hosts a,b] [--approval-wait SECONDS]
 
 Serves one agent's guarded tools to an MCP client over stdio (e.g. a desktop assistant's
-"command": "opsgate", "args": ["mcp", "--agent", "access", "--user", "john_doe"]) or over
+"command": "opsgate", "args": ["mcp", "--agent", "access"], "env": {"OPSGATE_TOKEN": "ogt_…"}:
+the token's owner is the requester; without a token, --user NAME acts in local mode, which the
+audit names as asserted and which cannot approve another person's call) or over
 Streamable HTTP at http://HOST:PORT/mcp. Over HTTP every client sends an opsgate API token
 ("Authorization: Bearer …", from "opsgate users token NAME"): the person behind the token is the
 requester of every call, and only Host names in --allowed-hosts (default loopback) are served.
@@ -38,8 +41,10 @@ export const mcpCommand: CliCommand = {
     if (!values.agent) throw new UsageError('--agent NAME is required');
     if (values.http !== undefined && values.user)
       throw new UsageError('--user does not go with --http: over HTTP the API token says who calls');
-    if (values.http === undefined && !values.user)
-      throw new UsageError('--user NAME is required: MCP calls act for an existing opsgate user');
+    if (values.http === undefined && !values.user && !io.env.OPSGATE_TOKEN)
+      throw new UsageError(
+        'set OPSGATE_TOKEN to an API token (or name --user NAME in local mode): MCP calls act for an existing opsgate user',
+      );
     const approvalWaitMs = parseIntegerOption('approval-wait', values['approval-wait'], 600, 1, 86_400) * 1000;
     const opsgate = await openOpsgate({ env: io.env, agentNames: [values.agent] });
     try {
@@ -50,7 +55,7 @@ export const mcpCommand: CliCommand = {
         const oidc = oidcConfigFromEnv(io.env);
         const host = await startMcpHttpHost(
           {
-            authenticate: (token) => users.authenticateToken(token),
+            authenticate: async (token) => (await users.authenticateToken(token))?.identity,
             principalKey: (identity) => String(identity.userId),
             build: (identity) =>
               createAgentMcpServer({
@@ -72,12 +77,12 @@ export const mcpCommand: CliCommand = {
         await host.close();
         return 0;
       }
-      const user = await users.findByName(values.user!);
-      if (!user) throw new UsageError(`no user named "${values.user}"; create one with "opsgate users add ${values.user}"`);
+      // With OPSGATE_TOKEN the token's owner; otherwise local mode, asserted and named as such in the audit.
+      const { identity, mode } = await resolveCliIdentity(io, users, values.user);
       const server = await createAgentMcpServer({
         runtime: opsgate.runtime,
         agent: values.agent,
-        identity: { userId: user.id, username: user.username, roles: user.roles, channel: 'mcp' },
+        identity: throughChannel(identity, 'mcp'),
         approvalWaitMs,
       });
       const transport = new StdioServerTransport();
@@ -85,7 +90,9 @@ export const mcpCommand: CliCommand = {
         transport.onclose = () => resolve();
       });
       await server.connect(transport);
-      io.stderr.write(`opsgate mcp: serving the ${values.agent} agent for ${user.username} over stdio\n`);
+      io.stderr.write(
+        `opsgate mcp: serving the ${values.agent} agent for ${identity.username} over stdio${mode === 'local' ? ' (local mode: no OPSGATE_TOKEN)' : ''}\n`,
+      );
       process.stdin.once('end', () => void server.close());
       await closed;
       return 0;

@@ -14,6 +14,7 @@ import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
 import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
 import { registerGatewayRoutes } from '../../server/routes/gateway-routes.ts';
+import { securityOptionsFromEnv } from '../../server/security-config.ts';
 import { webhookOptionsFromEnv } from '../../server/webhooks/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
@@ -89,6 +90,8 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
     const users = new UserRepository(opsgate.store);
     const seeded = await seedDemoLogins(users, opsgate.dataDir, options.env);
     const audit = new AuditLog(opsgate.store);
+    // A lost or swapped audit key stops the start with what to do, rather than a sealer that cannot seal.
+    await audit.assertKey();
     const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
       ? createHostDirectory(opsgate.store, createStoreSecretStore(opsgate.store))
       : undefined;
@@ -97,6 +100,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       store: opsgate.store,
       users,
       cookieKey: loadCookieKey(opsgate.dataDir, options.env),
+      ...securityOptionsFromEnv(options.env),
       auditVerify: () => audit.verify(),
       logger,
       metrics: {
@@ -180,10 +184,14 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 <data-dir>/demo-logins.txt (mode 0600). bin/opsgate serve and npm start build the UI first when it is missing or stale.
 
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
+OPSGATE_AUDIT_KEY (base64 or hex, ≥ 32 bytes; default <data-dir>/audit.key; the same on every replica),
+OPSGATE_AUDIT_CHECKPOINT_FILE (signed audit checkpoints; default <data-dir>/audit-checkpoints.jsonl),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
 default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
 OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README),
-OPSGATE_GATEWAY_CONFIG (the MCP gateway's upstreams, served at /mcp; see docs/gateway.md).`,
+OPSGATE_PUBLIC_URL (https://… makes cookies Secure), OPSGATE_TRUST_PROXY, OPSGATE_SESSION_QUOTA,
+OPSGATE_SECRETS_KEY (see README), OPSGATE_GATEWAY_CONFIG (the MCP gateway's upstreams, served at
+/mcp; see docs/gateway.md).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {
     const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } });
     const port = parseIntegerOption('port', values.port, 8080, 0, 65535);

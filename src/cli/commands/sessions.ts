@@ -1,5 +1,7 @@
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { UserRepository } from '../../core/identity/users.ts';
+import { terminalSafeLine } from '../../core/text/index.ts';
+import { resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
@@ -24,13 +26,11 @@ export const sessionsCommand: CliCommand = {
     if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError('expected "opsgate sessions list"');
     const opsgate = await openOpsgate({ env: io.env });
     try {
-      const username = values.user ?? io.env.OPSGATE_USER ?? io.env.USER ?? 'operator';
-      const user = await new UserRepository(opsgate.store).findByName(username);
-      if (!user) throw new UsageError(`no user named "${username}"; create one with "opsgate users add ${username}"`);
-      const sessions = await opsgate.runtime.listSessions(
-        { userId: user.id, username: user.username, roles: user.roles },
-        { all: values.all ?? false, ...(values.agent ? { agent: values.agent } : {}) },
-      );
+      const { identity } = await resolveCliIdentity(io, new UserRepository(opsgate.store), values.user);
+      const sessions = await opsgate.runtime.listSessions(identity, {
+        all: values.all ?? false,
+        ...(values.agent ? { agent: values.agent } : {}),
+      });
       if (values.json) {
         io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
         return 0;
@@ -44,7 +44,7 @@ export const sessionsCommand: CliCommand = {
       );
       for (const s of sessions) {
         io.stdout.write(
-          `${s.id.padEnd(36)}  ${s.agent.padEnd(12)} ${s.username.padEnd(12)} ${s.status.padEnd(8)} ${s.phase.padEnd(18)} ${String(s.steps).padStart(5)}  ${s.title}\n`,
+          `${s.id.padEnd(36)}  ${s.agent.padEnd(12)} ${s.username.padEnd(12)} ${s.status.padEnd(8)} ${s.phase.padEnd(18)} ${String(s.steps).padStart(5)}  ${terminalSafeLine(s.title)}\n`,
         );
       }
       return 0;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { openStore } from '../../core/store/index.ts';
 import { main } from '../main.ts';
@@ -38,8 +39,39 @@ describe('opsgate users', () => {
     const store = await openStore({ dataDir: dir, databaseUrl: '' });
     const users = new UserRepository(store);
     expect(await users.verifyLogin('carol', 'long-password-1')).toMatchObject({ roles: ['approver'] });
-    expect(await users.authenticateToken(token.out.trim())).toMatchObject({ username: 'carol' });
+    expect((await users.authenticateToken(token.out.trim()))?.identity).toMatchObject({ username: 'carol' });
     await store.close();
+  });
+
+  it('issues tokens with expiry and scope, lists them with their issuer, changes passwords, roles and disables, all on the record', async () => {
+    await run(['users', 'add', 'erin', '--role', 'approver', '--password-stdin'], env, 'long-password-1\n');
+    const token = await run(['users', 'token', 'erin', '--expires', '30d', '--scope', 'use,approve'], env);
+    expect(token.code).toBe(0);
+    expect(token.err).toMatch(/scope use,approve, expires \d{4}-/);
+    const listed = await run(['users', 'tokens', 'erin'], env);
+    expect(listed.out).toMatch(/\tcli\tuse,approve\texpires \S+\tissued by local-admin\tnever used/);
+    expect((await run(['users', 'passwd', 'erin', '--password-stdin'], env, 'another-password\n')).out).toContain('API tokens stay valid');
+    expect((await run(['users', 'role', 'erin', '--role', 'user'], env)).out).toContain('erin now has user');
+    expect((await run(['users', 'disable', 'erin'], env)).code).toBe(0);
+    expect((await run(['users', 'list'], env)).out).toMatch(/^erin\tuser\tpassword\t\S+\tdisabled$/m);
+    const store = await openStore({ dataDir: dir, databaseUrl: '' });
+    try {
+      const users = new UserRepository(store);
+      expect(await users.authenticateToken(token.out.trim())).toBeUndefined();
+      const events = await new AuditLog(store).list();
+      expect(events.map((e) => [e.type, e.actor, e.payload.by])).toEqual([
+        ['user_created', 'system', 'local-admin'],
+        ['token_issued', 'system', 'local-admin'],
+        ['user_password_changed', 'system', 'local-admin'],
+        ['user_roles_changed', 'system', 'local-admin'],
+        ['user_disabled', 'system', 'local-admin'],
+      ]);
+      expect(String(events[0]!.payload.via)).toMatch(/^cli/);
+      expect(JSON.stringify(events)).not.toContain(token.out.trim());
+      expect(JSON.stringify(events)).not.toContain('long-password-1');
+    } finally {
+      await store.close();
+    }
   });
 
   it('answers bad arguments with one line and exit code 2', async () => {
@@ -49,6 +81,11 @@ describe('opsgate users', () => {
       ['users', 'add', 'x', '--role', 'root'],
       ['users', 'list', 'x'],
       ['users', 'token', 'x', '--role', 'admin'],
+      ['users', 'token', 'x', '--expires', '2y'],
+      ['users', 'token', 'x', '--expires', 'soon'],
+      ['users', 'token', 'x', '--scope', 'root'],
+      ['users', 'passwd', 'x'],
+      ['users', 'role', 'x'],
     ]) {
       const result = await run(args, env);
       expect(result.code).toBe(2);

@@ -2,12 +2,23 @@ import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { runInTransaction, type Store, type UnitOfWork } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
+import { AuditErrors } from './audit-errors.ts';
+import { type AuditKey, loadAuditKey } from './audit-key.ts';
 import { canonicalJson } from './canonical-json.ts';
-import { AUDIT_EVENT_TYPES, type AuditEventType } from './event-types.ts';
+import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
+import {
+  type AuditCheckpoint,
+  appendCheckpointFile,
+  insertCheckpoint,
+  lastStoredCheckpoint,
+  signCheckpoint,
+  storeLabel,
+} from './checkpoints.ts';
+import type { AuditEventType } from './event-types.ts';
+import { journalMac, journalMacProblem } from './journal-mac.ts';
+import { type AuditVerification, verifyAudit } from './verify-audit.ts';
 
-/** Version of the hashed form of an event; changing the hash input needs a new version. */
-export const AUDIT_HASH_VERSION = 'opsgate-audit-v1';
-const GENESIS_HASH = '0'.repeat(64);
+export { AUDIT_HASH_VERSION, hashAuditEvent } from './chain-hash.ts';
 
 export interface AuditEventInput {
   readonly sessionId?: string | null;
@@ -36,39 +47,37 @@ export interface AuditFilter {
   readonly limit?: number;
 }
 
-export interface AuditVerification {
-  readonly ok: boolean;
-  readonly checked: number;
-  /** Sequence number of the first event whose hash or link does not verify. */
-  readonly firstBrokenSeq?: number;
-  readonly reason?: string;
-}
-
-export function hashAuditEvent(
-  prevHash: string,
-  event: { seq: number; sessionId: string | null; type: string; actor: string; payload: string; createdAt: string },
-): string {
-  const input = canonicalJson([
-    AUDIT_HASH_VERSION,
-    event.seq,
-    event.sessionId,
-    event.type,
-    event.actor,
-    event.payload,
-    event.createdAt,
-    prevHash,
-  ]);
-  return createHash('sha256').update(input).digest('hex');
-}
+export type { AuditVerification } from './verify-audit.ts';
 
 type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 
 /** How long a journaled event may wait before the background sealer chains it. Default 25 ms. */
 const DEFAULT_SEAL_DELAY_MS = 25;
+/** A failing background sealer retries at most this rarely (it backs off from the seal delay). */
+const MAX_SEAL_RETRY_MS = 5_000;
 /** Events sealed per transaction. */
 const SEAL_BATCH = 1000;
 /** The PostgreSQL advisory lock that lets one sealer at a time extend the chain across replicas. */
 const SEALER_LOCK_KEY = 0x6f707367;
+/** A checkpoint is signed at most this often while events arrive… */
+const DEFAULT_CHECKPOINT_EVERY_MS = 10_000;
+/** …or once this many events were sealed since the last one. */
+const DEFAULT_CHECKPOINT_EVERY_EVENTS = 1000;
+
+export interface AuditLogOptions {
+  readonly sealDelayMs?: number;
+  readonly checkpointEveryMs?: number;
+  readonly checkpointEveryEvents?: number;
+  /** The audit key; default: the store's (`OPSGATE_AUDIT_KEY`, else `<dataDir>/audit.key`, created on first use). */
+  readonly key?: AuditKey;
+}
+
+/** What the sealer knows of the last checkpoint: where it was, when, and where MACs begin. */
+interface Anchor {
+  readonly seq: number;
+  readonly atMs: number;
+  readonly macsFrom: number;
+}
 
 /**
  * Append-only, hash-chained audit events. Each event's hash covers its content and the previous
@@ -79,25 +88,64 @@ const SEALER_LOCK_KEY = 0x6f707367;
  * sealer at a time (a transaction holding a PostgreSQL advisory lock; SQLite has one writer)
  * then moves journaled events into the chain in batches, assigning sequence numbers and hashes.
  * Readers (`list`, `verify`, export) seal first, so they see every committed event.
+ *
+ * Anchors (see docs/audit-integrity.md): each journal row carries a MAC made in memory with the
+ * audit key, which lives outside the store; the sealer seals a row whose MAC fails as an
+ * `audit_journal_forgery` event instead. After sealing, the sealer signs checkpoints of the chain
+ * head into `audit_checkpoints` and appends them to a file outside the store, so truncation, a
+ * wipe or a re-hashed chain no longer match what was signed.
  */
 export class AuditLog {
   readonly #store: Store;
   readonly #now: () => Date;
   readonly #sealDelayMs: number;
+  readonly #checkpointEveryMs: number;
+  readonly #checkpointEveryEvents: number;
+  #key: AuditKey | undefined;
+  #anchor: Anchor | undefined;
   #sealTimer: NodeJS.Timeout | undefined;
+  #sealFailures = 0;
   #sealing: Promise<number> | undefined;
   #sealAgain = false;
   #onAppend: ((ms: number) => void) | undefined;
 
-  constructor(store: Store, now: () => Date = () => new Date(), options: { sealDelayMs?: number } = {}) {
+  constructor(store: Store, now: () => Date = () => new Date(), options: AuditLogOptions = {}) {
     this.#store = store;
     this.#now = now;
     this.#sealDelayMs = options.sealDelayMs ?? DEFAULT_SEAL_DELAY_MS;
+    this.#checkpointEveryMs = options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS;
+    this.#checkpointEveryEvents = options.checkpointEveryEvents ?? DEFAULT_CHECKPOINT_EVERY_EVENTS;
+    this.#key = options.key;
   }
 
   /** Observes the time from journaling an event to its sealing (metrics). */
   observeAppends(onAppend: ((ms: number) => void) | undefined): void {
     this.#onAppend = onAppend;
+  }
+
+  /** The key this log writes with (loaded, or created 0600, on first use). */
+  #writingKey(): AuditKey {
+    this.#key ??= loadAuditKey(this.#store.auditAnchors, { create: true });
+    return this.#key!;
+  }
+
+  /**
+   * Fails with a message saying what to do when the audit key cannot be used: unreadable, or not
+   * the key that signed this store's checkpoints. `opsgate serve` calls it at start.
+   */
+  async assertKey(): Promise<void> {
+    const key = this.#writingKey();
+    const last = await lastStoredCheckpoint(this.#store.db);
+    if (last && last.keyId !== key.id) throw this.#mismatch(key, last.keyId);
+  }
+
+  #mismatch(key: AuditKey, expectedKeyId: string) {
+    return AuditErrors.AUDIT_KEY_MISMATCH({
+      keyId: key.id,
+      origin: key.origin,
+      expectedKeyId,
+      file: this.#store.auditAnchors?.keyFile ?? '<data dir>/audit.key',
+    });
   }
 
   /**
@@ -122,24 +170,33 @@ export class AuditLog {
   }
 
   #journalRow(event: AuditEventInput) {
-    return {
+    const content = {
       session_id: event.sessionId ?? null,
       type: event.type,
       actor: event.actor,
       payload: canonicalJson(event.payload),
       created_at: this.#now().toISOString(),
     };
+    // Computed in memory: authenticating the journal costs no extra round trip.
+    return { ...content, mac: journalMac(this.#writingKey(), content) };
   }
 
   #scheduleSeal(): void {
     if (this.#sealTimer) return;
+    const delay = Math.min(this.#sealDelayMs * 2 ** this.#sealFailures, MAX_SEAL_RETRY_MS);
     this.#sealTimer = setTimeout(() => {
       this.#sealTimer = undefined;
-      void this.seal().catch(() => {
-        // The next append, reader or timer seals what is left; nothing is lost while it waits.
-        this.#scheduleSeal();
-      });
-    }, this.#sealDelayMs);
+      void this.seal().then(
+        () => {
+          this.#sealFailures = 0;
+        },
+        () => {
+          // The next append, reader or timer seals what is left; nothing is lost while it waits.
+          this.#sealFailures = Math.min(this.#sealFailures + 1, 16);
+          this.#scheduleSeal();
+        },
+      );
+    }, delay);
     this.#sealTimer.unref();
   }
 
@@ -167,32 +224,40 @@ export class AuditLog {
   }
 
   async #sealBatch(): Promise<number> {
-    return runInTransaction(this.#store, async (trx) => {
+    const key = this.#writingKey();
+    const outcome = await runInTransaction(this.#store, async (trx) => {
       if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
       const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
-      if (pending.length === 0) return 0;
+      if (pending.length === 0) return { count: 0 };
       let tail = await readTail(trx);
+      const anchor = this.#anchor ?? (await this.#loadAnchor(trx, key, tail.seq));
+      const seenMacs = new Set<string>();
       const sealed = pending.map((row) => {
+        const problem =
+          journalMacProblem(key, row) ?? (seenMacs.has(row.mac ?? '') ? 'it repeats another row of the same batch' : undefined);
+        if (row.mac) seenMacs.add(row.mac);
+        const content = problem ? this.#forgeryEvent(key, row, problem) : { ...row, mac: row.mac };
         const seq = tail.seq + 1;
         const prevHash = tail.hash;
         const hash = hashAuditEvent(prevHash, {
           seq,
-          sessionId: row.session_id,
-          type: row.type,
-          actor: row.actor,
-          payload: row.payload,
-          createdAt: row.created_at,
+          sessionId: content.session_id,
+          type: content.type,
+          actor: content.actor,
+          payload: content.payload,
+          createdAt: content.created_at,
         });
         tail = { seq, hash };
         return {
           seq,
-          session_id: row.session_id,
-          type: row.type,
-          actor: row.actor,
-          payload: row.payload,
+          session_id: content.session_id,
+          type: content.type,
+          actor: content.actor,
+          payload: content.payload,
           prev_hash: prevHash,
           hash,
-          created_at: row.created_at,
+          created_at: content.created_at,
+          mac: content.mac,
         };
       });
       for (let i = 0; i < sealed.length; i += 200)
@@ -209,19 +274,89 @@ export class AuditLog {
           pending.map((row) => row.id),
         )
         .execute();
-      if (this.#onAppend) {
-        const sealedAt = Date.now();
-        for (const row of pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
-      }
-      return pending.length;
+      const checkpoint = this.#checkpointDue(anchor, tail.seq) ? await this.#signHead(trx, key, anchor, tail) : undefined;
+      return { count: pending.length, pending, anchor: checkpoint ? toAnchor(checkpoint) : anchor, checkpoint };
     });
+    if (outcome.anchor) this.#anchor = outcome.anchor;
+    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    if (this.#onAppend && outcome.pending) {
+      const sealedAt = Date.now();
+      for (const row of outcome.pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
+    }
+    return outcome.count;
   }
 
-  /** Stops the background sealer after sealing what is journaled. */
+  /** A row that does not verify is sealed as a record of the forgery, never as what it claims. */
+  #forgeryEvent(key: AuditKey, row: Selectable<CoreDatabase['audit_pending']>, problem: string) {
+    const content = {
+      session_id: row.session_id,
+      type: 'audit_journal_forgery',
+      actor: 'system',
+      payload: canonicalJson({
+        journalId: Number(row.id),
+        reason: `journal row ${Number(row.id)}: ${problem}; it was not written by opsgate with this store's audit key`,
+        claimed: { type: row.type, actor: row.actor, createdAt: row.created_at },
+        payloadSha256: createHash('sha256').update(row.payload).digest('hex'),
+      }),
+      created_at: this.#now().toISOString(),
+    };
+    return { ...content, mac: journalMac(key, content) };
+  }
+
+  /** The last checkpoint, read once per log; a store signed with another key stops the sealer. */
+  async #loadAnchor(db: Db, key: AuditKey, tailSeq: number): Promise<Anchor> {
+    const last = await lastStoredCheckpoint(db);
+    if (last) {
+      if (last.keyId !== key.id) throw this.#mismatch(key, last.keyId);
+      return toAnchor(last);
+    }
+    const firstMac = await db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.min('seq').as('seq'))
+      .where('mac', 'is not', null)
+      .executeTakeFirst();
+    return { seq: 0, atMs: Number.NEGATIVE_INFINITY, macsFrom: firstMac?.seq == null ? tailSeq + 1 : Number(firstMac.seq) };
+  }
+
+  #checkpointDue(anchor: Anchor, headSeq: number): boolean {
+    if (headSeq <= anchor.seq) return false;
+    return headSeq - anchor.seq >= this.#checkpointEveryEvents || this.#now().getTime() - anchor.atMs >= this.#checkpointEveryMs;
+  }
+
+  async #signHead(db: Db, key: AuditKey, anchor: Anchor, head: { seq: number; hash: string }): Promise<AuditCheckpoint> {
+    const checkpoint = signCheckpoint(key, { seq: head.seq, hash: head.hash, at: this.#now().toISOString(), macsFrom: anchor.macsFrom });
+    await insertCheckpoint(db, checkpoint);
+    return checkpoint;
+  }
+
+  /** Copies a committed checkpoint outside the store: the append-only file. */
+  #publish(checkpoint: AuditCheckpoint): void {
+    const file = this.#store.auditAnchors?.checkpointFile;
+    if (file) appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+  }
+
+  /** Signs a checkpoint of the sealed head now if it moved since the last one (on close, in tests). */
+  async checkpoint(): Promise<AuditCheckpoint | undefined> {
+    await this.seal();
+    const key = this.#writingKey();
+    const outcome = await runInTransaction(this.#store, async (trx) => {
+      if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+      const tail = await readTail(trx);
+      const anchor = await this.#loadAnchor(trx, key, tail.seq);
+      if (tail.seq <= anchor.seq) return { anchor };
+      const checkpoint = await this.#signHead(trx, key, anchor, tail);
+      return { anchor: toAnchor(checkpoint), checkpoint };
+    });
+    this.#anchor = outcome.anchor;
+    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    return outcome.checkpoint;
+  }
+
+  /** Stops the background sealer after sealing what is journaled and anchoring the head. */
   async close(): Promise<void> {
     if (this.#sealTimer) clearTimeout(this.#sealTimer);
     this.#sealTimer = undefined;
-    await this.seal();
+    await this.checkpoint();
   }
 
   async list(filter: AuditFilter = {}): Promise<AuditEvent[]> {
@@ -240,47 +375,14 @@ export class AuditLog {
     return rows.map(toEvent);
   }
 
-  /** Walks the whole chain in order and names the first event that does not verify. */
+  /**
+   * Walks the whole chain in order and names the first thing that does not verify: an event
+   * changed, missing or forged, a chain shorter than or different from a signed checkpoint, or a
+   * tool call whose audit events are missing.
+   */
   async verify(): Promise<AuditVerification> {
-    await this.seal();
-    let prevHash = GENESIS_HASH;
-    let expectedSeq = 1;
-    let checked = 0;
-    let afterSeq = 0;
-    for (;;) {
-      const rows = await this.#store.db
-        .selectFrom('audit_events')
-        .selectAll()
-        .where('seq', '>', afterSeq)
-        .orderBy('seq', 'asc')
-        .limit(2000)
-        .execute();
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        if (row.seq !== expectedSeq)
-          return { ok: false, checked, firstBrokenSeq: expectedSeq, reason: `event ${expectedSeq} is missing (next stored is ${row.seq})` };
-        if (row.prev_hash !== prevHash)
-          return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} does not link to the previous event's hash` };
-        const recomputed = hashAuditEvent(prevHash, {
-          seq: row.seq,
-          sessionId: row.session_id,
-          type: row.type,
-          actor: row.actor,
-          payload: row.payload,
-          createdAt: row.created_at,
-        });
-        if (recomputed !== row.hash)
-          return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} was changed after it was written` };
-        if (!AUDIT_EVENT_TYPES.has(row.type) && !/^[a-z][a-z0-9_.]*$/.test(row.type)) {
-          return { ok: false, checked, firstBrokenSeq: row.seq, reason: `event ${row.seq} has an invalid type` };
-        }
-        prevHash = row.hash;
-        expectedSeq += 1;
-        checked += 1;
-        afterSeq = row.seq;
-      }
-    }
-    return { ok: true, checked };
+    const key = this.#key ?? loadAuditKey(this.#store.auditAnchors, { create: false });
+    return verifyAudit(this.#store, key, () => this.seal());
   }
 
   /** Every event as JSON Lines, oldest first. */
@@ -295,9 +397,13 @@ export class AuditLog {
   }
 }
 
-async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
+function toAnchor(checkpoint: AuditCheckpoint): Anchor {
+  return { seq: checkpoint.seq, atMs: Date.parse(checkpoint.at), macsFrom: checkpoint.macsFrom };
+}
+
+export async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
   const last = await db.selectFrom('audit_events').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-  return last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
+  return last ? { seq: Number(last.seq), hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
 }
 
 function toEvent(row: Selectable<AuditEventsTable>): AuditEvent {

@@ -23,6 +23,8 @@ export const CORE_AUDIT_EVENT_TYPES = [
   'warning',
   'feedback',
   'step_limit_reached',
+  /** A journal row whose MAC did not verify: written by something other than opsgate; sealed as this instead. */
+  'audit_journal_forgery',
 ] as const;
 
 export type AuditEventType = (typeof CORE_AUDIT_EVENT_TYPES)[number];

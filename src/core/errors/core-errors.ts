@@ -52,6 +52,11 @@ export const CoreErrors = defineErrorCodes({
     message:
       'This {tool} call is already {status}, so it cannot run again. Reload to see its outcome; ask the agent again if the work is still needed.',
   },
+  CALL_OUTCOME_UNKNOWN: {
+    status: 500,
+    message:
+      '{tool} may have run, but its result could not be recorded ({detail}). It will not be run again: check the system it acts on before asking for it again.',
+  },
   UNKNOWN_AGENT: { status: 404, message: 'There is no agent named {agent}. Available agents: {available}.' },
   UNSUPPORTED_VERSION: {
     status: 500,

@@ -56,7 +56,12 @@ describe.each(testStoreFactories())('UserRepository on $dialect', (factory) => {
     const stored = await handle.store.db.selectFrom('api_tokens').selectAll().executeTakeFirstOrThrow();
     expect(stored.token_hash).not.toContain(issued.token);
     expect(stored.token_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await users.authenticateToken(issued.token)).toEqual({ userId: jane.id, username: 'jane_smith', roles: ['user'] });
+    expect((await users.authenticateToken(issued.token))?.identity).toEqual({
+      userId: jane.id,
+      username: 'jane_smith',
+      roles: ['user'],
+      channel: 'rest',
+    });
     const altered = `${issued.token.slice(0, -1)}${issued.token.endsWith('A') ? 'B' : 'A'}`;
     expect(await users.authenticateToken(altered)).toBeUndefined();
     expect(await users.authenticateToken('not-a-token')).toBeUndefined();

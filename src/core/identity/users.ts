@@ -1,9 +1,11 @@
 import { createHash, randomBytes, type ScryptOptions, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../agent/define-agent.ts';
+import { AuditLog } from '../audit/index.ts';
 import { defineErrorCodes } from '../errors/index.ts';
-import type { Store, UsersTable } from '../store/index.ts';
+import { runInTransaction, type Store, type UsersTable, type WriteTransaction } from '../store/index.ts';
 import { type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER } from './identity.ts';
+import type { ChangedBy, IdentityAuditEventType } from './identity-audit.ts';
 
 /** Roles a person can hold. `approver` may decide others' sessions; `admin` may do everything. */
 export const USER_ROLES = [ROLE_USER, ROLE_APPROVER, ROLE_ADMIN] as const;
@@ -16,8 +18,26 @@ export const UserErrors = defineErrorCodes({
   },
   USER_NOT_FOUND: { status: 404, message: 'There is no user named {username}. List users with "opsgate users list".' },
   USER_INVALID: { status: 400, message: 'The user is invalid: {detail}' },
+  USER_DISABLED: {
+    status: 403,
+    message: 'The account {username} is disabled. Ask an administrator to enable it ("opsgate users enable {username}").',
+  },
   TOKEN_NOT_FOUND: { status: 404, message: 'Token {tokenId} does not exist or is not yours. List your tokens and pick one of them.' },
+  TOKEN_INVALID: { status: 400, message: 'The token request is invalid: {detail}' },
+  TOKEN_EXPIRED: {
+    status: 401,
+    message: 'This API token expired at {expiresAt}. Issue a new one (POST /api/tokens or "opsgate users token NAME") and use it instead.',
+  },
+  PASSWORD_MISMATCH: { status: 403, message: 'The current password is wrong. Enter your current password to change it.' },
 });
+
+/** What a token may be used for. `admin` includes `approve`. */
+export const TOKEN_SCOPES = ['use', 'approve', 'admin'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** Default lifetime of a token: 90 days; the longest allowed: one year. */
+export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
+export const MAX_TOKEN_TTL_MS = 365 * 86_400_000;
 
 export interface UserRecord {
   readonly id: number;
@@ -25,6 +45,9 @@ export interface UserRecord {
   readonly roles: readonly string[];
   readonly createdAt: string;
   readonly hasPassword: boolean;
+  readonly disabled: boolean;
+  /** Epoch ms: login cookies issued at or before it no longer count. */
+  readonly sessionsValidAfter?: number;
 }
 
 export interface ApiTokenRecord {
@@ -33,11 +56,30 @@ export interface ApiTokenRecord {
   readonly name: string;
   readonly createdAt: string;
   readonly lastUsedAt?: string;
+  readonly expiresAt?: string;
+  readonly scopes: readonly TokenScope[];
+  /** Who issued it; differs from the holder when an admin (or the CLI) minted it for them. */
+  readonly issuedBy?: string;
 }
 
 /** A freshly issued token: `token` is shown once and stored only as its sha256. */
 export interface IssuedToken extends ApiTokenRecord {
   readonly token: string;
+}
+
+export interface TokenOptions {
+  /** Default: every scope the holder's roles allow when self-issued, `use` when issued for someone else. */
+  readonly scopes?: readonly string[];
+  /** Default 90 days, at most one year. */
+  readonly expiresInMs?: number;
+  /** Who issues it; absent means the holder. */
+  readonly by?: ChangedBy;
+}
+
+/** The identity behind a bearer token, with what the token may do. */
+export interface TokenIdentity {
+  readonly identity: Identity;
+  readonly scopes: ReadonlySet<TokenScope>;
 }
 
 /** scrypt cost parameters. N=2^15, r=8, p=1: about 30 ms per hash, 32 MiB of memory. */
@@ -85,6 +127,8 @@ function toUserRecord(row: Selectable<UsersTable>): UserRecord {
     roles: parseRoles(row.roles),
     createdAt: row.created_at,
     hasPassword: row.password_hash !== null,
+    disabled: row.disabled_at !== null,
+    ...(row.sessions_valid_after !== null ? { sessionsValidAfter: Number(row.sessions_valid_after) } : {}),
   };
 }
 
@@ -93,27 +137,74 @@ function parseRoles(json: string): string[] {
   return Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string') : [];
 }
 
+function parseScopes(text: string): TokenScope[] {
+  return TOKEN_SCOPES.filter((scope) => text.split(',').includes(scope));
+}
+
+/** The scopes a person's roles make meaningful: approvers may approve, admins administer. */
+function scopesAllowedBy(roles: readonly string[]): TokenScope[] {
+  if (roles.includes(ROLE_ADMIN)) return ['use', 'approve', 'admin'];
+  if (roles.includes(ROLE_APPROVER)) return ['use', 'approve'];
+  return ['use'];
+}
+
+/**
+ * The roles an identity built from a token keeps: a token without `approve` is no approver, one
+ * without `admin` no admin (an admin's `approve` token still approves, as an approver).
+ */
+export function rolesForScopes(roles: readonly string[], scopes: ReadonlySet<TokenScope>): string[] {
+  const kept = new Set<string>([ROLE_USER]);
+  if (scopes.has('admin') && roles.includes(ROLE_ADMIN)) kept.add(ROLE_ADMIN);
+  if (scopes.has('approve') && (roles.includes(ROLE_APPROVER) || roles.includes(ROLE_ADMIN))) kept.add(ROLE_APPROVER);
+  return [...kept];
+}
+
+function checkRoles(roles: readonly string[]): void {
+  const unknown = roles.filter((role) => !(USER_ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0 || roles.length === 0)
+    throw UserErrors.USER_INVALID({ detail: `unknown role ${unknown.join(', ') || '(none)'}; roles are ${USER_ROLES.join(', ')}` });
+}
+
 /** A hash of a random password, verified against when the user does not exist so that timing does not tell. */
 let decoyHash: Promise<string> | undefined;
 
-/** People and their API tokens, over the core `users` and `api_tokens` tables (SQLite or PostgreSQL). */
+/**
+ * People and their API tokens, over the core `users` and `api_tokens` tables (SQLite or PostgreSQL).
+ * A change made on someone's behalf (`by`) is audited in the same transaction as the change.
+ */
 export class UserRepository {
   readonly #store: Store;
   readonly #clock: Clock;
+  readonly #audit: AuditLog;
 
   constructor(store: Store, clock: Clock = { now: () => new Date() }) {
     this.#store = store;
     this.#clock = clock;
+    this.#audit = new AuditLog(store, () => clock.now());
   }
 
-  async create(input: { username: string; password?: string; roles?: readonly string[] }): Promise<UserRecord> {
+  /** Runs a change and, when someone made it, its audit event in one transaction. */
+  async #change<T>(
+    by: ChangedBy | undefined,
+    type: IdentityAuditEventType,
+    work: (trx: WriteTransaction) => Promise<{ result: T; payload: Record<string, unknown> }>,
+  ): Promise<T> {
+    return runInTransaction(this.#store, async (trx) => {
+      const { result, payload } = await work(trx);
+      if (by) {
+        const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
+        await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
+      }
+      return result;
+    });
+  }
+
+  async create(input: { username: string; password?: string; roles?: readonly string[] }, by?: ChangedBy): Promise<UserRecord> {
     const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : [ROLE_USER];
     if (!USERNAME.test(input.username)) {
       throw UserErrors.USER_INVALID({ detail: `"${input.username}" is not a valid name; use 1-64 letters, digits, "_", "." or "-"` });
     }
-    const unknown = roles.filter((role) => !(USER_ROLES as readonly string[]).includes(role));
-    if (unknown.length > 0)
-      throw UserErrors.USER_INVALID({ detail: `unknown role ${unknown.join(', ')}; roles are ${USER_ROLES.join(', ')}` });
+    checkRoles(roles);
     if (input.password !== undefined && input.password.length < 8) {
       throw UserErrors.USER_INVALID({ detail: 'the password must have at least 8 characters' });
     }
@@ -121,39 +212,88 @@ export class UserRepository {
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const createdAt = this.#clock.now().toISOString();
     try {
-      const row = await this.#store.db
-        .insertInto('users')
-        .values({ username: input.username, password_hash: passwordHash, roles: JSON.stringify(roles), created_at: createdAt })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return { id: row.id, username: input.username, roles, createdAt, hasPassword: passwordHash !== null };
+      return await this.#change(by, 'user_created', async (trx) => {
+        const row = await trx
+          .insertInto('users')
+          .values({ username: input.username, password_hash: passwordHash, roles: JSON.stringify(roles), created_at: createdAt })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const user: UserRecord = {
+          id: row.id,
+          username: input.username,
+          roles,
+          createdAt,
+          hasPassword: passwordHash !== null,
+          disabled: false,
+        };
+        return { result: user, payload: { username: user.username, roles, hasPassword: user.hasPassword } };
+      });
     } catch (error) {
       if (await this.findByName(input.username)) throw UserErrors.USER_EXISTS({ username: input.username }, { cause: error });
       throw error;
     }
   }
 
-  async setPassword(username: string, password: string): Promise<void> {
+  /**
+   * Sets a new password and ends every login session of the person (their API tokens stay: a
+   * password change is not a token compromise; revoke tokens separately). Returns the cut-off.
+   */
+  async setPassword(username: string, password: string, by?: ChangedBy): Promise<number> {
     if (password.length < 8) throw UserErrors.USER_INVALID({ detail: 'the password must have at least 8 characters' });
     const user = await this.requireByName(username);
-    await this.#store.db
-      .updateTable('users')
-      .set({ password_hash: await hashPassword(password) })
-      .where('id', '=', user.id)
-      .execute();
+    const hash = await hashPassword(password);
+    const validAfter = this.#clock.now().getTime();
+    return this.#change(by, 'user_password_changed', async (trx) => {
+      await trx.updateTable('users').set({ password_hash: hash, sessions_valid_after: validAfter }).where('id', '=', user.id).execute();
+      return { result: validAfter, payload: { username, sessionsEnded: true, tokensKept: true } };
+    });
   }
 
-  async setRoles(username: string, roles: readonly string[]): Promise<UserRecord> {
-    const unknown = roles.filter((role) => !(USER_ROLES as readonly string[]).includes(role));
-    if (unknown.length > 0 || roles.length === 0)
-      throw UserErrors.USER_INVALID({ detail: `roles must be some of ${USER_ROLES.join(', ')}` });
+  async setRoles(username: string, roles: readonly string[], by?: ChangedBy): Promise<UserRecord> {
+    checkRoles(roles);
     const user = await this.requireByName(username);
-    await this.#store.db
-      .updateTable('users')
-      .set({ roles: JSON.stringify([...new Set(roles)]) })
-      .where('id', '=', user.id)
-      .execute();
-    return { ...user, roles: [...new Set(roles)] };
+    const next = [...new Set(roles)];
+    return this.#change(by, 'user_roles_changed', async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ roles: JSON.stringify(next) })
+        .where('id', '=', user.id)
+        .execute();
+      return { result: { ...user, roles: next }, payload: { username, from: user.roles, to: next } };
+    });
+  }
+
+  /** Disables a person: no sign-in, every login session ended, every API token revoked. */
+  async disable(username: string, by?: ChangedBy): Promise<UserRecord> {
+    const user = await this.requireByName(username);
+    const now = this.#clock.now();
+    return this.#change(by, 'user_disabled', async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ disabled_at: now.toISOString(), sessions_valid_after: now.getTime() })
+        .where('id', '=', user.id)
+        .execute();
+      const revoked = await trx.deleteFrom('api_tokens').where('user_id', '=', user.id).executeTakeFirst();
+      return {
+        result: { ...user, disabled: true, sessionsValidAfter: now.getTime() },
+        payload: { username, sessionsEnded: true, tokensRevoked: Number(revoked.numDeletedRows) },
+      };
+    });
+  }
+
+  async enable(username: string, by?: ChangedBy): Promise<UserRecord> {
+    const user = await this.requireByName(username);
+    return this.#change(by, 'user_enabled', async (trx) => {
+      await trx.updateTable('users').set({ disabled_at: null }).where('id', '=', user.id).execute();
+      return { result: { ...user, disabled: false }, payload: { username } };
+    });
+  }
+
+  /** Ends every login session of the person now (sign out everywhere). */
+  async endSessions(userId: number): Promise<number> {
+    const validAfter = this.#clock.now().getTime();
+    await this.#store.db.updateTable('users').set({ sessions_valid_after: validAfter }).where('id', '=', userId).execute();
+    return validAfter;
   }
 
   async findByName(username: string): Promise<UserRecord | undefined> {
@@ -177,7 +317,10 @@ export class UserRepository {
     return rows.map(toUserRecord);
   }
 
-  /** The identity for a username and password, or undefined. Takes as long for unknown users as for wrong passwords. */
+  /**
+   * The identity for a username and password, or undefined. Takes as long for unknown users as for
+   * wrong passwords. A disabled account with the right password gets USER_DISABLED.
+   */
   async verifyLogin(username: string, password: string): Promise<Identity | undefined> {
     const row = await this.#store.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
     if (!row || row.password_hash === null) {
@@ -186,20 +329,51 @@ export class UserRepository {
       return undefined;
     }
     if (!(await verifyPassword(password, row.password_hash))) return undefined;
+    if (row.disabled_at !== null) throw UserErrors.USER_DISABLED({ username });
     return { userId: row.id, username: row.username, roles: parseRoles(row.roles) };
   }
 
-  /** Issues an API token: 32 random bytes, shown once, stored as sha256. */
-  async createToken(username: string, name = 'default'): Promise<IssuedToken> {
+  /** Issues an API token: 32 random bytes, shown once, stored as sha256, with scopes and an expiry. */
+  async createToken(username: string, name = 'default', options: TokenOptions = {}): Promise<IssuedToken> {
     const user = await this.requireByName(username);
+    const issuer = options.by?.username ?? username;
+    const allowed = scopesAllowedBy(user.roles);
+    const requested = options.scopes ?? (issuer === username ? allowed : ['use']);
+    const unknown = requested.filter((scope) => !(TOKEN_SCOPES as readonly string[]).includes(scope));
+    if (unknown.length > 0 || requested.length === 0)
+      throw UserErrors.TOKEN_INVALID({ detail: `unknown scope ${unknown.join(', ') || '(none)'}; scopes are ${TOKEN_SCOPES.join(', ')}` });
+    // `admin` includes `approve`: an admin role approves whatever its token says.
+    const scopes = TOKEN_SCOPES.filter((scope) => requested.includes(scope) || (scope === 'approve' && requested.includes('admin')));
+    const beyond = scopes.filter((scope) => !allowed.includes(scope));
+    if (beyond.length > 0)
+      throw UserErrors.TOKEN_INVALID({
+        detail: `${username}'s roles (${user.roles.join(', ')}) give no use for the scope ${beyond.join(', ')}`,
+      });
+    const ttl = options.expiresInMs ?? DEFAULT_TOKEN_TTL_MS;
+    if (!Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_TOKEN_TTL_MS)
+      throw UserErrors.TOKEN_INVALID({ detail: 'the expiry must be more than zero and at most one year' });
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const createdAt = this.#clock.now().toISOString();
-    const row = await this.#store.db
-      .insertInto('api_tokens')
-      .values({ user_id: user.id, name, token_hash: sha256(token), created_at: createdAt, last_used_at: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { id: row.id, userId: user.id, name, createdAt, token };
+    const now = this.#clock.now();
+    const createdAt = now.toISOString();
+    const expiresAt = new Date(now.getTime() + ttl).toISOString();
+    return this.#change(options.by, 'token_issued', async (trx) => {
+      const row = await trx
+        .insertInto('api_tokens')
+        .values({
+          user_id: user.id,
+          name,
+          token_hash: sha256(token),
+          created_at: createdAt,
+          last_used_at: null,
+          expires_at: expiresAt,
+          scopes: scopes.join(','),
+          issued_by: issuer,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const issued: IssuedToken = { id: row.id, userId: user.id, name, createdAt, expiresAt, scopes, issuedBy: issuer, token };
+      return { result: issued, payload: { tokenId: row.id, holder: username, name, scopes, expiresAt } };
+    });
   }
 
   async listTokens(userId: number): Promise<ApiTokenRecord[]> {
@@ -210,32 +384,64 @@ export class UserRepository {
       name: row.name,
       createdAt: row.created_at,
       ...(row.last_used_at ? { lastUsedAt: row.last_used_at } : {}),
+      ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
+      scopes: parseScopes(row.scopes),
+      ...(row.issued_by ? { issuedBy: row.issued_by } : {}),
     }));
   }
 
   /** Revokes one of the user's tokens (admins pass `any: true` to revoke anyone's). */
-  async revokeToken(userId: number, tokenId: number, any = false): Promise<void> {
-    let query = this.#store.db.deleteFrom('api_tokens').where('id', '=', tokenId);
-    if (!any) query = query.where('user_id', '=', userId);
-    const result = await query.executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw UserErrors.TOKEN_NOT_FOUND({ tokenId });
+  async revokeToken(userId: number, tokenId: number, any = false, by?: ChangedBy): Promise<void> {
+    let lookup = this.#store.db
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select(['api_tokens.name', 'users.username'])
+      .where('api_tokens.id', '=', tokenId);
+    if (!any) lookup = lookup.where('api_tokens.user_id', '=', userId);
+    const found = await lookup.executeTakeFirst();
+    if (!found) throw UserErrors.TOKEN_NOT_FOUND({ tokenId });
+    await this.#change(by, 'token_revoked', async (trx) => {
+      const result = await trx.deleteFrom('api_tokens').where('id', '=', tokenId).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) throw UserErrors.TOKEN_NOT_FOUND({ tokenId });
+      return { result: undefined, payload: { tokenId, holder: found.username, name: found.name } };
+    });
   }
 
-  /** The identity a bearer token stands for, or undefined. Lookup is by hash, so no secret is compared in JS. */
-  async authenticateToken(token: string): Promise<Identity | undefined> {
+  /**
+   * The identity a bearer token stands for, or undefined. Lookup is by hash, so no secret is
+   * compared in JS. The identity keeps only the roles the token's scopes allow, acts through the
+   * `rest` channel, and names the issuer when someone else minted the token.
+   */
+  async authenticateToken(token: string): Promise<TokenIdentity | undefined> {
     if (!token.startsWith(TOKEN_PREFIX)) return undefined;
     const row = await this.#store.db
       .selectFrom('api_tokens')
       .innerJoin('users', 'users.id', 'api_tokens.user_id')
-      .select(['api_tokens.id as tokenId', 'users.id as userId', 'users.username', 'users.roles'])
+      .select([
+        'api_tokens.id as tokenId',
+        'api_tokens.expires_at',
+        'api_tokens.scopes',
+        'api_tokens.issued_by',
+        'users.id as userId',
+        'users.username',
+        'users.roles',
+        'users.disabled_at',
+      ])
       .where('api_tokens.token_hash', '=', sha256(token))
       .executeTakeFirst();
-    if (!row) return undefined;
-    await this.#store.db
-      .updateTable('api_tokens')
-      .set({ last_used_at: this.#clock.now().toISOString() })
-      .where('id', '=', row.tokenId)
-      .execute();
-    return { userId: row.userId, username: row.username, roles: parseRoles(row.roles) };
+    if (!row || row.disabled_at !== null) return undefined;
+    const now = this.#clock.now();
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
+      throw UserErrors.TOKEN_EXPIRED({ expiresAt: row.expires_at });
+    await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
+    const scopes = new Set(parseScopes(row.scopes));
+    const identity: Identity = {
+      userId: row.userId,
+      username: row.username,
+      roles: rolesForScopes(parseRoles(row.roles), scopes),
+      channel: 'rest',
+      ...(row.issued_by !== null && row.issued_by !== row.username ? { credentialIssuedBy: row.issued_by } : {}),
+    };
+    return { identity, scopes };
   }
 }

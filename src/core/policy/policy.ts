@@ -21,6 +21,8 @@ export interface PolicyInput {
   readonly verdict?: ValidatorVerdict;
   readonly autoApproveRules: readonly AutoApproveRule[];
   readonly sessionOptions: Readonly<Record<string, unknown>>;
+  /** The door the call came through (the person's channel for a model's call). */
+  readonly channel?: string;
   readonly at: Date;
 }
 
@@ -54,6 +56,7 @@ export function decidePolicy(input: PolicyInput): PolicyDecision {
     },
     ...(candidate ? { autoApproveRule: candidate.name } : {}),
     sessionOptions: input.sessionOptions,
+    ...(input.channel !== undefined ? { channel: input.channel } : {}),
     at: input.at,
   });
   switch (decision.action) {

@@ -68,6 +68,8 @@ export async function listPendingApprovals(options: ApprovalInboxOptions, actor:
         args: interrupt.args,
       },
       approvalsSoFar: interrupt.approvals ?? [],
+      channel: actor.channel ?? 'web',
+      credentialIssuedBy: actor.credentialIssuedBy ?? '',
       at: options.now(),
     });
     pending.push({ sessionId: row.id, agent: row.agent, title: row.title, interrupt, mayApprove: verdict.allowed });

@@ -7,8 +7,20 @@ import type { WorkingSession } from './working-session.ts';
 export async function policySubject(
   env: ToolCallEnvironment,
   session: WorkingSession,
-): Promise<{ readonly policy: CallPolicy; readonly user: PolicyPrincipal; readonly agent: string; readonly at: Date }> {
-  return { policy: env.policy, user: await requesterOf(env, session), agent: session.agent.definition.name, at: env.now() };
+): Promise<{
+  readonly policy: CallPolicy;
+  readonly user: PolicyPrincipal;
+  readonly agent: string;
+  readonly channel: string;
+  readonly at: Date;
+}> {
+  return {
+    policy: env.policy,
+    user: await requesterOf(env, session),
+    agent: session.agent.definition.name,
+    channel: session.channel,
+    at: env.now(),
+  };
 }
 
 /** The session's owner as the policy sees them. */

@@ -1,7 +1,7 @@
 import type { Decision, QuestionAnswer, SessionSnapshot } from './types.ts';
 
-const YES = /^(y|yes|yes please|yep|yeah|sure|ok|okay|approve|approved|go ahead|do it|please do)[.!]*$/i;
-const NO = /^(n|no|no thanks|nope|reject|cancel|stop|don't|do not)\b/i;
+const YES = /^(y|yes|yes please|yep|yeah|sure|ok|okay|approve|approved|go ahead|do it|please do|commit)[.!]*$/i;
+const NO = /^(n|no|no thanks|nope|reject|cancel|stop|don't|do not|rollback|roll back)\b/i;
 
 /** A plain-language reply to a pending interrupt, as chat interfaces receive it. */
 export function decisionFromText(session: { interrupt?: SessionSnapshot['interrupt'] }, text: string): Decision | undefined {

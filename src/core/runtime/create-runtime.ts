@@ -17,6 +17,7 @@ import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
+import { readSessionUsage } from './model-usage.ts';
 import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
@@ -72,6 +73,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     approverCandidates: async () => withTeams(options.teamDirectory, await listApproverCandidates(store)),
     withTeams: (people) => withTeams(options.teamDirectory, people),
     runnerId: instance.id,
+    observer,
   });
   const engine = new TurnEngine(processor, options.stepLimit ?? DEFAULT_STEP_LIMIT);
 
@@ -311,7 +313,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
             interrupt:
               working.interrupt?.type === 'approval' ? `the approval of ${working.interrupt.tool} (answer yes or no)` : 'a question',
           });
-        return runtime.decide(sessionId, decision, actor);
+        // A plain "yes" in a chat is a decision like any other, through the same door, recorded as chat.
+        return runtime.decide(sessionId, decision, { ...actor, channel: 'chat' });
       }
       if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
       if (working.row.status === 'running') throw CoreErrors.SESSION_BUSY({ sessionId, interrupt: 'a turn that is still running' });
@@ -335,6 +338,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (working.messages.length === 0 && working.row.title.endsWith(' session'))
         working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
+      working.channel = actor.channel ?? 'rest';
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
       working.addMessages([{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
@@ -360,6 +364,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }
       const callId = generateId();
       working.state.turnSteps = 0;
+      working.channel = actor.channel ?? 'rest';
       working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
@@ -391,6 +396,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }
       if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
       const firstNewSeq = working.nextMessageSeq();
+      working.channel = actor.channel ?? 'rest';
       const status = await guarded(working, () => engine.decide(working, decision, actor));
       return finish(working, status, firstNewSeq);
     },
@@ -406,6 +412,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
       assertRead(row, actor);
       return snapshot(sessionId);
+    },
+
+    async sessionUsage(sessionId, actor) {
+      const row = await sessionRepository.loadSession(store.db, sessionId);
+      if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
+      assertRead(row, actor);
+      return readSessionUsage(store.db, sessionId);
     },
 
     pendingApprovals(actor) {

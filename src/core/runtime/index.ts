@@ -4,6 +4,7 @@ export { createRuntime } from './create-runtime.ts';
 export { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 export type { AgentInfo, ModelResolver, Runtime, RuntimeOptions, SessionEventFeed } from './runtime-api.ts';
 export { SESSION_STATE_VERSION } from './session-state.ts';
+export type { SessionUsage } from './session-usage.ts';
 export type { TeamDirectory } from './team-directory.ts';
 export { ToolContinuation } from './tool-continuation.ts';
 export type * from './types.ts';

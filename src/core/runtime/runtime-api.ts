@@ -6,6 +6,7 @@ import type { CallPolicy } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
 import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
+import type { SessionUsage } from './session-usage.ts';
 import type { TeamDirectory } from './team-directory.ts';
 import type { ApprovalReadiness, Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
 
@@ -97,6 +98,8 @@ export interface Runtime {
    */
   approvalReadiness(sessionId: string, callId: string, actor: Identity): Promise<ApprovalReadiness>;
   getSession(sessionId: string, actor: Identity): Promise<SessionSnapshot>;
+  /** Tokens and cost of the session's model steps, per turn (readable by whoever may read the session). */
+  sessionUsage(sessionId: string, actor: Identity): Promise<SessionUsage>;
   listSessions(actor: Identity, filter?: { agent?: string; all?: boolean }): Promise<SessionSummary[]>;
   /** Calls waiting for approval in the sessions `actor` may see, each saying whether the policy lets `actor` approve it. */
   pendingApprovals(actor: Identity): Promise<PendingApproval[]>;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/index.ts';
 import type { CallPolicy, PolicyPrincipal } from '../policy/index.ts';
 import type { Store } from '../store/index.ts';
+import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEvents } from './events.ts';
 import type { Db } from './session-repository.ts';
 import type { ToolCallLifecycle } from './tool-call-lifecycle.ts';
@@ -26,4 +27,6 @@ export interface ToolCallEnvironment {
   withTeams(people: readonly PolicyPrincipal[]): Promise<PolicyPrincipal[]>;
   /** The runtime instance recorded on calls it moves to `executing`. */
   readonly runnerId: string;
+  /** Receives model token usage for the metrics. */
+  readonly observer?: RuntimeObserver;
 }

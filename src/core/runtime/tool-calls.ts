@@ -3,9 +3,9 @@ import type { ToolCallInvocation } from '../agent/define-agent.ts';
 import { agentActor, approverActor, canonicalJson, ruleActor, SYSTEM_ACTOR } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import { approvalHash, decidePolicy } from '../policy/index.ts';
-import { StaleWriteError } from '../store/index.ts';
+import { isStoreError, StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
-import { type AnyToolDefinition, assessToolRisk, type ValidatorVerdict } from '../tools/index.ts';
+import { type AnyToolDefinition, assessToolRisk, type Risk, type ValidatorVerdict } from '../tools/index.ts';
 import { eligibleApprovers, policySubject } from './approval-policy.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
@@ -91,15 +91,23 @@ export class ToolCallProcessor {
 
     const context = createToolContext(this.#env, session, tool, callId);
     const verdict = tool.validate ? await tool.validate(input, context) : undefined;
-    const decision = decidePolicy({
-      ...(await policySubject(this.#env, session)),
-      tool,
-      input,
-      risk: assessToolRisk(tool, input).level,
-      verdict,
-      autoApproveRules: session.agent.parts.autoApproveRules ?? [],
-      sessionOptions: session.state.options,
-    });
+    const subject = await policySubject(this.#env, session);
+    const decideFor = (riskLevel: Risk) =>
+      decidePolicy({
+        ...subject,
+        tool,
+        input,
+        risk: riskLevel,
+        verdict,
+        autoApproveRules: session.agent.parts.autoApproveRules ?? [],
+        sessionOptions: session.state.options,
+      });
+    const assessed = assessToolRisk(tool, input).level;
+    let decision = decideFor(assessed);
+    const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
+    const risk = assessToolRisk(tool, input, preview);
+    // An auto-approval holds only for the risk the preview shows (rows a statement really touches).
+    if (decision.action === 'auto' && risk.level !== assessed) decision = decideFor(risk.level);
     if (decision.action === 'block') {
       await this.#recordBlocked(session, callId, toolName, input, decision.reason, verdict, decision.policyId);
       return {
@@ -109,9 +117,7 @@ export class ToolCallProcessor {
       };
     }
 
-    const preview = decision.action === 'ask' || decision.action === 'auto' ? await tool.preview?.(input, context) : undefined;
     const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
-    const risk = assessToolRisk(tool, input, preview);
     const createdAt = now().toISOString();
     const row = newToolCallRow({
       id: callId,
@@ -165,7 +171,17 @@ export class ToolCallProcessor {
           audit: {
             type: 'tool_auto_approved',
             actor: rule,
-            payload: { callId, tool: tool.name, args: input, argsHash, rule: decision.rule, policyId: decision.policyId, verdict },
+            payload: {
+              callId,
+              tool: tool.name,
+              args: input,
+              argsHash,
+              risk: risk.level,
+              rule: decision.rule,
+              policyId: decision.policyId,
+              verdict,
+              channel: 'policy',
+            },
           },
         },
       );
@@ -275,6 +291,28 @@ export class ToolCallProcessor {
     await context.settle();
     const finishedAt = now();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
+    if (failure !== undefined && mutable && isStoreError(failure)) {
+      // The tool got as far as its own bookkeeping: the side effect may well have happened. Saying
+      // "failed" would invite a second run, so the call is unknown and is never re-run.
+      const unknown = CoreErrors.CALL_OUTCOME_UNKNOWN({ tool: tool.name, detail: errorMessage(failure) });
+      lifecycle.transition(session.uow, call, {
+        to: 'unknown',
+        patch: { error: unknown.message, finished_at: finishedAt.toISOString() },
+        audit: {
+          type: 'tool_unknown',
+          actor: SYSTEM_ACTOR,
+          payload: {
+            callId,
+            tool: tool.name,
+            reason: 'store failure after the side effect began',
+            error: errorMessage(failure),
+            durationMs,
+          },
+        },
+        live: { type: 'tool.result', data: { callId, tool: tool.name, status: 'unknown', error: unknown.message } },
+      });
+      return { kind: 'result', output: { error: unknown.message, code: unknown.code }, isError: true };
+    }
     if (failure !== undefined) {
       const message = errorMessage(failure);
       // A tool that lost its side effect's answer (a remote server died mid-call) says so: the

@@ -9,7 +9,7 @@ import {
   type ApprovalDecisionContext,
   answerQuestion,
   approveCall,
-  authorizeApprover,
+  authorizeDecision,
   continueAfterSoftTimeout,
   type DecisionContext,
   expireCall,
@@ -17,9 +17,11 @@ import {
   modifyCall,
   rejectCall,
   replanCall,
+  withdrawCall,
 } from './decisions/index.ts';
 import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import { runModelStep } from './model-step.ts';
+import { recordModelUsage } from './model-usage.ts';
 import { sessionRepository } from './session-repository.ts';
 import { type TrackedCall, trackStored } from './tool-call-lifecycle.ts';
 import type { CallOutcome, ToolCallProcessor } from './tool-calls.ts';
@@ -131,10 +133,12 @@ export class TurnEngine {
     if (interrupt.type === 'question') {
       if (decision.type !== 'answer')
         throw CoreErrors.DECISION_INVALID({ detail: 'This question needs an answer: yes, no, skip or a custom text.' });
-      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer);
+      const { marks } = await authorizeDecision({ kind: 'answer', context });
+      outcome = answerQuestion(context, await this.#proposedCall(session, interrupt.callId), decision.answer, marks);
     } else if (interrupt.type === 'continue') {
       if (decision.type !== 'continue')
         throw CoreErrors.DECISION_INVALID({ detail: 'The command is still running: choose "Read Output & Continue".' });
+      await authorizeDecision({ kind: 'continue', context });
       outcome = await continueAfterSoftTimeout(context, interrupt.callId);
     } else {
       const approval: ApprovalDecisionContext = {
@@ -143,22 +147,31 @@ export class TurnEngine {
         call: await this.#proposedCall(session, interrupt.callId),
         decidedAt: this.#processor.env.now().toISOString(),
       };
-      if (decision.type === 'reject') outcome = rejectCall(approval, decision.reason);
-      else if (decision.type === 'replan') {
+      if (decision.type === 'reject') {
+        const { marks } = await authorizeDecision({ kind: 'reject', context: approval });
+        outcome = rejectCall(approval, decision.reason, marks);
+      } else if (decision.type === 'withdraw') {
+        const { marks } = await authorizeDecision({ kind: 'withdraw', context: approval });
+        outcome = withdrawCall(approval, marks);
+      } else if (decision.type === 'replan') {
         const readiness = await checkApprovalReadiness(this.#processor.env, session, approval.call, interrupt);
         // Re-planning a call that can still run would be a rejection without a reason: say so.
         if (readiness.runnable)
           throw CoreErrors.DECISION_INVALID({ detail: 'This approval can still run as shown: approve, reject or modify it.' });
-        outcome = replanCall(approval, readiness);
+        const { marks } = await authorizeDecision({ kind: 'replan', context: approval });
+        outcome = replanCall(approval, readiness, marks);
       } else if (decision.type !== 'approve' && decision.type !== 'modify')
         throw CoreErrors.DECISION_INVALID({
           detail: 'An approval request takes approve, reject (with a reason), modify (with edited arguments) or replan.',
         });
       else {
         if (hasExpired(approval)) throw await expireCall(approval);
-        const check = await authorizeApprover(approval, decision.type);
-        if (check.kind === 'waiting') return this.#pause(session, check.interrupt);
-        outcome = decision.type === 'modify' ? await modifyCall(approval, decision.args) : await approveCall(approval);
+        if (decision.type === 'modify') outcome = await modifyCall(approval, decision.args);
+        else {
+          const authorization = await authorizeDecision({ kind: 'approve', context: approval });
+          if (authorization.kind === 'waiting') return this.#pause(session, authorization.interrupt);
+          outcome = await approveCall(approval, authorization.marks);
+        }
       }
       if (outcome.kind === 'interrupt') return this.#pause(session, outcome.interrupt);
     }
@@ -264,7 +277,10 @@ export class TurnEngine {
             toolChoice: { type: 'auto' },
           },
           (text) => events.publish(session.id, 'text.delta', { text }),
-          (usage) => reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total }),
+          (usage) => {
+            reportUsage({ inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total });
+            recordModelUsage(this.#processor.env, session, agent.model, usage);
+          },
         ),
       );
     } catch (error) {

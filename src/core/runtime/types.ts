@@ -85,6 +85,8 @@ export type Decision =
   | { readonly type: 'modify'; readonly callId: string; readonly args: Readonly<Record<string, unknown>> }
   /** Void a pending approval that can no longer run as shown and let the agent plan again (refused while it can still run). */
   | { readonly type: 'replan'; readonly callId: string }
+  /** The requester takes a pending approval back before anyone decided it (the owner only). */
+  | { readonly type: 'withdraw'; readonly callId: string }
   | { readonly type: 'answer'; readonly callId: string; readonly answer: QuestionAnswer }
   | { readonly type: 'continue'; readonly callId: string };
 

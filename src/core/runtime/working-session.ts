@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgentDefinition, AgentParts, Route, SessionView, ToolMiddleware } from '../agent/define-agent.ts';
-import type { Identity } from '../identity/index.ts';
+import type { Channel, Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
@@ -30,6 +30,8 @@ export class WorkingSession {
   readonly added: StoredMessage[] = [];
   /** The runtime instance that runs this session's turn while it is `running`. */
   runner: string | null = null;
+  /** The door this turn came through (the person's message, a client's call, a decision); the policy sees it. */
+  channel: Channel = 'rest';
   /** What this turn changed and has not yet stored; committed at checkpoints. */
   readonly uow = new UnitOfWork();
   /** Every tool call of the session, oldest first, as this turn last saw or changed it. */
@@ -112,15 +114,17 @@ export class WorkingSession {
 
   /**
    * Stores everything this turn changed since the last commit in one transaction. The session row
-   * is written only if nobody else wrote it since it was read; otherwise nothing is stored and
-   * `StaleWriteError` says so.
+   * is written first, and only if nobody else wrote it since it was read; otherwise nothing is
+   * stored and `StaleWriteError` says so (SESSION_BUSY). Written first, it also holds the row
+   * while the turn's messages go in, so two turns on one session never collide on message numbers
+   * (which would be retried as a transient conflict, again and again, until 503).
    */
   async commit(store: Store): Promise<void> {
     if (this.#dirty) {
       const version = this.#storedVersion;
       const { id, status, phase, route, steps, title, state, interrupt, updated_at, runner } = this.row;
       const patch = { status, phase, route, steps, title, state, interrupt, updated_at, runner };
-      this.uow.write(async (trx) => {
+      this.uow.writeFirst(async (trx) => {
         if (!(await sessionRepository.updateSession(trx, id, version, patch))) throw new StaleWriteError('session', id);
       });
       this.uow.afterCommit(() => {

@@ -1,11 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { makeSqliteFilesPrivate } from './file-modes.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
 import { runnerLeasesMigration } from './migrations/core-002-runner-leases.ts';
 import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
+import { modelUsageMigration } from './migrations/core-010-model-usage.ts';
+import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
+import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
@@ -21,6 +24,27 @@ export interface StoreOptions {
   readonly migrations?: readonly StoreMigration[];
   /** PostgreSQL pool size. Default 10. */
   readonly poolSize?: number;
+  /** The audit key (base64 or hex, ≥ 32 bytes). Default: `OPSGATE_AUDIT_KEY`, else the file `<dataDir>/audit.key`. */
+  readonly auditKey?: string;
+  /** Where signed audit checkpoints are appended. Default: `OPSGATE_AUDIT_CHECKPOINT_FILE`, else `<dataDir>/audit-checkpoints.jsonl`. */
+  readonly auditCheckpointFile?: string;
+  /** Called with every statement the store runs (tests and benchmarks count a round trip's work with it). */
+  readonly onStatement?: (sql: string) => void;
+}
+
+/**
+ * Where the audit's anchors live, outside the database (read by `src/core/audit`). The key file
+ * and the checkpoint file sit in the data directory (for a SQLite file given alone: its directory).
+ */
+export interface AuditAnchorConfig {
+  readonly key?: string;
+  readonly keyFile?: string;
+  readonly checkpointFile?: string;
+}
+
+function statementLog(options: StoreOptions): { log?: (event: LogEvent) => void } {
+  const onStatement = options.onStatement;
+  return onStatement ? { log: (event) => onStatement(event.query.sql) } : {};
 }
 
 /** The database opsgate keeps everything in, one typed query layer over SQLite or PostgreSQL. */
@@ -39,6 +63,8 @@ export interface Store {
    * database hears what another wrote. Undefined for SQLite: one process serves one file.
    */
   readonly notifications?: StoreNotifications;
+  /** Where the audit key and checkpoint file are; absent for a throwaway (`:memory:`) store. */
+  readonly auditAnchors?: AuditAnchorConfig;
   /** Applies migrations contributed later (idempotent). */
   migrate(migrations: readonly StoreMigration[]): Promise<string[]>;
   close(): Promise<void>;
@@ -125,6 +151,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let location: string;
   let flush = async () => {};
   let notifications: StoreNotifications | undefined;
+  let anchorDir: string | undefined = options.dataDir === undefined ? undefined : resolveDataDir(options.dataDir);
   const onClose: Array<() => Promise<void>> = [];
   if (databaseUrl) {
     dialect = 'postgres';
@@ -133,15 +160,19 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     // An idle client that the server drops (restart, admin shutdown) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => {});
-    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }) });
+    db = new Kysely<CoreDatabase>({ dialect: new PostgresDialect({ pool: preparedStatementsPool(pool) }), ...statementLog(options) });
     notifications = postgresNotifications(databaseUrl, db, onClose);
+    anchorDir ??= resolveDataDir();
   } else {
     dialect = 'sqlite';
     const path = options.sqlitePath ?? join(resolveDataDir(options.dataDir), 'opsgate.db');
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      makeSqliteFilesPrivate(path, options.sqlitePath === undefined);
+      anchorDir ??= dirname(resolve(path));
+    }
     location = path;
     const sqlite = openSqlite(path);
-    db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect });
+    db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect, ...statementLog(options) });
     // Runs on Kysely's one connection, after any query already queued on it.
     flush = async () => {
       await db.connection().execute(async () => sqlite.database.flush());
@@ -150,14 +181,33 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   // Every migration the store was ever given is kept, so that one part migrating its own tables
   // never looks like another part's migrations went missing.
   const known = new Map<string, StoreMigration>(
-    [coreInitialMigration, runnerLeasesMigration, auditJournalMigration].map((m) => [m.name, m]),
+    [
+      coreInitialMigration,
+      runnerLeasesMigration,
+      auditJournalMigration,
+      modelUsageMigration,
+      auditAnchorsMigration,
+      tokenScopeExpiryMigration,
+    ].map((m) => [m.name, m]),
   );
+  const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
+  const checkpointFile =
+    (options.auditCheckpointFile ?? process.env.OPSGATE_AUDIT_CHECKPOINT_FILE) || (anchorDir && join(anchorDir, 'audit-checkpoints.jsonl'));
+  const auditAnchors: AuditAnchorConfig | undefined =
+    auditKey || anchorDir
+      ? {
+          ...(auditKey ? { key: auditKey } : {}),
+          ...(anchorDir ? { keyFile: join(anchorDir, 'audit.key') } : {}),
+          ...(checkpointFile ? { checkpointFile } : {}),
+        }
+      : undefined;
   const store: Store = {
     db,
     dialect,
     location,
     flush,
     ...(notifications ? { notifications } : {}),
+    ...(auditAnchors ? { auditAnchors } : {}),
     migrate: (migrations) => {
       for (const migration of migrations) known.set(migration.name, migration);
       return runMigrations(db as Kysely<unknown>, dialect, [...known.values()]);

@@ -7,6 +7,20 @@ const MAX_NAMED_PARAMETERS = 64;
 const UNSTABLE_SHAPE = /\b(select|returning)\s+\*|"[a-z_]+"\.\*/i;
 
 /**
+ * Text PostgreSQL can store: it refuses NUL in text ("invalid byte sequence for encoding UTF8:
+ * 0x00"), and a lone UTF-16 surrogate has no UTF-8 form. NUL becomes U+2400 (the visible symbol
+ * for NUL) and a lone surrogate U+FFFD, so output such as `/proc/1/cmdline` is kept, not refused.
+ */
+export function storableText(text: string): string {
+  const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
+  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\u2400') : wellFormed;
+}
+
+function storableValues(values: unknown[] | undefined): unknown[] | undefined {
+  return values?.map((value) => (typeof value === 'string' ? storableText(value) : value));
+}
+
+/**
  * Runs the store's frequent statements as named prepared statements on each PostgreSQL
  * connection, so the server parses and plans each one once per connection instead of every time.
  * Only DML of a stable shape is named; everything else runs as before.
@@ -27,7 +41,8 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
     return new Proxy(client, {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver);
-        return (text: unknown, values?: unknown[]) => {
+        return (text: unknown, raw?: unknown[]) => {
+          const values = storableValues(raw);
           const name = typeof text === 'string' && (values?.length ?? 0) <= MAX_NAMED_PARAMETERS ? nameOf(text) : undefined;
           return name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values);
         };

@@ -10,6 +10,10 @@ export interface UsersTable {
   /** JSON array of role names. */
   roles: JsonText;
   created_at: string;
+  /** Set while the person may not sign in or use tokens. */
+  disabled_at: string | null;
+  /** Epoch ms: login cookies issued at or before this no longer count (password change, disable). */
+  sessions_valid_after: number | null;
 }
 
 export interface ApiTokensTable {
@@ -19,6 +23,25 @@ export interface ApiTokensTable {
   token_hash: string;
   created_at: string;
   last_used_at: string | null;
+  expires_at: string | null;
+  /** Comma-separated: `use`, `approve`, `admin`. */
+  scopes: Generated<string>;
+  /** Username of whoever issued it (`local-admin` for the CLI); the holder's own name when self-issued. */
+  issued_by: string | null;
+}
+
+/** A login cookie ended by logout, kept until the cookie would have expired anyway. */
+export interface LoginRevocationsTable {
+  nonce: string;
+  user_id: number;
+  expires_at: number;
+}
+
+/** Failed sign-ins per key (`account:NAME`, `account-ip:NAME|IP`, `ip:IP`) in the current window. */
+export interface LoginFailuresTable {
+  key: string;
+  window_start: number;
+  failures: number;
 }
 
 export interface SessionsTable {
@@ -91,6 +114,18 @@ export interface AuditEventsTable {
   prev_hash: string;
   hash: string;
   created_at: string;
+  /** The journal MAC the event was written with (`core-030-audit-anchors`); null before it. */
+  mac: string | null;
+}
+
+/** Signed chain heads (`core-030-audit-anchors`); copies go to a file outside the store. */
+export interface AuditCheckpointsTable {
+  seq: number;
+  hash: string;
+  at: string;
+  key_id: string;
+  macs_from: number;
+  signature: string;
 }
 
 /** Audit events written but not yet sealed into the hash chain (`audit_events`). */
@@ -101,6 +136,8 @@ export interface AuditPendingTable {
   actor: string;
   payload: JsonText;
   created_at: string;
+  /** HMAC with the audit key over the row (`core-030-audit-anchors`). */
+  mac: string | null;
 }
 
 export interface SessionEventsTable {
@@ -120,6 +157,19 @@ export interface FeedbackTable {
   target: string | null;
   rating: number;
   comment: string | null;
+  created_at: string;
+}
+
+/** One model step's tokens and cost (`core-010-model-usage`); cost is null when the model's price is unknown. */
+export interface ModelUsageTable {
+  id: Generated<number>;
+  session_id: string;
+  turn: number;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
   created_at: string;
 }
 
@@ -146,7 +196,11 @@ export interface CoreDatabase {
   tool_calls: ToolCallsTable;
   audit_events: AuditEventsTable;
   audit_pending: AuditPendingTable;
+  audit_checkpoints: AuditCheckpointsTable;
   session_events: SessionEventsTable;
   feedback: FeedbackTable;
   secrets: SecretsTable;
+  login_revocations: LoginRevocationsTable;
+  login_failures: LoginFailuresTable;
+  model_usage: ModelUsageTable;
 }

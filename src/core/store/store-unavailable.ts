@@ -14,3 +14,20 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError) return error.errors.some(isStoreUnavailable);
   return record.cause !== undefined && record.cause !== error && isStoreUnavailable(record.cause);
 }
+
+/** PostgreSQL reports a SQLSTATE of five characters; node:sqlite reports ERR_SQLITE_ERROR with SQLite's own code. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * True when `error` came from the store (PostgreSQL or SQLite refused or lost a statement) rather
+ * than from the system a tool acts on. A tool that fails this way after its side effect began
+ * may well have done its work: its outcome is unknown, not failed.
+ */
+export function isStoreError(error: unknown): boolean {
+  if (isStoreUnavailable(error)) return true;
+  const record = error as { code?: unknown; severity?: unknown; errcode?: unknown; cause?: unknown } | undefined;
+  if (!record || typeof record !== 'object') return false;
+  if (record.code === 'ERR_SQLITE_ERROR' || typeof record.errcode === 'number') return true;
+  if (typeof record.code === 'string' && SQLSTATE.test(record.code) && typeof record.severity === 'string') return true;
+  return record.cause !== undefined && record.cause !== error && isStoreError(record.cause);
+}

@@ -71,6 +71,15 @@ export class UnitOfWork {
   }
 
   /**
+   * Queues a write that runs before every other write of the next commit: a check that decides
+   * whether the rest may be written at all (a row version) runs first, so a writer that lost the
+   * race stops at once instead of colliding with the winner's rows and retrying.
+   */
+  writeFirst(write: Write): void {
+    this.#writes.unshift(write);
+  }
+
+  /**
    * Queues `item` in the batch named `key`: every item of that batch is written by one call of
    * `writeAll` (one multi-row statement instead of one each), at the place of the batch's first item.
    */

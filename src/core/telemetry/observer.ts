@@ -17,6 +17,8 @@ export interface RuntimeObserver {
   auditSealed(ms: number): void;
   /** A live event reached this process's subscribers `ms` after it was stored. */
   liveEventLag(ms: number, relayed: boolean): void;
+  /** A model step used these tokens; `costUsd` is null when the model's price is unknown. */
+  modelUsage?(provider: string, model: string, inputTokens: number, outputTokens: number, costUsd: number | null): void;
 }
 
 export const NO_OBSERVER: RuntimeObserver = {

@@ -57,6 +57,18 @@ export function createPrometheusObserver(): PrometheusObserver {
     buckets: LATENCY_BUCKETS_SECONDS,
     registers,
   });
+  const modelTokens = new Counter({
+    name: 'opsgate_model_tokens_total',
+    help: 'Tokens sent to (input) and received from (output) language models, by provider and model.',
+    labelNames: ['provider', 'model', 'direction'],
+    registers,
+  });
+  const modelCost = new Counter({
+    name: 'opsgate_model_cost_usd_total',
+    help: 'What model steps cost in US dollars at list price (steps of models without a known price are not counted).',
+    labelNames: ['provider', 'model'],
+    registers,
+  });
   return {
     registry,
     render: () => registry.metrics(),
@@ -69,5 +81,10 @@ export function createPrometheusObserver(): PrometheusObserver {
     },
     auditSealed: (ms) => auditSealed.observe(ms / 1000),
     liveEventLag: (ms, relayed) => fanOutLag.observe({ relayed: String(relayed) }, ms / 1000),
+    modelUsage: (provider, model, inputTokens, outputTokens, costUsd) => {
+      modelTokens.inc({ provider, model, direction: 'input' }, inputTokens);
+      modelTokens.inc({ provider, model, direction: 'output' }, outputTokens);
+      if (costUsd !== null) modelCost.inc({ provider, model }, costUsd);
+    },
   };
 }

@@ -11,6 +11,7 @@ export { type SanitizedOutput, sanitizeOutputForModel } from './sanitize-output.
 export { detectShellPrompt, type ShellKind } from './shell-prompt.ts';
 export { type AnsiStripper, createAnsiStripper, stripAnsi } from './strip-ansi.ts';
 export { MAX_SUGGESTION_LENGTH, MAX_SUGGESTIONS, type ParsedSuggestions, parseSuggestions } from './suggestions.ts';
+export { terminalSafe, terminalSafeLine } from './terminal-safe.ts';
 export {
   createOutputCollector,
   MODEL_OUTPUT_LIMIT,

@@ -5,6 +5,11 @@ export const OidcErrors = defineErrorCodes({
     status: 401,
     message: 'Single sign-on failed: {detail}. Start again from the login page; if it keeps failing, tell an admin.',
   },
+  OIDC_STATE_MISMATCH: {
+    status: 401,
+    message:
+      'This sign-on was not started in this browser (its state does not match the cookie set when it began). Start again from the login page in this browser.',
+  },
   OIDC_ACCOUNT_CONFLICT: {
     status: 409,
     message:

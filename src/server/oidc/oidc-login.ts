@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import type { Clock } from '../../core/agent/define-agent.ts';
+import { userActor } from '../../core/audit/index.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
 import type { Store } from '../../core/store/index.ts';
@@ -63,8 +64,8 @@ export class OidcLogin {
     return this.#discovered;
   }
 
-  /** Where to send the browser to sign in. */
-  async start(): Promise<URL> {
+  /** Where to send the browser to sign in, and the state the browser must bring back (in a cookie). */
+  async start(): Promise<{ url: URL; state: string }> {
     const configuration = await this.#configuration();
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -72,7 +73,7 @@ export class OidcLogin {
     const now = this.#clock.now().getTime();
     for (const [key, pending] of this.#pending) if (pending.expiresAt <= now) this.#pending.delete(key);
     this.#pending.set(state, { codeVerifier, nonce, expiresAt: now + PENDING_TTL_MS });
-    return client.buildAuthorizationUrl(configuration, {
+    const url = client.buildAuthorizationUrl(configuration, {
       redirect_uri: this.#config.redirectUri,
       scope: 'openid profile email',
       code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
@@ -80,6 +81,7 @@ export class OidcLogin {
       state,
       nonce,
     });
+    return { url, state };
   }
 
   /** Finishes a sign-on from the callback URL (path and query as received). */
@@ -119,7 +121,11 @@ export class OidcLogin {
       // A local account with this name that no sign-on owns is never taken over.
       throw OidcErrors.OIDC_ACCOUNT_CONFLICT({ username });
     }
-    user = user ? await this.#users.setRoles(user.username, roles) : await this.#users.create({ username, roles });
+    // Role changes and first sign-on are on the record like any other; the door is `sso`.
+    const by = { actor: userActor(username), username, via: 'sso' };
+    const sameRoles = user !== undefined && [...user.roles].sort().join() === [...roles].sort().join();
+    if (!user) user = await this.#users.create({ username, roles }, by);
+    else if (!sameRoles) user = await this.#users.setRoles(user.username, roles, by);
     await this.#identities.link({ issuer, subject, userId: user.id, teams, at });
     return { userId: user.id, username: user.username, roles: user.roles };
   }

@@ -12,7 +12,11 @@ const auditQuery = z.object({
   type: z.string().max(100).optional().describe('Event type, e.g. proposed, approved, executed'),
   from: iso.optional(),
   to: iso.optional(),
+  tool: z.string().max(100).optional().describe('Events about this tool, e.g. commit_transaction'),
+  target: z.string().max(200).optional().describe('Events whose details mention this text: a host, release, access or table'),
+  order: z.enum(['asc', 'desc']).optional().describe('asc: oldest first (default); desc: newest first'),
   after: z.coerce.number().int().min(0).optional(),
+  before: z.coerce.number().int().min(1).optional().describe('Events with a lower seq: the next page when reading newest first'),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
@@ -23,7 +27,11 @@ function toFilter(query: z.infer<typeof auditQuery>): AuditFilter {
     ...(query.type ? { type: query.type } : {}),
     ...(query.from ? { from: new Date(query.from).toISOString() } : {}),
     ...(query.to ? { to: new Date(query.to).toISOString() } : {}),
+    ...(query.tool ? { tool: query.tool } : {}),
+    ...(query.target ? { target: query.target } : {}),
+    ...(query.order ? { order: query.order } : {}),
     ...(query.after !== undefined ? { afterSeq: query.after } : {}),
+    ...(query.before !== undefined ? { beforeSeq: query.before } : {}),
     ...(query.limit ? { limit: query.limit } : {}),
   };
 }
@@ -36,13 +44,39 @@ export function auditRoutes(app: FastifyInstance, catalog: ApiCatalog, deps: { r
     {
       method: 'GET',
       path: '/api/audit',
-      summary: 'Audit events, filtered by session, user, type and time.',
+      summary:
+        'Audit events, filtered by session, user, type, tool, target and time; `hasMore` says another page exists (ask again with `after` or, newest first, `before`).',
       tag: 'audit',
       query: auditQuery,
     },
-    async ({ query, request }) => ({
-      events: await deps.reader.list(request.identity, toFilter(query)),
-    }),
+    async ({ query, request }) => {
+      const filter = toFilter(query);
+      const events = await deps.reader.list(request.identity, filter);
+      const last = events.at(-1);
+      // A full page may have a next one: one more event past its end says so, without counting the whole log.
+      const hasMore =
+        last !== undefined &&
+        events.length === (query.limit ?? 200) &&
+        (
+          await deps.reader.list(request.identity, {
+            ...filter,
+            limit: 1,
+            ...(query.order === 'desc' ? { beforeSeq: last.seq } : { afterSeq: last.seq }),
+          })
+        ).length > 0;
+      return { events, hasMore };
+    },
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      path: '/api/audit/types',
+      summary: 'The event types in the audit events you may see, for a filter list.',
+      tag: 'audit',
+    },
+    async ({ request }) => ({ types: await deps.reader.types(request.identity) }),
   );
   apiRoute(
     app,

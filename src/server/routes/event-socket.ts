@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { OpsgateError } from '../../core/errors/index.ts';
 import type { Runtime } from '../../core/runtime/runtime-api.ts';
 import type { SessionEvent } from '../../core/runtime/types.ts';
+import type { Authenticator } from '../authenticate.ts';
+import type { IdentityChanges } from '../identity-changes.ts';
 import { parseInput } from '../parse-input.ts';
 
 const params = z.object({ sessionId: z.string().min(1).max(100) });
@@ -48,8 +50,65 @@ export function startEventStream(
   return { ready, stop: unsubscribe };
 }
 
+/** How often an idle socket checks that its credential still counts. Default 30 s. */
+export const SOCKET_RECHECK_MS = 30_000;
+
+/** Close code for a socket whose person signed out, changed password, was disabled or lost access. */
+export const SOCKET_CLOSE_UNAUTHORIZED = 4401;
+
+export interface SocketAuthorization {
+  readonly authenticator: Authenticator;
+  readonly changes: IdentityChanges;
+  readonly recheckMs?: number;
+}
+
+/**
+ * Keeps checking that the person behind an open socket may still watch the session: before each
+ * batch of frames is sent, periodically, and at once when this process hears that the person's
+ * credentials or roles changed. The session is asked again only when the roles differ from the
+ * last check (owning a session does not change).
+ */
+function watchAuthorization(
+  runtime: Runtime,
+  sessionId: string,
+  request: FastifyRequest,
+  auth: SocketAuthorization,
+  onRevoked: () => void,
+): { allowed: () => Promise<boolean>; stop: () => void } {
+  let lastRoles = request.identity.roles.join(',');
+  let revoked = false;
+  const allowed = async (): Promise<boolean> => {
+    if (revoked) return false;
+    const found = await auth.authenticator.identify(request.credential).catch(() => undefined);
+    let ok = found !== undefined && found.identity.userId === request.identity.userId;
+    if (ok && found && found.identity.roles.join(',') !== lastRoles) {
+      ok = await runtime.getSession(sessionId, found.identity).then(
+        () => true,
+        () => false,
+      );
+      if (ok) lastRoles = found.identity.roles.join(',');
+    }
+    if (!ok && !revoked) {
+      revoked = true;
+      onRevoked();
+    }
+    return ok;
+  };
+  const check = () => void allowed().catch(() => {});
+  const timer = setInterval(check, auth.recheckMs ?? SOCKET_RECHECK_MS);
+  timer.unref();
+  const unsubscribe = auth.changes.subscribe(request.identity.userId, check);
+  return {
+    allowed,
+    stop: () => {
+      clearInterval(timer);
+      unsubscribe();
+    },
+  };
+}
+
 /** WebSocket `/api/sessions/:sessionId/socket?after=N` inside the authenticated context. */
-export function eventSocketRoute(app: FastifyInstance, runtime: Runtime): void {
+export function eventSocketRoute(app: FastifyInstance, runtime: Runtime, auth: SocketAuthorization): void {
   app.get(
     '/api/sessions/:sessionId/socket',
     {
@@ -63,8 +122,34 @@ export function eventSocketRoute(app: FastifyInstance, runtime: Runtime): void {
     (socket: WebSocket, request) => {
       const { sessionId } = parseInput(params, request.params, 'params');
       const { after } = parseInput(query, request.query, 'query');
-      const stream = startEventStream(runtime, sessionId, after, (frame) => {
+      const send = (frame: SocketFrame) => {
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+      };
+      const watch = watchAuthorization(runtime, sessionId, request, auth, () => {
+        send({ type: 'error', code: 'AUTH_REQUIRED', message: 'You were signed out or lost access to this session. Sign in again.' });
+        socket.close(SOCKET_CLOSE_UNAUTHORIZED, 'signed out or no longer authorized');
+      });
+      // Frames wait while the credential is checked; one check covers every frame queued before it.
+      const queue: SocketFrame[] = [];
+      let pumping = false;
+      const pump = async () => {
+        pumping = true;
+        try {
+          while (queue.length > 0) {
+            const batch = queue.splice(0);
+            if (!(await watch.allowed())) {
+              queue.length = 0;
+              break;
+            }
+            for (const frame of batch) send(frame);
+          }
+        } finally {
+          pumping = false;
+        }
+      };
+      const stream = startEventStream(runtime, sessionId, after, (frame) => {
+        queue.push(frame);
+        if (!pumping) void pump();
       });
       stream.ready.catch((error: unknown) => {
         const failure = OpsgateError.isInstance(error) ? error : undefined;
@@ -80,7 +165,10 @@ export function eventSocketRoute(app: FastifyInstance, runtime: Runtime): void {
           socket.close(1011);
         }
       });
-      socket.on('close', () => stream.stop());
+      socket.on('close', () => {
+        stream.stop();
+        watch.stop();
+      });
       socket.on('message', (data) => {
         if (data.toString() === 'ping' && socket.readyState === socket.OPEN) socket.send('pong');
       });

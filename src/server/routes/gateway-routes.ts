@@ -29,7 +29,7 @@ export async function registerGatewayRoutes(
   app.get(`${METADATA_PATH}/mcp`, mcp);
   app.get('/api/gateway/upstreams', async (request) => {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    const identity = match ? await options.users.authenticateToken(match[1]!) : undefined;
+    const identity = match ? (await options.users.authenticateToken(match[1]!))?.identity : undefined;
     if (!identity) throw CoreErrors.AUTH_REQUIRED();
     if (!hasRole(identity, ROLE_ADMIN)) throw CoreErrors.ROLE_REQUIRED({ role: ROLE_ADMIN });
     return { upstreams: options.gateway.status() };

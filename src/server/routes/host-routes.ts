@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { type AuditLog, userActor } from '../../core/audit/index.ts';
 import { CoreErrors } from '../../core/errors/index.ts';
 import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
@@ -53,8 +54,18 @@ function requireAdmin(request: FastifyRequest): void {
   if (!hasRole(request.identity, ROLE_ADMIN)) throw CoreErrors.ROLE_REQUIRED({ role: ROLE_ADMIN });
 }
 
-/** Hosts for the troubleshoot agent: everyone may list (to pick one); admins add and remove. */
-export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: HostDirectory): void {
+/** Hosts for the troubleshoot agent: everyone may list (to pick one); admins add, trust and remove, on the record. */
+export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: HostDirectory, audit: AuditLog): void {
+  const record = (request: FastifyRequest, type: 'host_added' | 'host_trusted' | 'host_removed', payload: Record<string, unknown>) =>
+    audit.append({
+      type,
+      actor: userActor(request.identity.username),
+      payload: {
+        ...payload,
+        via: request.identity.channel ?? 'rest',
+        ...(request.identity.credentialIssuedBy ? { credentialIssuedBy: request.identity.credentialIssuedBy } : {}),
+      },
+    });
   apiRoute(
     app,
     catalog,
@@ -85,6 +96,15 @@ export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: Hos
     async ({ body, request, reply }) => {
       requireAdmin(request);
       const host = await hosts.add(body as Parameters<HostDirectory['add']>[0]);
+      // Never the key or password: only what names the host and how it signs in.
+      await record(request, 'host_added', {
+        name: host.name,
+        address: body.address,
+        port: body.port ?? 22,
+        username: body.username,
+        authKind: body.auth.kind,
+        ...(body.hostKeySha256 ? { hostKeySha256: body.hostKeySha256 } : {}),
+      });
       void reply.status(201);
       return { name: host.name };
     },
@@ -117,7 +137,9 @@ export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: Hos
     },
     async ({ params, body, request }) => {
       requireAdmin(request);
-      return { name: params.name, hostKeySha256: await hosts.trust(params.name, body.fingerprint) };
+      const hostKeySha256 = await hosts.trust(params.name, body.fingerprint);
+      await record(request, 'host_trusted', { name: params.name, hostKeySha256 });
+      return { name: params.name, hostKeySha256 };
     },
   );
   apiRoute(
@@ -133,6 +155,7 @@ export function hostRoutes(app: FastifyInstance, catalog: ApiCatalog, hosts: Hos
     async ({ params, request }) => {
       requireAdmin(request);
       await hosts.remove(params.name);
+      await record(request, 'host_removed', { name: params.name });
       return { ok: true };
     },
   );

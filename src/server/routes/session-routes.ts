@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Runtime } from '../../core/runtime/runtime-api.ts';
 import type { Decision } from '../../core/runtime/types.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
+import type { SessionQuota } from '../session-quota.ts';
 
 const sessionParams = z.object({ sessionId: z.string().min(1).max(100).describe('Session id (uuid)') });
 
@@ -44,6 +45,10 @@ export const decisionBody = z.discriminatedUnion('type', [
     .object({ type: z.literal('replan'), callId })
     .strict()
     .describe('Void an approval that can no longer run (see …/readiness) and let the agent plan again'),
+  z
+    .object({ type: z.literal('withdraw'), callId })
+    .strict()
+    .describe('The requester takes a pending approval back before anyone decided it'),
 ]);
 
 const approvalParams = z.object({
@@ -72,7 +77,7 @@ const eventsQuery = z.object({ after: z.coerce.number().int().min(0).default(0).
  * POST …/messages and …/decisions answer when the turn stops (final answer, interrupt or step
  * limit) with the TurnResult; while it runs, every step streams over the session's WebSocket.
  */
-export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime: Runtime): void {
+export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime: Runtime, quota?: SessionQuota): void {
   apiRoute(
     app,
     catalog,
@@ -86,6 +91,7 @@ export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime
     catalog,
     { method: 'POST', path: '/api/sessions', summary: 'Start a session with an agent.', tag: 'sessions', body: startBody },
     async ({ body, request, reply }) => {
+      await quota?.check(request.identity);
       const session = await runtime.startSession({
         agent: body.agent,
         identity: request.identity,
@@ -159,7 +165,7 @@ export function sessionRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime
       method: 'POST',
       path: '/api/sessions/:sessionId/decisions',
       summary:
-        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), replan (a stale approval), answer (yes/no/skip/custom) or continue.',
+        'Decide the pending interrupt: approve, reject (with reason), modify (edited args), replan (a stale approval), withdraw (the requester takes it back), answer (yes/no/skip/custom) or continue.',
       tag: 'sessions',
       params: sessionParams,
       body: decisionBody,

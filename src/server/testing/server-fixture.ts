@@ -5,6 +5,7 @@ import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { createRuntime } from '../../core/runtime/index.ts';
 import type { Runtime } from '../../core/runtime/runtime-api.ts';
+import type { Store } from '../../core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder, sqliteTestStore, type TestStore } from '../../testing/index.ts';
 import { createServer, type ServerOptions } from '../create-server.ts';
 
@@ -19,6 +20,9 @@ export interface ServerFixture {
   readonly identities: Record<ActorName, Identity>;
   readonly tokens: Record<ActorName, string>;
   readonly password: string;
+  readonly store: Store;
+  /** The cookie key, so a second server over the same store (a restart, a replica) accepts the same cookies. */
+  readonly cookieKey: Buffer;
   dispose(): Promise<void>;
 }
 
@@ -42,11 +46,12 @@ export async function createServerFixture(overrides: Partial<ServerOptions> = {}
     tokens[actor] = (await users.createToken(username, 'test')).token;
   }
   const audit = new AuditLog(handle.store);
+  const cookieKey = randomBytes(32);
   const app = await createServer({
     runtime,
     store: handle.store,
     users,
-    cookieKey: randomBytes(32),
+    cookieKey,
     auditVerify: () => audit.verify(),
     ...overrides,
   });
@@ -58,6 +63,8 @@ export async function createServerFixture(overrides: Partial<ServerOptions> = {}
     identities,
     tokens,
     password,
+    store: handle.store,
+    cookieKey,
     async dispose() {
       await app.close();
       await runtime.close();

@@ -296,7 +296,12 @@ function TokensSection() {
       <ul>
         {(tokens ?? []).map((token) => (
           <li key={token.id} data-testid="token-row">
-            {token.name} <span class="muted">issued {new Date(token.createdAt).toLocaleString()}</span>{' '}
+            {token.name}{' '}
+            <span class="muted">
+              issued {new Date(token.createdAt).toLocaleString()}
+              {token.issuedBy ? ` by ${token.issuedBy}` : ''} · scope {token.scopes.join(', ')}
+              {token.expiresAt ? ` · expires ${new Date(token.expiresAt).toLocaleString()}` : ''}
+            </span>{' '}
             <button
               type="button"
               class="danger"

@@ -105,8 +105,9 @@ export const api = {
     request('POST', `/api/sessions/${encodeURIComponent(id)}/feedback`, input),
   audit: (query: Record<string, string>) => {
     const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== '')).toString();
-    return request<{ events: AuditEventView[] }>('GET', `/api/audit${search ? `?${search}` : ''}`).then((a) => a.events);
+    return request<{ events: AuditEventView[]; hasMore: boolean }>('GET', `/api/audit${search ? `?${search}` : ''}`);
   },
+  auditTypes: () => request<{ types: string[] }>('GET', '/api/audit/types').then((a) => a.types),
   auditVerify: () => request<{ ok: boolean; checked: number; firstBrokenSeq?: number; reason?: string }>('GET', '/api/audit/verify'),
   hosts: () => request<{ hosts: HostView[] }>('GET', '/api/hosts').then((a) => a.hosts),
   addHost: (input: {
@@ -148,6 +149,9 @@ export interface TokenView {
   readonly name: string;
   readonly createdAt: string;
   readonly lastUsedAt?: string;
+  readonly expiresAt?: string;
+  readonly scopes: readonly string[];
+  readonly issuedBy?: string;
 }
 
 export interface AuditEventView {

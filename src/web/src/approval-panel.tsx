@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
 import type { Decision, Me } from './api.ts';
-import { PreviewView } from './preview-view.tsx';
+import { ApprovalSummary } from './approval-summary.tsx';
+import { RichText } from './rich-text.tsx';
 
 function expiresIn(expiresAt: string | undefined): string {
   if (!expiresAt) return 'does not expire';
@@ -47,6 +48,8 @@ export function ApprovalPanel({
   const mayApprove = eligible.includes(me.username);
   const approveDisabled = busy || blocked || (ownCall && !mayApprove) || stale !== undefined;
   const critical = interrupt.risk === 'critical';
+  // The requester of a call he may not approve: he withdraws or changes it; approving is someone else's.
+  const waitingForOthers = ownCall && !mayApprove;
 
   useEffect(() => {
     panel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -85,12 +88,20 @@ export function ApprovalPanel({
       <h3 id="approval-title">
         Approval needed: <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
       </h3>
-      {interrupt.riskReason && (
-        <p class="muted" data-testid="risk-reason">
-          Risk: {interrupt.riskReason}
-        </p>
+      {interrupt.text && !waitingForOthers && (
+        <div class="agent-text">
+          <RichText text={interrupt.text} />
+        </div>
       )}
-      {interrupt.text && <p>{interrupt.text}</p>}
+      {waitingForOthers && (
+        <div class="notice" role="note" data-testid="waiting-for-others">
+          <p>
+            <strong>Waiting for {eligible.join(' or ') || 'an approver (nobody may approve it under the current policy)'}.</strong>{' '}
+            {eligible.length > 0 && 'They see it in their Approvals inbox.'} You cannot approve your own {interrupt.risk}-risk request.
+          </p>
+          <p>To change it, withdraw it, or just type what you need instead below: sending a new message withdraws this request first.</p>
+        </div>
+      )}
       {stale && (
         <div class="stale" role="alert" data-testid="approval-stale">
           <p>
@@ -131,13 +142,7 @@ export function ApprovalPanel({
             : eligible.join(', ') || 'nobody under the current policy'}
         </dd>
       </dl>
-      {interrupt.preview && <PreviewView preview={interrupt.preview} />}
-      <details class="raw">
-        <summary>Exact arguments (JSON)</summary>
-        <pre class="args" data-testid="approval-args">
-          {JSON.stringify(interrupt.args, null, 2)}
-        </pre>
-      </details>
+      <ApprovalSummary interrupt={interrupt} />
       {mode === 'modify' && (
         <form
           class="stack"
@@ -213,7 +218,19 @@ export function ApprovalPanel({
             </button>
           </div>
         )}
-        {mode === 'view' && (
+        {mode === 'view' && waitingForOthers && (
+          <div class="actions">
+            <button
+              type="button"
+              data-testid="withdraw"
+              disabled={busy}
+              onClick={() => onDecide({ type: 'withdraw', callId: interrupt.callId })}
+            >
+              Withdraw request
+            </button>
+          </div>
+        )}
+        {mode === 'view' && !waitingForOthers && (
           <div class="actions">
             {stale ? (
               <button type="button" class="primary" data-testid="replan" disabled={busy} onClick={replan}>

@@ -1,15 +1,28 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { decisionFromText } from '../../core/runtime/chat-decisions.ts';
 import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, type SessionSnapshot } from './api.ts';
 import { ApprovalPanel, STALE_APPROVAL_CODES } from './approval-panel.tsx';
 import { Composer } from './composer.tsx';
 import { SessionSocket } from './event-socket.ts';
 import { FeedbackControl } from './feedback-control.tsx';
+import { inboxChanged } from './inbox-store.ts';
 import { ContinuePanel, QuestionPanel } from './interrupt-panels.tsx';
 import { MessageList } from './message-list.tsx';
 import { OfflineBanner } from './offline-banner.tsx';
 import { PhaseStepper } from './phase-stepper.tsx';
 import { TerminalFilter } from './terminal-filter.ts';
 import { TerminalPanel } from './terminal-panel.tsx';
+import { UsageSummary } from './usage-summary.tsx';
+
+/** What the message box says while the session waits, so typing is never a dead end. */
+function composerHint(interrupt: SessionSnapshot['interrupt'], me: Me): string | undefined {
+  if (interrupt?.type === 'question') return 'Answer above, or type your answer here (yes, no, skip or your own words).';
+  if (interrupt?.type === 'continue') return 'Type "continue" to read the output so far, or use the button above.';
+  if (interrupt?.type !== 'approval') return undefined;
+  if (interrupt.requestedBy === me.username && !interrupt.eligibleApprovers.includes(me.username))
+    return `Waiting for ${interrupt.eligibleApprovers.join(' or ') || 'an approver'}. Type a new request to withdraw this one.`;
+  return 'Type yes or no (commit or rollback), or a new request to withdraw this one.';
+}
 
 const REFRESH_ON = new Set(['message', 'tool.call', 'tool.result', 'interrupt', 'decision', 'phase', 'status']);
 
@@ -126,14 +139,30 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
   };
   const decide = (decision: Decision) =>
     act(
-      () => api.decide(sessionId, decision),
+      async () => {
+        await api.decide(sessionId, decision);
+        inboxChanged();
+      },
       (e) => {
         if (!(e instanceof ApiError) || !STALE_APPROVAL_CODES.has(e.code)) return false;
         setStale({ callId: decision.callId, message: e.message });
         return true;
       },
     );
-  const send = (text: string) => act(() => api.send(sessionId, text));
+  /**
+   * A message while an approval waits: a decision word ("yes", "no", "rollback", …) decides it (the
+   * server says who may, if you may not); anything else is a new request, so your pending one is
+   * withdrawn first and the agent reads why. Nothing typed is ever silently dropped.
+   */
+  const send = (text: string) =>
+    act(async () => {
+      const waiting = session?.interrupt;
+      if (waiting?.type === 'approval' && session?.username === me.username && !decisionFromText(session, text)) {
+        await api.decide(sessionId, { type: 'withdraw', callId: waiting.callId });
+        inboxChanged();
+      }
+      await api.send(sessionId, text);
+    });
 
   if (!session) {
     return error ? (
@@ -167,6 +196,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </span>
         <a href={`#/audit?session=${session.id}`}>Audit of this session</a>
       </div>
+      <UsageSummary sessionId={session.id} refreshKey={session.messages.length} />
       {agent?.notice && (
         <p class="notice" role="note" data-testid="session-notice">
           {agent.notice}
@@ -209,7 +239,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </p>
       )}
       {session.username === me.username ? (
-        <Composer sessionId={session.id} disabled={busy || !!interrupt} waiting={!!interrupt} onSend={send} />
+        <Composer sessionId={session.id} disabled={busy} placeholder={composerHint(interrupt, me)} onSend={send} />
       ) : (
         <p class="muted" data-testid="observer-note">
           This is {session.username}'s session: you can decide its pending requests and read its history; only {session.username} sends

@@ -26,12 +26,13 @@ function writeDraft(sessionId: string, text: string): void {
 export function Composer({
   sessionId,
   disabled,
-  waiting,
+  placeholder,
   onSend,
 }: {
   sessionId: string;
   disabled: boolean;
-  waiting: boolean;
+  /** Says what typing does while the session waits for a decision. */
+  placeholder?: string | undefined;
   /** Resolves true when the message was accepted. */
   onSend: (text: string) => Promise<boolean>;
 }) {
@@ -64,7 +65,7 @@ export function Composer({
         id="message"
         rows={2}
         value={text}
-        placeholder={waiting ? 'Decide the pending request above first.' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
+        placeholder={placeholder ?? 'Ask the agent… (Enter to send, Shift+Enter for a new line)'}
         onInput={(e) => update(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey) {

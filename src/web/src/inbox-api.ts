@@ -19,6 +19,8 @@ export interface DecidedApprovalView {
   readonly status: string;
   readonly requestedBy: string;
   readonly approvedBy?: string;
+  /** How it was decided (`{ type, by, reason }`), as the runtime stored it. */
+  readonly decision?: unknown;
   readonly decidedAt: string;
 }
 

@@ -1,28 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
-import { inboxApi } from './inbox-api.ts';
+import { useInbox } from './inbox-store.ts';
 
-/** How often the badge asks what waits. 10 s. */
-const POLL_MS = 10_000;
-
-/** The nav link to the inbox, with a badge counting the calls the policy lets me approve. */
+/** The nav link to the inbox, with a badge counting the calls the policy lets me approve (the same answer the list shows). */
 export function InboxLink({ current }: { current: boolean }) {
-  const [count, setCount] = useState(0);
-  useEffect(() => {
-    let stopped = false;
-    const load = () =>
-      inboxApi.pending().then(
-        (answer) => !stopped && setCount(answer.waitingForMe),
-        () => {},
-      );
-    void load();
-    const timer = setInterval(load, POLL_MS);
-    addEventListener('opsgate:inbox-changed', load);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-      removeEventListener('opsgate:inbox-changed', load);
-    };
-  }, []);
+  const { waitingForMe: count } = useInbox();
   return (
     <a href="#/inbox" aria-current={current ? 'page' : undefined}>
       Approvals{' '}

@@ -1,32 +1,53 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Me } from './api.ts';
+import { ApprovalSummary } from './approval-summary.tsx';
 import { type DecidedApprovalView, inboxApi, type PendingApprovalView } from './inbox-api.ts';
+import { inboxChanged, refreshInbox, useInbox } from './inbox-store.ts';
 
-/** The approver's inbox: what waits (mine to decide first), then the decided history. */
+/** Codes that mean the request no longer waits: decided, withdrawn or re-planned elsewhere. */
+const GONE = new Set(['APPROVAL_NOT_FOUND', 'CALL_ALREADY_DECIDED', 'NO_PENDING_INTERRUPT', 'DECISION_MISMATCH']);
+const GONE_MESSAGE =
+  'This request no longer waits: someone decided or withdrew it, or it was re-planned, while the page showed it. The list below is up to date.';
+
+function decisionError(e: unknown): string {
+  if (e instanceof ApiError) return GONE.has(e.code) ? GONE_MESSAGE : e.message;
+  return String(e);
+}
+
+/** Who decided, in words: "alice", "rule sandbox-…", or who withdrew it. */
+function decidedBy(d: DecidedApprovalView): string {
+  const decision = (d.decision ?? {}) as { type?: string; by?: string };
+  if (decision.type === 'withdraw') return `withdrawn by ${decision.by ?? d.requestedBy}`;
+  if (d.approvedBy) return d.approvedBy.replace(/^rule:/, 'rule ').replace(/^user:/, '');
+  return decision.by ?? '—';
+}
+
+/** The approver's inbox: what waits (mine to decide first), then the decided history. Live: the badge and the list read one answer. */
 export function InboxScreen({ me }: { me: Me }) {
-  const [pending, setPending] = useState<PendingApprovalView[] | undefined>();
+  const inbox = useInbox();
   const [decided, setDecided] = useState<DecidedApprovalView[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
-  const load = async () => {
-    const [open, history] = await Promise.all([inboxApi.pending(), inboxApi.history()]);
-    setPending([...open.pending].sort((a, b) => Number(b.mayApprove) - Number(a.mayApprove)));
-    setDecided(history.decided);
-  };
+  const pending = inbox.pending && [...inbox.pending].sort((a, b) => Number(b.mayApprove) - Number(a.mayApprove));
+  const pendingKey = (inbox.pending ?? []).map((item) => item.interrupt.callId).join(',');
+  // The history changes when what waits changes (a call left the list because it was decided).
   useEffect(() => {
-    load().catch((e: unknown) => setError(e instanceof ApiError ? e.message : String(e)));
-  }, []);
+    inboxApi.history().then(
+      (history) => setDecided(history.decided),
+      () => undefined,
+    );
+  }, [pendingKey]);
   const act = async (work: () => Promise<unknown>) => {
     setBusy(true);
     setError('');
     try {
       await work();
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(decisionError(e));
     } finally {
       setBusy(false);
-      dispatchEvent(new Event('opsgate:inbox-changed'));
-      await load().catch(() => {});
+      inboxChanged();
+      await refreshInbox();
     }
   };
   return (
@@ -46,37 +67,39 @@ export function InboxScreen({ me }: { me: Me }) {
       ) : (
         <ul class="inbox-list">
           {pending.map((item) => (
-            <PendingItem key={item.interrupt.callId} item={item} me={me} busy={busy} onAct={act} />
+            <PendingItem key={item.interrupt.callId} item={item} me={me} busy={busy} reconnects={inbox.reconnects} onAct={act} />
           ))}
         </ul>
       )}
       <h3>History</h3>
-      <table class="inbox-history" data-testid="inbox-history">
-        <thead>
-          <tr>
-            <th>Decided</th>
-            <th>Tool</th>
-            <th>Risk</th>
-            <th>Outcome</th>
-            <th>Asked by</th>
-            <th>Approved by</th>
-          </tr>
-        </thead>
-        <tbody>
-          {decided.map((d) => (
-            <tr key={d.callId}>
-              <td>{new Date(d.decidedAt).toLocaleString()}</td>
-              <td>
-                <a href={`#/sessions/${d.sessionId}`}>{d.tool}</a>
-              </td>
-              <td>{d.risk}</td>
-              <td>{d.status}</td>
-              <td>{d.requestedBy}</td>
-              <td>{d.approvedBy ?? '—'}</td>
+      <div class="table-scroll">
+        <table class="inbox-history" data-testid="inbox-history">
+          <thead>
+            <tr>
+              <th>Decided</th>
+              <th>Tool</th>
+              <th>Risk</th>
+              <th>Outcome</th>
+              <th>Asked by</th>
+              <th>Decided by</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {decided.map((d) => (
+              <tr key={d.callId}>
+                <td>{new Date(d.decidedAt).toLocaleString()}</td>
+                <td>
+                  <a href={`#/sessions/${d.sessionId}`}>{d.tool}</a>
+                </td>
+                <td>{d.risk}</td>
+                <td>{d.status}</td>
+                <td>{d.requestedBy}</td>
+                <td>{decidedBy(d)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
@@ -85,11 +108,13 @@ function PendingItem({
   item,
   me,
   busy,
+  reconnects,
   onAct,
 }: {
   item: PendingApprovalView;
   me: Me;
   busy: boolean;
+  reconnects: number;
   onAct: (work: () => Promise<unknown>) => Promise<void>;
 }) {
   const [reason, setReason] = useState('');
@@ -97,7 +122,8 @@ function PendingItem({
   const { interrupt } = item;
   const others = interrupt.eligibleApprovers.filter((name) => name !== me.username);
   // As in the session's panel: an approval that can no longer run (e.g. after a restart) says so
-  // before anyone clicks, and is re-planned in its session rather than approved here.
+  // before anyone clicks, and is re-planned in its session rather than approved here. Asked again
+  // after the server was unreachable, because a restart is what voids an open transaction.
   useEffect(() => {
     let current = true;
     api.approvalReadiness(item.sessionId, interrupt.callId).then(
@@ -107,7 +133,7 @@ function PendingItem({
     return () => {
       current = false;
     };
-  }, [item.sessionId, interrupt.callId]);
+  }, [item.sessionId, interrupt.callId, reconnects]);
   return (
     <li class="panel" data-testid="inbox-item" data-call-id={interrupt.callId}>
       <h3>
@@ -117,7 +143,7 @@ function PendingItem({
         Asked by <strong>{interrupt.requestedBy}</strong> in <a href={`#/sessions/${item.sessionId}`}>{item.title || item.agent}</a>
         {' · '}policy <code data-testid="inbox-policy">{interrupt.policyId}</code>
       </p>
-      <pre class="args">{JSON.stringify(interrupt.args, null, 2)}</pre>
+      <ApprovalSummary interrupt={interrupt} />
       {stale && (
         <p class="stale" role="alert" data-testid="inbox-stale">
           {stale} <a href={`#/sessions/${item.sessionId}`}>Open the session to re-plan it.</a>

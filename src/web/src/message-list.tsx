@@ -4,18 +4,9 @@ import { parseSuggestions } from '../../core/text/suggestions.ts';
 import type { SessionSnapshot } from './api.ts';
 import { asQueryResult, DataTable } from './data-table.tsx';
 import { FeedbackControl } from './feedback-control.tsx';
+import { RichText, safeHref } from './rich-text.tsx';
 
 type ToolCall = SessionSnapshot['toolCalls'][number];
-
-/** Only http(s) and relative links become anchors; anything else stays text. */
-function safeHref(url: string): string | undefined {
-  try {
-    const parsed = new URL(url, location.origin);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** An answer: text (without the suggestions block and the runbook section), runbook links (AR-20). */
 function AnswerText({ text }: { text: string }) {
@@ -24,7 +15,7 @@ function AnswerText({ text }: { text: string }) {
   const links = [...new Set(extractRunbookLinks(text))];
   return (
     <>
-      <div class="text">{body}</div>
+      <RichText text={body} />
       {links.length > 0 && (
         <div class="runbooks" data-testid="runbook-links">
           <strong>{RUNBOOK_LINKS_HEADING}</strong>
@@ -151,7 +142,8 @@ export function MessageList({
         const cards = (message.toolCalls ?? []).map((c) => calls.get(c.callId)).filter((c): c is ToolCall => c !== undefined);
         return (
           <div key={message.seq} class={`message ${message.role}`} data-testid={`message-${message.role}`}>
-            {parsed.text.trim() !== '' && <AnswerText text={parsed.text} />}
+            {parsed.text.trim() !== '' &&
+              (message.role === 'assistant' ? <AnswerText text={parsed.text} /> : <div class="text">{parsed.text}</div>)}
             {cards.length > 0 && <Steps calls={cards} sessionId={session.id} />}
             {message === lastAssistant && notice && (
               <p class="notice" role="note" data-testid="answer-notice">

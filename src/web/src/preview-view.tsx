@@ -62,7 +62,7 @@ function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
 type Scalar = string | number | boolean | null;
 
 /** A flat record (scalars and lists of scalars) as label/value pairs, if `details` is one. */
-function flatRecord(details: unknown): Array<[string, string]> | undefined {
+export function flatRecord(details: unknown): Array<[string, string]> | undefined {
   if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined;
   const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
   const entries = Object.entries(details as Record<string, unknown>);
@@ -71,6 +71,13 @@ function flatRecord(details: unknown): Array<[string, string]> | undefined {
     key.replace(/_/g, ' '),
     Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
   ]);
+}
+
+/** `user@host $ command` when the preview names where it runs, else `$ command`. */
+function commandLine(details: Record<string, unknown>, command: string): string {
+  const host = typeof details.host === 'string' ? details.host : undefined;
+  const user = typeof details.username === 'string' ? `${details.username}@` : '';
+  return host ? `${user}${host} $ ${command}` : `$ ${command}`;
 }
 
 /** What the agent shows with an approval, for people: a diff, before/after tables, the command; raw JSON behind a toggle. */
@@ -89,7 +96,7 @@ export function PreviewView({ preview }: { preview: ApprovalPreview }) {
           {preview.summary}
         </p>
       )}
-      {typeof command === 'string' && <pre class="command">$ {command}</pre>}
+      {typeof command === 'string' && <pre class="command">{commandLine(details as Record<string, unknown>, command)}</pre>}
       {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
       {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}

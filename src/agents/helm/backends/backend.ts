@@ -6,6 +6,7 @@ import type {
   HelmListItem,
   HelmStatus,
   PodHealth,
+  ReleaseHook,
   RenderedRelease,
   WorkloadHealth,
 } from '../types.ts';
@@ -23,6 +24,8 @@ export interface ReleaseRequest {
   readonly createNamespace: boolean;
   /** Helm's `--timeout`, seconds. Default 300. */
   readonly timeoutSeconds?: number;
+  /** How many hooks run for this command: Helm waits up to `--timeout` for each, apart from the rollout. */
+  readonly hooks?: number;
   /** Install only: reuse the name of a release whose last revision is uninstalled or failed (`--replace`). */
   readonly replace?: boolean;
 }
@@ -46,6 +49,8 @@ export interface HelmBackend {
   history(release: string, namespace: string): Promise<HelmHistoryItem[]>;
   /** The manifest of one stored revision. */
   revisionManifest(release: string, namespace: string, revision: number): Promise<string>;
+  /** The hooks of one stored revision with their events (`helm get hooks --revision`). */
+  revisionHooks(release: string, namespace: string, revision: number): Promise<ReleaseHook[]>;
   /** The user-supplied values of one stored revision (`helm get values --revision`). */
   revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>>;
   /**
@@ -55,8 +60,9 @@ export interface HelmBackend {
   render(request: RenderRequest): Promise<RenderedRelease>;
   install(request: ReleaseRequest): Promise<HelmStatus>;
   upgrade(request: ReleaseRequest): Promise<HelmStatus>;
-  rollback(release: string, namespace: string, revision: number): Promise<void>;
-  uninstall(release: string, namespace: string): Promise<void>;
+  /** `hooks`: how many hooks the rollback runs (each may take Helm's whole `--timeout`). */
+  rollback(release: string, namespace: string, revision: number, options?: { readonly hooks?: number }): Promise<void>;
+  uninstall(release: string, namespace: string, options?: { readonly hooks?: number }): Promise<void>;
   /** Readiness of the workloads in `manifest` (the release's) by the rules of `helm --wait`, and their pods. */
   health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
   close?(): Promise<void>;

@@ -53,12 +53,12 @@ describe('the default Cedar policy', () => {
     });
   });
 
-  it('lets the troubleshoot Agent Mode rule approve only with Agent Mode and Auto-approve on', () => {
+  it('lets the troubleshoot Agent Mode rule approve only with Agent Mode and Auto-approve on, and never a high-risk command', () => {
     const call: PolicyCall = {
       tool: 'suggest_ssh_command',
       agent: 'troubleshoot',
       mutable: true,
-      risk: 'high',
+      risk: 'medium',
       args: { host_id: 3, command: 'df -h' },
     };
     const rule = 'agent-mode-auto-approve';
@@ -69,6 +69,16 @@ describe('the default Cedar policy', () => {
       rule,
       policyId: 'troubleshoot-agent-mode-auto-approve',
     });
+    for (const risk of ['high', 'critical'] as const)
+      expect(
+        policy.decideCall({
+          user: john,
+          call: { ...call, risk },
+          autoApproveRule: rule,
+          sessionOptions: { agentMode: true, autoApprove: true },
+          at,
+        }),
+      ).toMatchObject({ action: 'ask', policyId: 'state-changes-need-approval' });
     expect(policy.decideCall({ user: john, call, autoApproveRule: rule, sessionOptions: { agentMode: true }, at })).toMatchObject({
       action: 'ask',
     });
@@ -123,6 +133,47 @@ describe('a policy directory', () => {
       requiredApprovals: 2,
     });
     expect(policy.decideCall({ user: john, call: grant('READ_DOCUMENTS'), at }).requiredApprovals).toBe(1);
+  });
+
+  it('answers exactly per person when a policy names a user or reads a username (no shared stand-in answers)', () => {
+    const dir = policyDir({
+      'bob-runs.cedar':
+        '@id("bob-runs-uninstalls")\npermit (principal == Opsgate::User::"bob", action == Opsgate::Action::"run", resource)\nwhen { context.tool == "helm_uninstall" };\n',
+      'svc-approve.cedar':
+        '@id("no-service-accounts-approve")\nforbid (principal, action == Opsgate::Action::"approve", resource)\nwhen { principal.username like "svc-*" };\n',
+    });
+    const policy = createCedarPolicy(loadPolicyDirectory(dir));
+    const bob = { username: 'bob', roles: ['user'], teams: ['engineering'] };
+    // Same roles and teams: with stand-ins john would get bob's cached answer.
+    expect(policy.decideCall({ user: bob, call: uninstall, at }).action).toBe('run');
+    expect(policy.decideCall({ user: john, call: uninstall, at }).action).toBe('ask');
+    const service = { username: 'svc-deploy', roles: ['approver'] };
+    const carol = { username: 'carol', roles: ['approver'] };
+    const call = grant('READ_DOCUMENTS');
+    expect(policy.mayApprove({ approver: carol, requester: john, call, approvalsSoFar: [], at }).allowed).toBe(true);
+    expect(policy.mayApprove({ approver: service, requester: john, call, approvalsSoFar: [], at }).allowed).toBe(false);
+  });
+
+  it('shares answers between people with the same roles and teams under the default policy, still telling the requester apart', () => {
+    const policy = createCedarPolicy(loadPolicyDirectory());
+    const mary = { username: 'mary', roles: ['user'], teams: ['engineering'] };
+    const call: PolicyCall = {
+      tool: 'grant_access_to_user',
+      agent: 'access',
+      mutable: true,
+      risk: 'high',
+      args: { access_name: 'DB_WRITE_PROD' },
+    };
+    const alice = { username: 'alice', roles: ['approver'] };
+    for (const requester of [john, mary]) {
+      expect(policy.mayApprove({ approver: requester, requester, call, approvalsSoFar: [], at }).allowed).toBe(false);
+      expect(policy.mayApprove({ approver: alice, requester, call, approvalsSoFar: [], at }).allowed).toBe(true);
+      expect(policy.mayApprove({ approver: alice, requester, call, approvalsSoFar: ['alice'], at }).allowed).toBe(false);
+      expect(
+        policy.mayApprove({ approver: alice, requester, call, approvalsSoFar: [], candidates: [requester, alice, mary], at })
+          .eligibleApprovers,
+      ).toEqual(['alice']);
+    }
   });
 
   it('can block calls with a forbid, named in the decision', () => {

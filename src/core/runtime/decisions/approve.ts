@@ -3,13 +3,14 @@ import { CoreErrors, type OpsgateError } from '../../errors/index.ts';
 import { approvalStillBinds } from '../../policy/index.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
+import type { DecisionMarks } from './authorize-decision.ts';
 import type { ApprovalDecisionContext } from './decision-context.ts';
 
 /**
  * The person approves: the approval must still bind (stored proposal, what the person was shown,
  * and the arguments and preview as they are now all hash alike), then the call runs once.
  */
-export async function approveCall(context: ApprovalDecisionContext): Promise<CallOutcome> {
+export async function approveCall(context: ApprovalDecisionContext, marks: DecisionMarks): Promise<CallOutcome> {
   const { session, actor, env, call, interrupt, decidedAt } = context;
   const { id, tool: toolName } = call.row;
   const tool = session.agent.registry.resolve(toolName, session.row.role, session.phase);
@@ -31,11 +32,15 @@ export async function approveCall(context: ApprovalDecisionContext): Promise<Cal
   if (!binds) return failUnbound(context, CoreErrors.APPROVAL_BINDING_MISMATCH({ tool: toolName }), 'approval binding mismatch');
   env.lifecycle.transition(session.uow, call, {
     to: 'approved',
-    patch: { approved_by: actor.username, decided_at: decidedAt, decision: JSON.stringify({ type: 'approve', by: actor.username }) },
+    patch: {
+      approved_by: actor.username,
+      decided_at: decidedAt,
+      decision: JSON.stringify({ type: 'approve', by: actor.username, ...marks }),
+    },
     audit: {
       type: 'tool_approved',
       actor: userActor(actor.username),
-      payload: { callId: id, tool: toolName, argsHash: call.row.args_hash, approver: actor.username },
+      payload: { callId: id, tool: toolName, argsHash: call.row.args_hash, approver: actor.username, ...marks },
     },
     live: { type: 'decision', data: { callId: id, decision: 'approve', by: actor.username } },
   });

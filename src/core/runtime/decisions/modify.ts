@@ -6,12 +6,15 @@ import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
 import { prepareInput } from '../tool-input.ts';
+import { authorizeDecision, decisionMarks } from './authorize-decision.ts';
 import type { ApprovalDecisionContext } from './decision-context.ts';
 
 /**
  * The person edits the arguments. The edit is checked like a model's call (schema, identity,
- * validator, policy). Where the tool binds a preview (a plan, a changeset) the edited call is a
- * new proposal that must be approved against its new preview; otherwise the edit is the approval.
+ * validator, policy), then the one decision authorizer asks whether this person may approve the
+ * call *as edited*, with its new risk. Only then is the edit the approval. An edit its author may
+ * not approve, one that needs two people, and one of a tool that binds a preview (a plan, a
+ * changeset) become a new proposal that waits for an eligible approver against its own preview.
  */
 export async function modifyCall(context: ApprovalDecisionContext, editedArgs: Readonly<Record<string, unknown>>): Promise<CallOutcome> {
   const { session, actor, env, call, interrupt, decidedAt } = context;
@@ -41,7 +44,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
       audit: {
         type: 'tool_blocked',
         actor: by,
-        payload: { callId: original.id, tool: original.tool, args: input, reason: policy.reason, stage: 'modify' },
+        payload: { callId: original.id, tool: original.tool, args: input, reason: policy.reason, stage: 'modify', ...decisionMarks(actor) },
       },
     });
     return { kind: 'result', output: { blocked: true, reason: policy.reason, modifiedArguments: input }, isError: true };
@@ -51,6 +54,15 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const argsHash = approvalHash(callId, tool.name, input, preview?.bindingDigest);
   // The edited arguments carry their own risk (a larger amount, a production target).
   const risk = assessToolRisk(tool, input, preview);
+  const requiredApprovals = policy.action === 'ask' ? policy.requiredApprovals : 1;
+  const authorization = await authorizeDecision({
+    kind: 'modify',
+    context,
+    edited: { tool, args: input, risk: risk.level, requiredApprovals },
+  });
+  const marks = authorization.marks;
+  // The edit is the approval only where its author may approve the edited call alone and the tool binds nothing more.
+  const needsFreshReview = preview?.bindingDigest !== undefined || authorization.kind !== 'allowed';
   const from = JSON.parse(original.args) as unknown;
   env.lifecycle.transition(session.uow, call, {
     to: 'rejected',
@@ -58,12 +70,23 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
     audit: {
       type: 'tool_modified',
       actor: by,
-      payload: { callId: original.id, newCallId: callId, tool: original.tool, from, to: input, argsHash },
+      payload: {
+        callId: original.id,
+        newCallId: callId,
+        tool: original.tool,
+        from,
+        to: input,
+        argsHash,
+        risk: risk.level,
+        approvedByEdit: !needsFreshReview,
+        ...(authorization.kind === 'fresh-proposal'
+          ? { policyId: authorization.verdict.policyId, refusal: authorization.verdict.reason }
+          : {}),
+        ...marks,
+      },
     },
     live: { type: 'decision', data: { callId: original.id, decision: 'modify', by: actor.username } },
   });
-  // A call that needs two people is never approved by one person's edit.
-  const needsFreshReview = preview?.bindingDigest !== undefined || (policy.action === 'ask' && policy.requiredApprovals > 1);
   const row = {
     ...original,
     id: callId,
@@ -92,10 +115,10 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         ),
       },
     );
-    // The tool binds more than the arguments: the person must see the new preview and approve it.
+    const approvers = await eligibleApprovers(env, session, tool, input, [], risk.level);
     context.recordOutcome(original.id, original.tool, {
       kind: 'denied',
-      reason: `The person modified the arguments to ${JSON.stringify(input)}; the new proposal waits for approval.`,
+      reason: `${actor.username} modified the arguments to ${JSON.stringify(input)}; the new proposal waits for approval by ${approvers.join(', ') || 'someone the policy allows'}.`,
     });
     session.state.pendingCalls.unshift({ callId, toolName: original.tool, input: JSON.stringify(input) });
     return {
@@ -112,7 +135,7 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         ...(verdict ? { verdict } : {}),
         ...(policy.action === 'ask' ? { policyId: policy.policyId, requiredApprovals: policy.requiredApprovals } : {}),
         approvals: [],
-        eligibleApprovers: await eligibleApprovers(env, session, tool, input, [], risk.level),
+        eligibleApprovers: approvers,
         requestedAt: decidedAt,
       },
     };
@@ -120,7 +143,13 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
   const approved = env.lifecycle.create(
     session,
     { ...row, status: 'approved', approved_by: actor.username, decided_at: decidedAt },
-    { audit: { type: 'tool_approved', actor: by, payload: { callId, tool: original.tool, argsHash, approver: actor.username } } },
+    {
+      audit: {
+        type: 'tool_approved',
+        actor: by,
+        payload: { callId, tool: original.tool, argsHash, approver: actor.username, policyId: authorization.policyId, ...marks },
+      },
+    },
   );
   session.interrupt = undefined;
   const outcome = await context.processor.execute(session, tool, approved, input, createToolContext(env, session, tool, callId), {

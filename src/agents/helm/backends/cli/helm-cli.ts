@@ -1,15 +1,25 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HelmErrors } from '../../errors.ts';
-import type { ClusterInfo, HelmHistoryItem, HelmListItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../../types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmListItem,
+  HelmStatus,
+  PodHealth,
+  ReleaseHook,
+  RenderedRelease,
+  WorkloadHealth,
+} from '../../types.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
+import { cancellationSignal } from './cancellation.ts';
 import {
   classifyHelmError,
   parseDryRunRelease,
   parseHelmHistory,
+  parseHelmHooks,
   parseHelmList,
   parseHelmMetadata,
   parseHelmStatus,
@@ -19,6 +29,7 @@ import {
   parseKubectlObjects,
   parseKubectlVersion,
 } from './parse-output.ts';
+import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
 const HELM_TIMEOUT_SECONDS = 300;
@@ -40,6 +51,8 @@ export interface HelmCliOptions {
   /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** How commands run. Default: `execFile`. Tests answer in-process where the process boundary is not under test. */
+  readonly run?: CommandRunner;
 }
 
 /**
@@ -83,22 +96,14 @@ export class HelmCli implements HelmBackend {
         ? ['--kube-context', this.#options.kubeContext]
         : ['--context', this.#options.kubeContext]
       : [];
-    return new Promise((resolve, reject) => {
-      execFile(
-        file,
-        [...args, ...context],
-        {
-          timeout: timeoutMs,
-          maxBuffer: 32 * 1024 * 1024,
-          env: this.#options.env ?? process.env,
-          shell: false,
-        },
-        (error, stdout, stderr) => {
-          if (error) reject(classifyHelmError(operation, `${stderr}\n${error.message}`, release, namespace));
-          else resolve(stdout);
-        },
-      );
-    });
+    const run = this.#options.run ?? execCommand;
+    const signal = cancellationSignal();
+    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
+      (error: unknown) => {
+        if (!(error instanceof CommandFailed)) throw error;
+        throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
+      },
+    );
   }
 
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
@@ -183,6 +188,18 @@ export class HelmCli implements HelmBackend {
     );
   }
 
+  async revisionHooks(release: string, namespace: string, revision: number): Promise<ReleaseHook[]> {
+    return parseHelmHooks(
+      await this.#run(
+        'helm',
+        ['get', 'hooks', release, '--namespace', namespace, '--revision', String(revision)],
+        'get hooks',
+        release,
+        namespace,
+      ),
+    );
+  }
+
   async revisionValues(release: string, namespace: string, revision: number): Promise<Record<string, unknown>> {
     return parseHelmValues(
       await this.#run(
@@ -195,9 +212,13 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  /** The process limit of a changing command: Helm's `--timeout` plus the grace period. */
-  processLimitMs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): number {
-    return (timeoutSeconds + KILL_GRACE_SECONDS) * 1000;
+  /**
+   * The process limit of a changing command. Helm's `--timeout` bounds each hook and, apart, the
+   * rollout wait (v3 `pkg/action/hooks.go`, `upgrade.go`), so a command running `hooks` hooks may
+   * take `--timeout` × (hooks + 1); the grace period comes on top so that Helm times out first.
+   */
+  processLimitMs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS, hooks = 0): number {
+    return (timeoutSeconds * (hooks + 1) + KILL_GRACE_SECONDS) * 1000;
   }
 
   /**
@@ -283,31 +304,38 @@ export class HelmCli implements HelmBackend {
   #change(operation: 'install' | 'upgrade', request: ReleaseRequest, args: (valuesFile: string) => string[]): Promise<HelmStatus> {
     return this.#withValues(request.values, async (file) =>
       parseHelmStatus(
-        await this.#run('helm', args(file), operation, request.release, request.namespace, this.processLimitMs(request.timeoutSeconds)),
+        await this.#run(
+          'helm',
+          args(file),
+          operation,
+          request.release,
+          request.namespace,
+          this.processLimitMs(request.timeoutSeconds, request.hooks),
+        ),
         operation,
       ),
     );
   }
 
-  async rollback(release: string, namespace: string, revision: number): Promise<void> {
+  async rollback(release: string, namespace: string, revision: number, options: { readonly hooks?: number } = {}): Promise<void> {
     await this.#run(
       'helm',
       ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
       'rollback',
       release,
       namespace,
-      this.processLimitMs(),
+      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
     );
   }
 
-  async uninstall(release: string, namespace: string): Promise<void> {
+  async uninstall(release: string, namespace: string, options: { readonly hooks?: number } = {}): Promise<void> {
     await this.#run(
       'helm',
       ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
       'uninstall',
       release,
       namespace,
-      this.processLimitMs(),
+      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
     );
   }
 

@@ -1,3 +1,4 @@
+import { parseAllDocuments } from 'yaml';
 import { HelmErrors } from '../../errors.ts';
 import type {
   HelmHistoryItem,
@@ -6,6 +7,7 @@ import type {
   HelmSearchItem,
   HelmStatus,
   PodHealth,
+  ReleaseHook,
   RenderedRelease,
 } from '../../types.ts';
 import { podHealth } from '../readiness.ts';
@@ -245,4 +247,26 @@ export function classifyHelmError(operation: string, stderr: string, release = '
     return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail });
   if (REFUSED.test(stderr)) return HelmErrors.HELM_FORBIDDEN({ detail });
   return HelmErrors.HELM_OPERATION_FAILED({ operation, detail });
+}
+
+/**
+ * `helm get hooks` (text: each hook's manifest after `---` and `# Source:`, Helm 3 and 4): the
+ * hooks of one revision with their `helm.sh/hook` events. Duplicate keys are allowed, as Helm allows them.
+ */
+export function parseHelmHooks(output: string): ReleaseHook[] {
+  const hooks: ReleaseHook[] = [];
+  for (const document of parseAllDocuments(output, { uniqueKeys: false })) {
+    const object = document.toJS() as {
+      kind?: unknown;
+      metadata?: { name?: unknown; generateName?: unknown; annotations?: Record<string, unknown> };
+    } | null;
+    if (!object || typeof object !== 'object') continue;
+    const events = String(object.metadata?.annotations?.['helm.sh/hook'] ?? '')
+      .split(',')
+      .map((event) => event.trim())
+      .filter(Boolean);
+    const name = String(object.metadata?.name ?? object.metadata?.generateName ?? '');
+    if (events.length > 0) hooks.push({ key: `${String(object.kind ?? '')}/${name}`, events });
+  }
+  return hooks;
 }

@@ -11,6 +11,7 @@ import type {
   HelmReleaseStatusName,
   HelmStatus,
   PodHealth,
+  ReleaseHook,
   RenderedRelease,
   WorkloadHealth,
 } from '../../types.ts';
@@ -219,6 +220,14 @@ export class SimulatedCluster implements HelmBackend {
   async releaseHooks(release: string, namespace: string): Promise<Array<{ key: string; events: string[]; manifest: string }>> {
     const row = await this.#latest(release, namespace);
     return row ? JSON.parse(row.hooks) : [];
+  }
+
+  /** The hooks of one stored revision, with their manifests. */
+  async revisionHooks(release: string, namespace: string, revision: number): Promise<Array<ReleaseHook & { manifest: string }>> {
+    await this.#guard(release);
+    const row = (await this.#revisions(release, namespace)).find((candidate) => candidate.revision === revision);
+    if (!row) throw HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision });
+    return JSON.parse(row.hooks);
   }
 
   async history(release: string, namespace: string): Promise<HelmHistoryItem[]> {
@@ -521,7 +530,11 @@ export class SimulatedCluster implements HelmBackend {
   }
 
   /** `helm uninstall`; with `keepHistory` the revisions stay, the last one `uninstalled`. */
-  async uninstall(release: string, namespace: string, options: { keepHistory?: boolean } = {}): Promise<void> {
+  async uninstall(
+    release: string,
+    namespace: string,
+    options: { readonly keepHistory?: boolean; readonly hooks?: number } = {},
+  ): Promise<void> {
     await this.#guard(release);
     const latest = await this.#latest(release, namespace);
     if (!latest || latest.status === 'uninstalled') throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release, namespace });

@@ -1,0 +1,20 @@
+import { defineErrorCodes } from '../errors/index.ts';
+
+/** Codes of the audit key and its anchors. Messages say what to do next. */
+export const AuditErrors = defineErrorCodes({
+  AUDIT_KEY_INVALID: {
+    status: 500,
+    message:
+      'OPSGATE_AUDIT_KEY is not a usable audit key ({detail}). Set it to at least 32 random bytes, base64 or hex (for example `openssl rand -base64 32`), the same on every replica.',
+  },
+  AUDIT_KEY_UNREADABLE: {
+    status: 500,
+    message:
+      'The audit key file {file} cannot be used ({detail}). Give it back to the user opsgate runs as (mode 0600), or set OPSGATE_AUDIT_KEY to the same key.',
+  },
+  AUDIT_KEY_MISMATCH: {
+    status: 500,
+    message:
+      'The audit key in use (id {keyId}, from {origin}) is not the key that signed this audit log (id {expectedKeyId}). Put the original key back (OPSGATE_AUDIT_KEY, or the file {file}) on every replica; the audit key cannot be rotated in this version.',
+  },
+});

@@ -1,0 +1,134 @@
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Kysely, Transaction } from 'kysely';
+import type { CoreDatabase, Store } from '../store/index.ts';
+import type { AuditKey } from './audit-key.ts';
+import { canonicalJson } from './canonical-json.ts';
+
+/**
+ * A signed statement "the chain had `seq` events and ended in `hash` at `at`". Kept in the store
+ * and, outside it, in an append-only file: deleting or re-hashing events cannot match a
+ * checkpoint without the key.
+ */
+export interface AuditCheckpoint {
+  readonly seq: number;
+  readonly hash: string;
+  readonly at: string;
+  readonly keyId: string;
+  /** The first event sealed with a journal MAC; every later event must carry one. */
+  readonly macsFrom: number;
+  readonly signature: string;
+}
+
+export type UnsignedCheckpoint = Omit<AuditCheckpoint, 'keyId' | 'signature'>;
+
+function signedText(checkpoint: Omit<AuditCheckpoint, 'signature'>): string {
+  return canonicalJson([
+    'opsgate-audit-checkpoint-v1',
+    checkpoint.seq,
+    checkpoint.hash,
+    checkpoint.at,
+    checkpoint.keyId,
+    checkpoint.macsFrom,
+  ]);
+}
+
+export function signCheckpoint(key: AuditKey, checkpoint: UnsignedCheckpoint): AuditCheckpoint {
+  const unsigned = { ...checkpoint, keyId: key.id };
+  return { ...unsigned, signature: key.sign(signedText(unsigned)) };
+}
+
+export function checkpointSignatureHolds(key: AuditKey, checkpoint: AuditCheckpoint): boolean {
+  return checkpoint.keyId === key.id && key.verifies(signedText(checkpoint), checkpoint.signature);
+}
+
+/**
+ * Names the database in checkpoint-file lines, so stores that share a data directory (tests, a
+ * laptop) keep their checkpoints apart: the SQLite file, or the PostgreSQL database name.
+ */
+export function storeLabel(store: Pick<Store, 'dialect' | 'location'>): string {
+  if (store.dialect === 'sqlite') return `sqlite:${store.location}`;
+  try {
+    return `postgres:${new URL(store.location).pathname.replace(/^\//, '')}`;
+  } catch {
+    return `postgres:${store.location}`;
+  }
+}
+
+export function appendCheckpointFile(file: string, label: string, checkpoints: readonly AuditCheckpoint[]): void {
+  if (checkpoints.length === 0) return;
+  const fresh = !existsSync(file);
+  if (fresh) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  appendFileSync(file, checkpoints.map((c) => `${JSON.stringify({ store: label, ...c })}\n`).join(''), { mode: 0o600 });
+  if (fresh) chmodSync(file, 0o600);
+}
+
+/** This store's checkpoints in the file (others' lines are skipped), and how many lines are unreadable. */
+export function readCheckpointFile(file: string, label: string): { checkpoints: AuditCheckpoint[]; unreadable: number } {
+  if (!existsSync(file)) return { checkpoints: [], unreadable: 0 };
+  const checkpoints: AuditCheckpoint[] = [];
+  let unreadable = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = JSON.parse(line) as Record<string, unknown>;
+      if (value.store !== label) continue;
+      checkpoints.push(toCheckpoint(value));
+    } catch {
+      unreadable += 1;
+    }
+  }
+  return { checkpoints, unreadable };
+}
+
+function toCheckpoint(value: Record<string, unknown>): AuditCheckpoint {
+  const { seq, hash, at, keyId, macsFrom, signature } = value;
+  if (
+    typeof seq !== 'number' ||
+    typeof hash !== 'string' ||
+    typeof at !== 'string' ||
+    typeof keyId !== 'string' ||
+    typeof macsFrom !== 'number' ||
+    typeof signature !== 'string'
+  )
+    throw new Error('not a checkpoint');
+  return { seq, hash, at, keyId, macsFrom, signature };
+}
+
+type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
+
+export async function insertCheckpoint(db: Db, checkpoint: AuditCheckpoint): Promise<void> {
+  await db
+    .insertInto('audit_checkpoints')
+    .values({
+      seq: checkpoint.seq,
+      hash: checkpoint.hash,
+      at: checkpoint.at,
+      key_id: checkpoint.keyId,
+      macs_from: checkpoint.macsFrom,
+      signature: checkpoint.signature,
+    })
+    // Another sealer may have anchored the same head already.
+    .onConflict((oc) => oc.column('seq').doNothing())
+    .execute();
+}
+
+export async function lastStoredCheckpoint(db: Db): Promise<AuditCheckpoint | undefined> {
+  const row = await db.selectFrom('audit_checkpoints').selectAll().orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function storedCheckpoints(db: Db): Promise<AuditCheckpoint[]> {
+  return (await db.selectFrom('audit_checkpoints').selectAll().orderBy('seq', 'asc').execute()).map(fromRow);
+}
+
+function fromRow(row: CoreDatabase['audit_checkpoints']): AuditCheckpoint {
+  return {
+    seq: Number(row.seq),
+    hash: row.hash,
+    at: row.at,
+    keyId: row.key_id,
+    macsFrom: Number(row.macs_from),
+    signature: row.signature,
+  };
+}

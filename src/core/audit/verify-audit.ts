@@ -1,0 +1,192 @@
+import type { Store } from '../store/index.ts';
+import type { AuditKey } from './audit-key.ts';
+import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
+import { type AuditCheckpoint, checkpointSignatureHolds, readCheckpointFile, storedCheckpoints, storeLabel } from './checkpoints.ts';
+import { AUDIT_EVENT_TYPES } from './event-types.ts';
+import { journalMacProblem, macNonce } from './journal-mac.ts';
+import { checkToolCallEvents, type ToolCallEvidence } from './verify-tool-calls.ts';
+
+export interface AuditVerification {
+  readonly ok: boolean;
+  readonly checked: number;
+  /** Sequence number of the first event whose hash, link, MAC or checkpoint does not verify. */
+  readonly firstBrokenSeq?: number;
+  /** One line naming what is wrong. */
+  readonly reason?: string;
+  /** Signed checkpoints compared (from the store and the checkpoint file). */
+  readonly checkpoints?: number;
+  /** Tool calls compared against their audit events. */
+  readonly callsChecked?: number;
+  /** What this run could not prove, one line each (no key yet, a chain older than the anchors). */
+  readonly notices?: readonly string[];
+}
+
+const PAGE = 2000;
+
+interface KnownCheckpoint extends AuditCheckpoint {
+  readonly where: string;
+}
+
+/**
+ * The whole check behind `opsgate audit verify`. Streams the chain in pages, so memory holds the
+ * checkpoints, one page and the tool-call evidence, not the events.
+ */
+export async function verifyAudit(store: Store, key: AuditKey | undefined, seal: () => Promise<unknown>): Promise<AuditVerification> {
+  const notices: string[] = [];
+  const anchors = store.auditAnchors;
+  const keyFile = anchors?.keyFile ?? '<data dir>/audit.key';
+  // Calls are read before sealing: each one's events were journaled in its own transaction, so
+  // the seal below chains them all.
+  const calls = new Map<string, ToolCallEvidence>();
+  for (const row of await store.db
+    .selectFrom('tool_calls')
+    .select(['id', 'tool', 'status', 'mutability', 'approved_by', 'started_at', 'decision'])
+    .where('status', 'in', ['approved', 'executing', 'executed', 'failed', 'unknown'])
+    .execute())
+    calls.set(row.id, { ...row, events: new Set() });
+  if (key) {
+    try {
+      await seal();
+    } catch (error) {
+      return { ok: false, checked: 0, reason: `the journal could not be sealed: ${(error as Error).message}` };
+    }
+  } else {
+    notices.push(`no audit key (OPSGATE_AUDIT_KEY or ${keyFile}): journal MACs and checkpoint signatures cannot be checked`);
+  }
+
+  const checkpoints: KnownCheckpoint[] = (await storedCheckpoints(store.db)).map((c) => ({ ...c, where: 'the store' }));
+  const file = anchors?.checkpointFile;
+  if (file) {
+    const fromFile = readCheckpointFile(file, storeLabel(store));
+    checkpoints.push(...fromFile.checkpoints.map((c) => ({ ...c, where: file })));
+    if (fromFile.unreadable > 0) notices.push(`${fromFile.unreadable} unreadable line(s) in ${file} were skipped`);
+  }
+  const signed = new Map<number, KnownCheckpoint>();
+  for (const checkpoint of checkpoints) {
+    if (!key)
+      return fail(
+        0,
+        `signed checkpoints exist (in ${checkpoint.where}) but no audit key was found: restore the key that signed them (OPSGATE_AUDIT_KEY or ${keyFile})`,
+      );
+    if (checkpoint.keyId !== key.id)
+      return fail(
+        0,
+        `the checkpoint at event ${checkpoint.seq} (in ${checkpoint.where}) was signed with audit key ${checkpoint.keyId}, but the key loaded from ${key.origin} is ${key.id}: restore the original key (it cannot be rotated in this version)`,
+      );
+    if (!checkpointSignatureHolds(key, checkpoint))
+      return fail(
+        0,
+        `the checkpoint at event ${checkpoint.seq} (in ${checkpoint.where}) has an invalid signature: it was forged or edited without the audit key`,
+      );
+    signed.set(checkpoint.seq, checkpoint);
+  }
+  const last = [...signed.values()].reduce<KnownCheckpoint | undefined>((a, b) => (a && a.seq >= b.seq ? a : b), undefined);
+  const macsFrom = Math.min(...[...signed.values()].map((c) => c.macsFrom), Number.POSITIVE_INFINITY);
+  if (signed.size === 0)
+    notices.push('no signed checkpoint yet: tail truncation and a wiped table cannot be detected before the first one');
+
+  let prevHash = GENESIS_HASH;
+  let expectedSeq = 1;
+  let checked = 0;
+  let legacy = 0;
+  const nonces = new Map<string, number>();
+  for (;;) {
+    const rows = await store.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('seq', '>', expectedSeq - 1)
+      .orderBy('seq', 'asc')
+      .limit(PAGE)
+      .execute();
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      if (seq !== expectedSeq) return fail(checked, `event ${expectedSeq} is missing (next stored is ${seq})`, expectedSeq);
+      if (row.prev_hash !== prevHash) return fail(checked, `event ${seq} does not link to the previous event's hash`, seq);
+      const recomputed = hashAuditEvent(prevHash, {
+        seq,
+        sessionId: row.session_id,
+        type: row.type,
+        actor: row.actor,
+        payload: row.payload,
+        createdAt: row.created_at,
+      });
+      if (recomputed !== row.hash) return fail(checked, `event ${seq} was changed after it was written`, seq);
+      if (!AUDIT_EVENT_TYPES.has(row.type) && !/^[a-z][a-z0-9_.]*$/.test(row.type))
+        return fail(checked, `event ${seq} has an invalid type`, seq);
+      if (row.mac) {
+        if (!key)
+          return fail(checked, `event ${seq} carries a MAC but no audit key was found: restore it (OPSGATE_AUDIT_KEY or ${keyFile})`, seq);
+        const problem = journalMacProblem(key, row);
+        if (problem) return fail(checked, `event ${seq} does not verify: ${problem} (edited and re-hashed without the key)`, seq);
+        const nonce = macNonce(row.mac);
+        const earlier = nonces.get(nonce);
+        if (earlier !== undefined) return fail(checked, `event ${seq} repeats the journal row of event ${earlier} (a copied row)`, seq);
+        nonces.set(nonce, seq);
+      } else if (seq >= macsFrom) {
+        return fail(checked, `event ${seq} carries no MAC although every event from ${macsFrom} on was sealed with one`, seq);
+      } else {
+        legacy += 1;
+      }
+      if (row.type === 'audit_journal_forgery')
+        return fail(checked, `event ${seq} records a forged journal row: ${forgeryReason(row.payload)}`, seq);
+      const checkpoint = signed.get(seq);
+      if (checkpoint && checkpoint.hash !== row.hash)
+        return fail(
+          checked,
+          `event ${seq} differs from the checkpoint signed at ${checkpoint.at} (in ${checkpoint.where}): the chain was rewritten and re-hashed`,
+          seq,
+        );
+      collectCallEvidence(calls, row.type, row.payload);
+      prevHash = row.hash;
+      expectedSeq += 1;
+      checked += 1;
+    }
+  }
+  if (last && checked === 0)
+    return fail(
+      0,
+      `the audit log is empty, but ${signed.size} signed checkpoint(s) exist (the last at event ${last.seq}, ${last.at}): its events were deleted`,
+    );
+  if (last && checked < last.seq)
+    return fail(
+      checked,
+      `the chain ends at event ${checked}, but the checkpoint signed at ${last.at} (in ${last.where}) covers ${last.seq} events: the last ${last.seq - checked} were deleted`,
+      checked + 1,
+    );
+  if (legacy > 0) notices.push(`${legacy} event(s) were sealed before journal MACs existed: only their hash chain is checked`);
+  const missing = checkToolCallEvents(calls);
+  if (missing) return { ...fail(checked, missing), checkpoints: signed.size, callsChecked: calls.size };
+  return { ok: true, checked, checkpoints: signed.size, callsChecked: calls.size, notices };
+
+  function fail(atChecked: number, reason: string, firstBrokenSeq?: number): AuditVerification {
+    return {
+      ok: false,
+      checked: atChecked,
+      reason,
+      ...(firstBrokenSeq !== undefined ? { firstBrokenSeq } : {}),
+      notices,
+    };
+  }
+}
+
+const CALL_EVENTS = new Set(['tool_approved', 'tool_auto_approved', 'tool_executing', 'tool_executed', 'tool_failed', 'tool_unknown']);
+
+function collectCallEvidence(calls: Map<string, ToolCallEvidence>, type: string, payload: string): void {
+  if (!CALL_EVENTS.has(type)) return;
+  try {
+    const callId = (JSON.parse(payload) as { callId?: unknown }).callId;
+    if (typeof callId === 'string') calls.get(callId)?.events.add(type);
+  } catch {
+    // A payload that is not JSON names no call; the hash chain already vouched for its content.
+  }
+}
+
+function forgeryReason(payload: string): string {
+  try {
+    const reason = (JSON.parse(payload) as { reason?: unknown }).reason;
+    return typeof reason === 'string' ? reason : 'see the event';
+  } catch {
+    return 'see the event';
+  }
+}

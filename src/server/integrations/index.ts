@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { UserRepository } from '../../core/identity/users.ts';
+import type { Runtime } from '../../core/runtime/index.ts';
+import type { Store } from '../../core/store/index.ts';
+import type { ApiCatalog } from '../api-route.ts';
+import { chatIntegrationRoutes } from './chat-integration-routes.ts';
+import { ChatIntegrationStore, chatIntegrationsMigration } from './chat-integration-store.ts';
+import { SlackIntegration } from './slack/slack-integration.ts';
+import { slackInteractivityRoute } from './slack/slack-interactivity-route.ts';
+import { TeamsIntegration } from './teams/teams-integration.ts';
+
+export { SLACK_ACTIONS_PATH } from './slack/slack-interactivity-route.ts';
+
+export interface ChatIntegrationOptions {
+  /** Slack's Web API base (tests point it at a local server). Default Slack's own. */
+  readonly slackApiUrl?: string;
+}
+
+/**
+ * Slack and Teams approvals: creates their tables, hears every session's approval events, serves
+ * Slack's public interactivity endpoint, and returns the admin routes to mount behind authentication.
+ * Both stay silent until an admin sets them up.
+ */
+export async function installChatIntegrations(
+  app: FastifyInstance,
+  deps: { runtime: Runtime; store: Store; users: UserRepository; logger?: Logger; options?: ChatIntegrationOptions },
+): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
+  await deps.store.migrate([chatIntegrationsMigration]);
+  const store = new ChatIntegrationStore(deps.store);
+  const slack = new SlackIntegration({
+    runtime: deps.runtime,
+    store,
+    users: deps.users,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.options?.slackApiUrl ? { slackApiUrl: deps.options.slackApiUrl } : {}),
+  });
+  const teams = new TeamsIntegration({ store, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const unsubscribe = deps.runtime.events.subscribe('*', (event) => {
+    slack.onEvent(event);
+    teams.onEvent(event);
+  });
+  await slackInteractivityRoute(app, store, slack);
+  const drain = async () => {
+    await Promise.all([slack.drain(), teams.drain()]);
+  };
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    await drain();
+  });
+  return { privateRoutes: (privateApp, catalog) => chatIntegrationRoutes(privateApp, catalog, store, deps.users), drain };
+}

@@ -1,0 +1,16 @@
+import { defineErrorCodes } from '../../core/errors/index.ts';
+
+/** Errors of the Slack and Teams integrations. Messages say what to do next. */
+export const IntegrationErrors = defineErrorCodes({
+  SLACK_NOT_CONFIGURED: {
+    status: 404,
+    message: 'Slack approvals are not set up in this opsgate. An admin sets them up under Admin → Chat approvals.',
+  },
+  SLACK_SIGNATURE_INVALID: {
+    status: 401,
+    message:
+      'This request does not carry a valid Slack signature (wrong signing secret, a changed body, a timestamp older than 5 minutes, or a replay). Nothing was decided.',
+  },
+  SLACK_PAYLOAD_INVALID: { status: 400, message: 'This Slack request is not a button press opsgate knows: {detail}. Nothing was decided.' },
+  CHAT_SETTINGS_INVALID: { status: 400, message: '{detail}' },
+});

@@ -1,0 +1,206 @@
+import { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { Identity } from '../../../core/identity/index.ts';
+import type { UserRepository } from '../../../core/identity/users.ts';
+import type { ApprovalInterrupt, Runtime, SessionEvent } from '../../../core/runtime/index.ts';
+import { type ApprovalDigest, approvalDigest } from '../approval-digest.ts';
+import type { ChatCommonSettings, ChatIntegrationStore, SlackSettings } from '../chat-integration-store.ts';
+import { APPROVE_ACTION, approvalFallback, approvalRequestBlocks, type ButtonValue, decidedBlocks, REJECT_ACTION } from './slack-blocks.ts';
+
+export const SLACK = 'slack';
+
+/** The parts of a `block_actions` payload opsgate reads (Slack's "Handling user interaction"). */
+export interface SlackBlockAction {
+  readonly userId: string;
+  readonly teamId?: string;
+  readonly actionId: string;
+  readonly value: ButtonValue;
+  readonly responseUrl?: string;
+}
+
+/**
+ * Approvals in Slack: a request posts a Block Kit message (the readable preview, Approve / Reject)
+ * to the configured channel or each eligible approver's DM; a button press decides through
+ * `Runtime.decide` as the linked opsgate user with `channel: 'slack'`; every decision, from any
+ * door, updates the message to say who decided.
+ */
+export class SlackIntegration {
+  readonly #runtime: Runtime;
+  readonly #store: ChatIntegrationStore;
+  readonly #users: UserRepository;
+  readonly #logger: Logger | undefined;
+  readonly #slackApiUrl: string | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Calls decided by a Slack button in this process: their message says "in Slack". */
+  readonly #decidedInSlack = new Set<string>();
+
+  constructor(deps: { runtime: Runtime; store: ChatIntegrationStore; users: UserRepository; logger?: Logger; slackApiUrl?: string }) {
+    this.#runtime = deps.runtime;
+    this.#store = deps.store;
+    this.#users = deps.users;
+    this.#logger = deps.logger;
+    this.#slackApiUrl = deps.slackApiUrl;
+  }
+
+  client(settings: SlackSettings): WebClient {
+    return new WebClient(settings.botToken, {
+      ...(this.#slackApiUrl ? { slackApiUrl: this.#slackApiUrl } : {}),
+      retryConfig: { retries: 2, factor: 2, minTimeout: 200 },
+      timeout: 10_000,
+    });
+  }
+
+  /** Hears every session's live events; posts requests and updates messages beside the turn, never blocking it. */
+  onEvent(event: SessionEvent): void {
+    if (event.type === 'interrupt' && (event.data as { type?: string }).type === 'approval')
+      this.#track(this.#post(event.sessionId, event.data as ApprovalInterrupt));
+    else if (event.type === 'decision') this.#track(this.#markDecided(event.data as { callId?: string; decision?: string; by?: string }));
+  }
+
+  /** Waits for the posts and updates under way (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** A verified button press: decide as the linked user, or tell the presser why not (only they see it). */
+  handleAction(action: SlackBlockAction): void {
+    this.#track(this.#decide(action));
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.#logger?.warn({ err: error }, 'slack integration step failed'));
+    this.#inFlight.add(tracked);
+    void tracked.finally(() => this.#inFlight.delete(tracked));
+  }
+
+  async #settings(): Promise<{ slack: SlackSettings; publicUrl: string } | undefined> {
+    const slack = await this.#store.settings<SlackSettings>('slack');
+    if (!slack?.botToken) return undefined;
+    return { slack, publicUrl: (await this.#store.settings<ChatCommonSettings>('common'))?.publicUrl ?? '' };
+  }
+
+  /** Slack member ids of the approvers: the explicit link, else looked up by the linked e-mail. */
+  async #approverIds(client: WebClient, usernames: readonly string[]): Promise<string[]> {
+    const links = await this.#store.links(SLACK);
+    const ids: string[] = [];
+    for (const username of usernames) {
+      const user = await this.#users.findByName(username);
+      const link = links.find((l) => l.userId === user?.id);
+      if (link?.externalId) ids.push(link.externalId);
+      else if (link?.email) {
+        const found = await client.users.lookupByEmail({ email: link.email }).catch(() => undefined);
+        if (found?.user?.id) ids.push(found.user.id);
+      }
+    }
+    return ids;
+  }
+
+  async #post(sessionId: string, interrupt: ApprovalInterrupt): Promise<void> {
+    const settings = await this.#settings();
+    if (!settings) return;
+    const client = this.client(settings.slack);
+    const digest = approvalDigest(interrupt);
+    const targets = settings.slack.channel ? [settings.slack.channel] : await this.#approverIds(client, interrupt.eligibleApprovers);
+    for (const channel of targets) {
+      const posted = await client.chat.postMessage({
+        channel,
+        text: approvalFallback(digest),
+        blocks: approvalRequestBlocks(digest, sessionId, interrupt.callId, settings.publicUrl),
+        unfurl_links: false,
+      });
+      if (posted.ts && posted.channel)
+        await this.#store.rememberMessage({
+          call_id: interrupt.callId,
+          provider: SLACK,
+          channel: posted.channel,
+          ts: posted.ts,
+          session_id: sessionId,
+          digest: JSON.stringify(digest),
+        });
+    }
+  }
+
+  async #markDecided(data: { callId?: string; decision?: string; by?: string }): Promise<void> {
+    if (!data.callId) return;
+    const messages = await this.#store.messagesFor(data.callId, SLACK);
+    if (messages.length === 0) return;
+    const settings = await this.#settings();
+    if (!settings) return;
+    const verb =
+      data.decision === 'approve' || data.decision === 'modify'
+        ? '✅ Approved'
+        : data.decision === 'withdraw'
+          ? '↩️ Withdrawn'
+          : data.decision === 'replan'
+            ? '🔁 Voided for re-planning'
+            : '❌ Rejected';
+    const outcome = `${verb} by ${data.by ?? 'someone'}${this.#decidedInSlack.has(data.callId) ? ' in Slack' : ' in opsgate'}`;
+    this.#decidedInSlack.delete(data.callId);
+    const client = this.client(settings.slack);
+    for (const message of messages) {
+      const digest = JSON.parse(message.digest) as ApprovalDigest;
+      await client.chat.update({
+        channel: message.channel,
+        ts: message.ts,
+        text: `${outcome}: ${digest.title}`,
+        blocks: decidedBlocks(digest, message.session_id, settings.publicUrl, outcome),
+      });
+    }
+  }
+
+  /** The opsgate user a Slack member acts as: the explicit link, else the e-mail Slack has confirmed. */
+  async #identityOf(client: WebClient, slackUserId: string): Promise<Identity | undefined> {
+    const links = await this.#store.links(SLACK);
+    let link = links.find((l) => l.externalId === slackUserId);
+    if (!link) {
+      const info = await client.users.info({ user: slackUserId }).catch(() => undefined);
+      const email = info?.user?.profile?.email?.toLowerCase();
+      // Only an address Slack has confirmed proves the person; an unconfirmed one could be anyone's.
+      if (email && info?.user?.is_email_confirmed === true) link = links.find((l) => l.email === email);
+    }
+    if (!link) return undefined;
+    const user = await this.#users.findById(link.userId);
+    return user ? { userId: user.id, username: user.username, roles: user.roles, channel: 'slack' } : undefined;
+  }
+
+  async #decide(action: SlackBlockAction): Promise<void> {
+    const settings = await this.#settings();
+    if (!settings) return;
+    const client = this.client(settings.slack);
+    const actor = await this.#identityOf(client, action.userId);
+    if (!actor) {
+      await this.#reply(
+        action,
+        'Your Slack account is not linked to an opsgate user, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals), or decide in opsgate.',
+      );
+      return;
+    }
+    const { sessionId, callId } = action.value;
+    this.#decidedInSlack.add(callId);
+    try {
+      await this.#runtime.decide(
+        sessionId,
+        action.actionId === APPROVE_ACTION
+          ? { type: 'approve', callId }
+          : { type: 'reject', callId, reason: `rejected in Slack by ${actor.username}` },
+        actor,
+      );
+    } catch (error) {
+      this.#decidedInSlack.delete(callId);
+      await this.#reply(action, error instanceof Error ? error.message : 'opsgate could not record this decision; decide in opsgate.');
+    }
+  }
+
+  /** An ephemeral answer to the presser only, through the interaction's `response_url`. */
+  async #reply(action: SlackBlockAction, text: string): Promise<void> {
+    if (!action.responseUrl) return;
+    await fetch(action.responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  }
+}
+
+export { APPROVE_ACTION, REJECT_ACTION };

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../../src/core/policy/index.ts';
+import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { observeTransactions, openStore, type Store } from '../../src/core/store/index.ts';
+import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
+
+// Issue 24: the figures drifted (SQLite throughput halved between two commits) and nothing
+// noticed. This counts — never times — what one approval round trip costs (send → read → pause,
+// approve → execute → answer): store statements, write transactions and policy evaluations. A
+// change that makes the round trip do more fails here; lower the budget when you make it do less.
+const BUDGET = {
+  /** Statements per round trip, the session's start included; the audit sealer's own work is not (it runs on a timer). */
+  statements: 33,
+  /** Write transactions: the pause, `executing` before the side effect, and the end of the turn. */
+  writeTransactions: 3,
+  /** Cedar evaluations: run/ask for the read and the transfer, the approver check and the eligible approvers. */
+  policyEvaluations: 4,
+};
+
+/** The sealer chains journaled events in the background, as often as timing allows: not the round trip's cost. */
+const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"/i;
+
+interface Counts {
+  statements: number;
+  writeTransactions: number;
+  policyEvaluations: number;
+}
+
+function countingPolicy(policy: CallPolicy, counts: Counts): CallPolicy {
+  return {
+    dir: policy.dir,
+    decideCall(input) {
+      counts.policyEvaluations += 1;
+      return policy.decideCall(input);
+    },
+    mayApprove(input) {
+      counts.policyEvaluations += 1;
+      return policy.mayApprove(input);
+    },
+  };
+}
+
+describe('what one approval round trip costs (counted, not timed)', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    observeTransactions(undefined);
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('stays within its budget of statements, write transactions and policy evaluations on SQLite', async () => {
+    const counts: Counts = { statements: 0, writeTransactions: 0, policyEvaluations: 0 };
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-budget-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const store: Store = await openStore({
+      sqlitePath: join(dir, 'opsgate.db'),
+      databaseUrl: '',
+      onStatement: (sql) => {
+        if (!SEALER_STATEMENT.test(sql)) counts.statements += 1;
+      },
+    });
+    cleanups.push(() => store.close());
+    const policy = countingPolicy(createCedarPolicy(loadPolicyDirectory()), counts);
+    const runtime: Runtime = await createRuntime({
+      store,
+      agents: [createLedgerAgent({ reads: 0, transfers: [] })],
+      model: () => createLedgerModel(),
+      policy,
+    });
+    cleanups.push(() => runtime.close());
+    observeTransactions({
+      transaction: () => {
+        counts.writeTransactions += 1;
+      },
+    });
+
+    const roundTrip = async (index: number) => {
+      const user = { userId: 100 + index, username: `user${index}`, roles: ['user'] };
+      const session = await runtime.startSession({ agent: 'ledger', identity: user });
+      const paused = await runtime.send(session.id, `pay bob ${index + 1}`, user);
+      if (paused.interrupt?.type !== 'approval') throw new Error('expected a pause for approval');
+      const done = await runtime.decide(session.id, { type: 'approve', callId: paused.interrupt.callId }, user);
+      expect(done.status).toBe('completed');
+    };
+    // Warm up (migrations, prepared statements, the policy's answer cache for other people).
+    await roundTrip(0);
+    const measured = 5;
+    for (const key of Object.keys(counts) as Array<keyof Counts>) counts[key] = 0;
+    for (let index = 1; index <= measured; index += 1) await roundTrip(index);
+    const perRoundTrip = {
+      statements: counts.statements / measured,
+      writeTransactions: counts.writeTransactions / measured,
+      policyEvaluations: counts.policyEvaluations / measured,
+    };
+    // Printed so a change's effect is visible in the test log, not only when it breaks the budget.
+    console.info(`round trip costs ${JSON.stringify(perRoundTrip)} (budget ${JSON.stringify(BUDGET)})`);
+    expect(perRoundTrip.statements).toBeLessThanOrEqual(BUDGET.statements);
+    // Starting the session is its own transaction; the round trip itself takes three.
+    expect(perRoundTrip.writeTransactions).toBeLessThanOrEqual(BUDGET.writeTransactions + 1);
+    expect(perRoundTrip.policyEvaluations).toBeLessThanOrEqual(BUDGET.policyEvaluations);
+  });
+});
