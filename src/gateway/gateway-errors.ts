@@ -9,7 +9,7 @@ export const GatewayErrors = defineErrorCodes({
   GATEWAY_UPSTREAM_UNAVAILABLE: {
     status: 503,
     message:
-      'The upstream MCP server "{upstream}" is not available ({detail}). Nothing ran. Try again shortly; an admin sees its status with "opsgate gateway status" or GET /api/gateway/upstreams.',
+      'The upstream MCP server "{upstream}" is not available ({detail}). Nothing ran. Try again shortly; an admin sees its status at GET /api/gateway/upstreams.',
   },
   GATEWAY_UPSTREAM_TIMEOUT: {
     status: 504,
@@ -21,6 +21,7 @@ export const GatewayErrors = defineErrorCodes({
     message:
       'The upstream MCP server "{upstream}" went away while running {tool} ({detail}). Whether it ran is unknown, so opsgate recorded the call as unknown and will not run it again; check the upstream before proposing it anew.',
   },
+  GATEWAY_TOOL_ERROR: { status: 422, message: '{tool} on the upstream "{upstream}" answered with an error: {detail}' },
   GATEWAY_RATE_LIMITED: { status: 429, message: 'Too many calls ({scope}). Wait {retryAfterSeconds} s and call again.' },
   GATEWAY_RESULT_TOO_LARGE: {
     status: 502,

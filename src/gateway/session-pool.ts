@@ -2,7 +2,7 @@ import type { Identity } from '../core/identity/index.ts';
 import type { Runtime } from '../core/runtime/index.ts';
 
 /** Calls per runtime session before a fresh one is started (a session's history is loaded with it). */
-const CALLS_PER_SESSION = 100;
+const CALLS_PER_SESSION = 25;
 
 /**
  * Runtime sessions for gateway calls, per person and upstream. A runtime session runs one call at

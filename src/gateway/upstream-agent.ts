@@ -112,7 +112,12 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
               if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
                 throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
               options.onResult?.(context.callId, result);
-              if (result.isError) throw new Error(resultText(result) || `${tool.name} failed on ${upstream.name}`);
+              if (result.isError)
+                throw GatewayErrors.GATEWAY_TOOL_ERROR({
+                  tool: tool.name,
+                  upstream: upstream.name,
+                  detail: resultText(result) || 'no details',
+                });
               return result;
             },
           }),
@@ -120,7 +125,6 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
       }
       return {
         tools,
-        retryReadOnlyTools: false,
         route: () => 'direct',
         async close() {
           await upstream.close();

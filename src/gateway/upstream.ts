@@ -145,6 +145,9 @@ export class Upstream {
         } catch (error) {
           if (error instanceof McpError && (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout))
             throw new ConnectionFailure(error.message, { cause: error });
+          // An HTTP upstream that could not be reached or dropped the connection.
+          if (error instanceof TypeError && error.message === 'fetch failed')
+            throw new ConnectionFailure(errorText(error.cause ?? error), { cause: error });
           throw error;
         }
       });
@@ -158,8 +161,12 @@ export class Upstream {
         if (this.#client === client) await this.#restart();
         throw GatewayErrors.GATEWAY_UPSTREAM_TIMEOUT({ upstream: this.name, tool, timeoutMs: this.config.timeoutMs, outcomeUnknown: true });
       }
-      if (error instanceof ConnectionFailure)
+      if (error instanceof ConnectionFailure) {
+        if (this.#client === client) await this.#restart();
+        // Refused before anything was sent: nothing ran, so the call may simply be made again.
+        if (refused(cause)) throw GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail: this.#lastError });
         throw GatewayErrors.GATEWAY_OUTCOME_UNKNOWN({ upstream: this.name, tool, detail: this.#lastError, outcomeUnknown: true });
+      }
       throw error;
     }
   }
@@ -188,6 +195,11 @@ export class Upstream {
   async close(): Promise<void> {
     await this.#restart();
   }
+}
+
+function refused(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
+  return cause?.code === 'ECONNREFUSED';
 }
 
 function errorText(error: unknown): string {

@@ -102,12 +102,43 @@ const INITIALIZE = JSON.stringify({
 });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-describe('who may talk to the gateway', () => {
+describe('who may talk to the gateway, a call past the wait, and the limits', () => {
   let rig: GatewayRig;
   beforeAll(async () => {
-    rig = await startGatewayRig();
+    rig = await startGatewayRig(
+      '',
+      'approvalWaitSeconds: 1\nlimits: { perUserPerMinute: 100, perToolPerMinute: 3, maxResultBytes: 100000 }',
+    );
+    writeFileSync(join(rig.files, 'seed.txt'), 'seed');
   }, 30_000);
   afterAll(async () => rig?.close());
+
+  it('past approvalWaitSeconds the client gets "waiting for approval" with a ticket; gateway_collect returns the outcome once decided', async () => {
+    const client = await rig.connect('john_doe');
+    const target = join(rig.files, 'later.txt');
+    const waiting = await client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'collected later' } });
+    expect(waiting.isError).toBeFalsy();
+    expect(textOf(waiting)).toMatch(/Waiting for approval on the opsgate server; nothing has run yet/);
+    const ticket = (waiting.structuredContent as { ticket: string }).ticket;
+    expect(existsSync(target)).toBe(false);
+    const { pending, actor } = await waitForPending(rig, 'alice', 'write_file');
+    await rig.web.runtime.decide(pending.sessionId, { type: 'approve', callId: pending.interrupt.callId }, actor);
+    const collected = await client.callTool({ name: 'gateway_collect', arguments: { ticket } });
+    expect(collected.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('collected later');
+    const stranger = await rig.connect('jane_smith');
+    const refused = await stranger.callTool({ name: 'gateway_collect', arguments: { ticket } });
+    expect(textOf(refused)).toMatch(/GATEWAY_CALL_NOT_FOUND/);
+  }, 30_000);
+
+  it('per-tool rate limit: the fourth read in a minute is refused with when to call again', async () => {
+    const client = await rig.connect('john_doe');
+    const read = () => client.callTool({ name: 'files__read_text_file', arguments: { path: join(rig.files, 'seed.txt') } });
+    for (let i = 0; i < 3; i++) expect(textOf(await read())).toBe('seed');
+    const limited = await read();
+    expect(limited.isError).toBe(true);
+    expect(textOf(limited)).toMatch(/GATEWAY_RATE_LIMITED/);
+  });
 
   it('an unauthenticated client gets 401 with the protected-resource metadata, which names the SSO issuer', async () => {
     const anonymous = await raw(rig.host.url, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });

@@ -30,10 +30,10 @@ export interface GatewayRig {
 }
 
 /** opsgate's server (SQLite, demo people) with a gateway in front of the real filesystem MCP server. */
-export async function startGatewayRig(extraConfig = ''): Promise<GatewayRig> {
+export async function startGatewayRig(extraConfig = '', settings = 'approvalWaitSeconds: 20'): Promise<GatewayRig> {
   const files = mkdtempSync(join(tmpdir(), 'opsgate-gateway-files-'));
   const config = parseGatewayConfig(
-    `approvalWaitSeconds: 20
+    `${settings}
 upstreams:
   - name: files
     command: ${process.execPath}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { parseGatewayConfig } from '../../src/gateway/index.ts';
+import { MinuteWindows } from '../../src/gateway/rate-limits.ts';
+import { treatmentOf } from '../../src/gateway/upstream-agent.ts';
+
+const tool = (annotations?: Record<string, boolean>) => ({
+  name: 't',
+  inputSchema: { type: 'object' as const },
+  ...(annotations ? { annotations } : {}),
+});
+
+describe('gateway configuration and policy attributes', () => {
+  it('reads stdio and HTTP upstreams, fills defaults and takes secrets from the environment', () => {
+    const config = parseGatewayConfig(
+      `upstreams:
+  - name: files
+    command: npx
+    args: [-y, "@modelcontextprotocol/server-filesystem", /srv]
+  - name: github
+    url: https://api.githubcopilot.com/mcp/
+    headers: { Authorization: "Bearer \${GITHUB_TOKEN}" }
+    tools: { delete_repository: { policy: deny } }`,
+      'gateway.yaml',
+      { GITHUB_TOKEN: 'ghp_secret' },
+    );
+    expect(config.approvalWaitSeconds).toBe(120);
+    expect(config.upstreams[1]).toMatchObject({
+      headers: { Authorization: 'Bearer ghp_secret' },
+      tools: { delete_repository: { policy: 'deny' } },
+    });
+  });
+
+  it('refuses a broken file with the path of each problem', () => {
+    expect(() => parseGatewayConfig('upstreams: [{ name: Bad Name, command: x }]', 'g.yaml')).toThrow(
+      /GATEWAY_CONFIG_INVALID|upstreams\.0\.name/,
+    );
+    expect(() => parseGatewayConfig('upstreams:\n  - { name: a, command: x }\n  - { name: a, command: y }', 'g.yaml')).toThrow(
+      /declared twice/,
+    );
+    expect(() => parseGatewayConfig('upstreams: [', 'g.yaml')).toThrow(/g\.yaml is invalid/);
+  });
+
+  it("annotations are hints, an admin's pin is the word", () => {
+    expect(treatmentOf(tool({ readOnlyHint: true }), undefined)).toMatchObject({ mutability: 'read-only', risk: 'low' });
+    expect(treatmentOf(tool({ readOnlyHint: false, destructiveHint: false }), undefined)).toMatchObject({
+      mutability: 'mutable',
+      risk: 'medium',
+    });
+    // MCP's default for a tool that says nothing: a destructive change.
+    expect(treatmentOf(tool(), undefined)).toMatchObject({ mutability: 'mutable', risk: 'high' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask' })).toMatchObject({ mutability: 'mutable', risk: 'high' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask', risk: 'medium' })).toMatchObject({
+      mutability: 'mutable',
+      risk: 'medium',
+    });
+    expect(treatmentOf(tool(), { policy: 'run' })).toMatchObject({ mutability: 'read-only', risk: 'low' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'deny' }).offered).toBe(false);
+  });
+
+  it('rate limits count per key in one-minute windows', () => {
+    let now = 0;
+    const windows = new MinuteWindows(2, () => now);
+    expect(windows.take('john')).toBeUndefined();
+    expect(windows.take('john')).toBeUndefined();
+    expect(windows.take('john')).toBe(60);
+    expect(windows.take('jane')).toBeUndefined();
+    now = 59_000;
+    expect(windows.take('john')).toBe(1);
+    now = 60_000;
+    expect(windows.take('john')).toBeUndefined();
+  });
+});
