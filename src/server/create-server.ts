@@ -23,6 +23,7 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { userAdminRoutes } from './routes/user-admin-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 import { installRunbookPages } from './runbook-pages.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -139,6 +140,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       ...(options.auditVerify ? { verify: options.auditVerify } : {}),
     });
     userRoutes(privateApp, catalog, users);
+    userAdminRoutes(privateApp, catalog, users);
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts);
     chat.privateRoutes(privateApp, catalog);
   });
