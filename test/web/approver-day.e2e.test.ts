@@ -104,7 +104,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
         { agent: 'sandbox', messages: ['DROP TABLE order_items'], shows: /order_items/ },
         { agent: 'sandbox', messages: ["UPDATE customers SET country = 'QQ' WHERE id = 2"], shows: /QQ/ },
         { agent: 'helm', messages: ['install nginx in web set replicaCount=3'], shows: /Manifest/ },
-        ...(sshd ? [{ agent: 'troubleshoot', messages: ['run uptime on web-1'], shows: /web-1 \$ uptime/ }] : []),
+        ...(sshd ? [{ agent: 'troubleshoot', messages: ['run uptime'], shows: /web-1 \$ uptime\n/ }] : []),
       ];
       const alice = await signIn('alice');
       // One at a time: two open sandbox transactions would wait on each other's lock.
