@@ -18,7 +18,8 @@ function AnswerText({ text }: { text: string }) {
       <RichText text={body} />
       {links.length > 0 && (
         <div class="runbooks" data-testid="runbook-links">
-          <strong>{RUNBOOK_LINKS_HEADING}</strong>
+          {/* Without the book emoji: fonts without it showed a box. */}
+          <strong>{RUNBOOK_LINKS_HEADING.replace(/^[^\p{L}]+/u, '')}</strong>
           <ul>
             {links.map((link) => {
               const href = safeHref(link);
