@@ -181,6 +181,14 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       expect(await john.getByLabel('Message').getAttribute('placeholder')).toMatch(/Waiting for admin or alice/);
       await john.screenshot({ path: join(SCREENS, '41-requester-waiting-1400x900.png'), fullPage: true });
       expect(await phoneWidth(john)).toBeLessThanOrEqual(0);
+      // On a phone the header scrolls away (it used to stick at 144 px and cover the panel's top).
+      await john.setViewportSize(PHONE);
+      const header = await john
+        .locator('.topbar')
+        .evaluate((el) => ({ position: getComputedStyle(el).position, height: el.getBoundingClientRect().height }));
+      await john.setViewportSize(DESKTOP);
+      expect(header.position).toBe('static');
+      expect(header.height).toBeLessThan(100);
 
       // "yes" is a decision he may not make: the answer names who can, and nothing is dropped silently.
       await say('yes');
