@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { decisionFromText } from '../../core/runtime/chat-decisions.ts';
-import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, type SessionSnapshot } from './api.ts';
+import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, OFFLINE_MESSAGE, type SessionSnapshot } from './api.ts';
 import { ApprovalPanel, STALE_APPROVAL_CODES } from './approval-panel.tsx';
 import { Composer } from './composer.tsx';
 import { SessionSocket } from './event-socket.ts';
@@ -136,11 +136,17 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
       await refresh();
     }
   };
+  // The "cannot reach the server" line goes once the live connection is back, not at the next action.
+  useEffect(() => {
+    if (connected) setError((current) => (current === OFFLINE_MESSAGE ? '' : current));
+  }, [connected]);
   const decide = (decision: Decision) =>
     act(
       async () => {
         await api.decide(sessionId, decision);
         inboxChanged();
+        // After a decision the panel is gone: keyboard focus goes to the message box, not to the page.
+        document.getElementById('message')?.focus();
       },
       (e) => {
         if (!(e instanceof ApiError) || !STALE_APPROVAL_CODES.has(e.code)) return false;
