@@ -136,6 +136,14 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
       await refresh();
     }
   };
+  // When the pending request is gone and nothing new waits, keyboard focus goes to the message box
+  // (it fell to the page); a new approval panel takes focus itself.
+  const waitingOn = session?.interrupt?.callId;
+  const waitedBefore = useRef(false);
+  useEffect(() => {
+    if (waitedBefore.current && !waitingOn) document.getElementById('message')?.focus();
+    waitedBefore.current = waitingOn !== undefined;
+  }, [waitingOn]);
   // The "cannot reach the server" line goes once the live connection is back, not at the next action.
   useEffect(() => {
     if (connected) setError((current) => (current === OFFLINE_MESSAGE ? '' : current));
@@ -145,8 +153,6 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
       async () => {
         await api.decide(sessionId, decision);
         inboxChanged();
-        // After a decision the panel is gone: keyboard focus goes to the message box, not to the page.
-        document.getElementById('message')?.focus();
       },
       (e) => {
         if (!(e instanceof ApiError) || !STALE_APPROVAL_CODES.has(e.code)) return false;
