@@ -18,6 +18,31 @@ const PHONE = { width: 390, height: 844 };
 const EXCEPTION_TEXT =
   /\b(TypeError|ReferenceError|SyntaxError|RangeError)\b|Cannot read properties of|is not a function|\n\s*at \S+ \(|\[object Object\]/;
 
+/**
+ * What a person must never read as page text (outside code, commands, diffs and the terminal):
+ * Markdown left unrendered, raw JSON, and text written for developers.
+ */
+const UNREADABLE: ReadonlyArray<readonly [string, RegExp]> = [
+  ['raw Markdown bold', /\*\*/],
+  ['raw Markdown code', /`/],
+  ['a table as pipe text', /^\s*\|.*\|\s*$/m],
+  ['raw JSON', /\{\s*"[\w-]+"\s*:/],
+  ['developer text', /testing gates|README's|toYaml|GET \/api\/|body\.\w+:|Too small: expected|\bundefined\b|\bnull\b/],
+];
+
+/** The text a person reads on the page: visible text outside code, command lines, diffs, the terminal and form fields. */
+function readableText(): string {
+  const skip = 'pre, code, kbd, textarea, input, select, .terminal-panel, .xterm, .diff, script, style';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts: string[] = [];
+  while (walker.nextNode()) {
+    const element = walker.currentNode.parentElement;
+    if (!element || element.closest(skip) || !element.checkVisibility()) continue;
+    parts.push(walker.currentNode.textContent ?? '');
+  }
+  return parts.join('\n');
+}
+
 /** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
 
@@ -55,10 +80,15 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
     return page;
   }
 
-  /** Saves the screen at both sizes; fails when the page is wider than a 390 px phone. */
+  /** Saves the screen at both sizes; fails when the page is wider than a 390 px phone, or shows unreadable text at either size. */
   async function screens(page: Page, name: string): Promise<void> {
     expect((await page.locator('body').innerText()).match(EXCEPTION_TEXT)?.[0], `${name} shows exception text`).toBeUndefined();
+    const readable = async (size: string) => {
+      const text = await page.evaluate(readableText);
+      for (const [what, pattern] of UNREADABLE) expect(text.match(pattern)?.[0], `${name} at ${size} shows ${what}`).toBeUndefined();
+    };
     await page.setViewportSize(DESKTOP);
+    await readable('1400x900');
     await page.screenshot({ path: join(SCREENS, `${name}-1400x900.png`), fullPage: true });
     await page.setViewportSize(PHONE);
     const widths = await page.evaluate(() => ({
@@ -71,6 +101,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
         .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`),
     }));
     await page.screenshot({ path: join(SCREENS, `${name}-390x844.png`), fullPage: true });
+    await readable('390x844');
     await page.setViewportSize(DESKTOP);
     expect(widths.scroll, `${name} overflows at phone width (${widths.culprits.join(', ')})`).toBeLessThanOrEqual(widths.viewport);
   }
@@ -128,10 +159,25 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await admin.getByLabel('Token name').fill('ci-pipeline');
       await admin.getByRole('button', { name: 'Issue token' }).click();
       await poll(() => admin.getByTestId('issued-token').textContent()).toMatch(/ogt_/);
+      await admin.getByTestId('copy-token').waitFor();
+      // Users can be changed, not only created; a short password is refused in plain words.
+      await admin.getByLabel('Role of jane_smith').selectOption('approver');
+      await admin.getByText('jane_smith is now approver.').waitFor();
+      await admin.getByLabel('New password for jane_smith').fill('short');
+      await admin.getByTestId('user-jane_smith').getByRole('button', { name: 'Reset' }).click();
+      await admin.getByText('A password needs at least 8 characters.').waitFor();
+      await admin.getByLabel('New password for jane_smith').fill('a-new-password-9');
+      await admin.getByTestId('user-jane_smith').getByRole('button', { name: 'Reset' }).click();
+      await admin.getByText(/^Set a new password for jane_smith/).waitFor();
+      await admin.getByTestId('admin-chat').waitFor();
       await screens(admin, '04-admin');
       await admin.getByTestId('token-row').getByRole('button', { name: 'Revoke' }).click();
       await admin.getByText('Revoked ci-pipeline.').waitFor();
       await poll(() => admin.getByTestId('token-row').count()).toBe(0);
+      // An unknown route says so instead of showing the home page.
+      await admin.goto(`${server.url}/#/users`);
+      await admin.getByTestId('not-found').waitFor();
+      await screens(admin, '04b-unknown-route');
     },
     TIMEOUT,
   );

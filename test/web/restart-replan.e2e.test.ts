@@ -91,12 +91,26 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
       // Before the restart the commit can run: Approve is offered, no warning.
       await poll(() => panel.getByTestId('approve').isEnabled()).toBe(true);
       expect(await panel.getByTestId('approval-stale').count()).toBe(0);
+      // alice keeps her inbox open across the restart, never reloading it (issue 22, Broken 3).
+      const alice = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      await alice.goto(server!.url);
+      await alice.getByLabel('Username').fill('alice');
+      await alice.getByLabel('Password').fill(PASSWORD);
+      await alice.getByRole('button', { name: 'Sign in' }).click();
+      await alice.getByTestId('who').waitFor();
+      await alice.goto(`${server!.url}/#/inbox`);
+      const aliceItem = alice.getByTestId('inbox-item');
+      await aliceItem.getByRole('button', { name: 'Approve' }).waitFor();
+      const voidedCallId = await aliceItem.getAttribute('data-call-id');
 
       await server!.stop('SIGKILL');
       await page.getByTestId('offline-banner').waitFor({ timeout: 30_000 });
       server = await startServeProcess(dataDir, port);
       await page.getByText('● live').waitFor({ timeout: 30_000 });
 
+      // alice's open inbox asks again once the server answers: the voided call is no longer approvable.
+      await poll(() => aliceItem.getByTestId('inbox-stale').textContent()).toContain('lost when the server restarted');
+      expect(await aliceItem.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       // The panel re-checks when the connection comes back: it explains, and Approve is gone.
       const stale = panel.getByTestId('approval-stale-reason');
       await poll(() => stale.textContent()).toMatch(/^This commit can no longer run: the transaction was lost when the server restarted/);
@@ -124,6 +138,9 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
       expect(await page.getByTestId('row-change-table').locator('td.changed').allTextContents()).toEqual(['ZZ']);
       expect(countryOfCustomer1(dataDir)).not.toBe('ZZ');
       await screens(page, '18-sandbox-replanned');
+      // alice's inbox follows without a reload: the voided call is gone, the fresh one can be approved.
+      await poll(() => alice.getByTestId('inbox-item').getAttribute('data-call-id')).not.toBe(voidedCallId);
+      await alice.getByTestId('inbox-item').getByRole('button', { name: 'Approve' }).waitFor();
       await page.getByTestId('approve').click();
       await page.getByText(/^Committed:/).waitFor({ timeout: 30_000 });
       expect(countryOfCustomer1(dataDir)).toBe('ZZ');

@@ -44,8 +44,10 @@ function describeOutput(toolName: string, output: unknown): string {
 }
 
 function errorText(output: unknown): string {
-  const value = output as { message?: string; error?: { message?: string } } | string;
+  const value = output as { message?: string; error?: string | { message?: string } } | string;
   if (typeof value === 'string') return value;
+  // Tool errors read as `{ error: "sentence", code }`: the sentence is for the person, never the JSON.
+  if (typeof value?.error === 'string') return value.error;
   return value?.error?.message ?? value?.message ?? JSON.stringify(output);
 }
 

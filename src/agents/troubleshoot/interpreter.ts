@@ -12,7 +12,14 @@ function record(value: unknown): Record<string, unknown> {
 
 function firstLines(text: unknown, lines = 3): string {
   if (typeof text !== 'string' || text.trim() === '') return '(no output)';
-  const kept = text.trim().split('\n').slice(0, lines).join(' ⏎ ');
+  // Lines joined with a middle dot: a symbol fonts may lack (⏎) showed as a box.
+  const kept = text
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(0, lines)
+    .join(' · ');
   return kept.length > 200 ? `${kept.slice(0, 200)}…` : kept;
 }
 

@@ -11,9 +11,24 @@ import { readInterpreterTurn } from './prompt-reader.ts';
 const CORE_HELP = [
   '/help                      this list',
   '/tools                     the tools offered right now',
-  '/call TOOL {json}          call a tool with JSON arguments, e.g. /call get_user_accesses {}',
-  '/ask QUESTION              ask yourself a question through the human gate (testing gates)',
+  '/call TOOL {json}          call one of those tools with JSON arguments',
+  '/ask QUESTION              have the agent ask you QUESTION with Yes / No / Skip buttons',
 ];
+
+/**
+ * Help lines ("command   what it does", continued on indented lines) as a Markdown list, so an
+ * interface that renders Markdown shows commands as code instead of columns padded with spaces.
+ */
+function helpList(lines: readonly string[]): string {
+  const items: string[] = [];
+  for (const line of lines) {
+    const entry = /^(\S.*?)\s{2,}(\S.*)$/.exec(line);
+    if (entry) items.push(`- \`${entry[1]}\` — ${entry[2]}`);
+    else if (/^\s/.test(line) && items.length > 0) items[items.length - 1] += ` ${line.trim()}`;
+    else items.push(`- \`${line.trim()}\``);
+  }
+  return items.join('\n');
+}
 
 function describeResult(step: InterpreterTurn['steps'][number]): string {
   const body = typeof step.output === 'string' ? step.output : JSON.stringify(step.output, null, 2);
@@ -29,7 +44,7 @@ export function coreCommand(turn: InterpreterTurn, rules: InterpreterRules | und
   const argument = text.slice(command.length).trim();
   switch (command) {
     case '/help':
-      return { text: ['Commands I understand without a language model:', ...CORE_HELP, ...(rules?.help ?? [])].join('\n') };
+      return { text: `Commands I understand without a language model:\n\n${helpList([...CORE_HELP, ...(rules?.help ?? [])])}` };
     case '/tools':
       return {
         text: turn.tools.length ? turn.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : 'No tools are offered in this phase.',

@@ -102,6 +102,9 @@ export function userRoutes(app: FastifyInstance, catalog: ApiCatalog, users: Use
     },
     async ({ params, body, request }) => {
       requireAdmin(request);
+      // The last way into the admin screens is never lost by a slip.
+      if (params.username === request.identity.username && !body.roles.includes(ROLE_ADMIN))
+        throw CoreErrors.BAD_REQUEST({ detail: 'You cannot take the admin role from yourself. Ask another admin to do it.' });
       const user = await users.setRoles(params.username, body.roles, changedBy(request));
       changes.changed(user.id);
       return user;

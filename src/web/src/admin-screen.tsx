@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
+import { ApiError, api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
+import { ChatSettingsSection } from './chat-settings-section.tsx';
 
 /** Runs an admin action and reports its outcome in plain language. */
 function useAction(reload: () => Promise<void>) {
@@ -143,7 +144,7 @@ function HostsSection({ admin }: { admin: boolean }) {
                 username: form.username.trim(),
                 auth: form.kind === 'key' ? { kind: 'key', privateKey: form.secret } : { kind: 'password', password: form.secret },
               });
-              setForm({ ...form, name: '', address: '', secret: '' });
+              setForm({ name: '', address: '', port: '22', username: '', secret: '', kind: form.kind });
               return `Added ${form.name.trim()}. Its key is not pinned yet: show its fingerprint and trust it.`;
             });
           }}
@@ -202,6 +203,64 @@ function HostsSection({ admin }: { admin: boolean }) {
   );
 }
 
+/** A message for the person, shown as it is. */
+class PlainError extends ApiError {
+  constructor(message: string) {
+    super(400, 'INVALID_INPUT', message);
+  }
+}
+
+/** One user: change the role, set a new password. */
+function UserRow({ user, run }: { user: UserView; run: (work: () => Promise<string>) => Promise<void> }) {
+  const [password, setPassword] = useState('');
+  const role = user.roles.includes('admin') ? 'admin' : user.roles.includes('approver') ? 'approver' : 'user';
+  return (
+    <tr data-testid={`user-${user.username}`}>
+      <td>{user.username}</td>
+      <td>
+        <select
+          aria-label={`Role of ${user.username}`}
+          value={role}
+          onChange={(e) => {
+            const next = e.currentTarget.value;
+            void run(async () => {
+              await api.setRoles(user.username, [next]);
+              return `${user.username} is now ${next}.`;
+            });
+          }}
+        >
+          <option value="user">user</option>
+          <option value="approver">approver</option>
+          <option value="admin">admin</option>
+        </select>
+      </td>
+      <td>
+        <form
+          class="row-actions"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run(async () => {
+              if (password.length < 8) throw new PlainError('A password needs at least 8 characters.');
+              await api.setPassword(user.username, password);
+              setPassword('');
+              return `Set a new password for ${user.username}; tell it to them out of band.`;
+            });
+          }}
+        >
+          <input
+            type="password"
+            autoComplete="new-password"
+            aria-label={`New password for ${user.username}`}
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <button type="submit">Reset</button>
+        </form>
+      </td>
+    </tr>
+  );
+}
+
 function UsersSection() {
   const [users, setUsers] = useState<UserView[] | undefined>();
   const reload = useCallback(async () => setUsers(await api.users()), []);
@@ -219,15 +278,13 @@ function UsersSection() {
           <thead>
             <tr>
               <th>User</th>
-              <th>Roles</th>
+              <th>Role</th>
+              <th>New password</th>
             </tr>
           </thead>
           <tbody>
             {(users ?? []).map((user) => (
-              <tr key={user.id}>
-                <td>{user.username}</td>
-                <td>{user.roles.join(', ')}</td>
-              </tr>
+              <UserRow key={user.id} user={user} run={run} />
             ))}
           </tbody>
         </table>
@@ -238,6 +295,7 @@ function UsersSection() {
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
+            if (form.password && form.password.length < 8) throw new PlainError('A password needs at least 8 characters.');
             await api.createUser({
               username: form.username.trim(),
               roles: [form.role],
@@ -275,6 +333,7 @@ function UsersSection() {
 function TokensSection() {
   const [tokens, setTokens] = useState<TokenView[] | undefined>();
   const [issued, setIssued] = useState<string | undefined>();
+  const [copied, setCopied] = useState(false);
   const [name, setName] = useState('');
   const reload = useCallback(async () => setTokens(await api.tokens()), []);
   const { run, view } = useAction(reload);
@@ -290,7 +349,19 @@ function TokensSection() {
       {view}
       {issued && (
         <p class="secret-once" data-testid="issued-token">
-          Copy it now, it will not be shown again: <code>{issued}</code>
+          Copy it now, it will not be shown again: <code>{issued}</code>{' '}
+          <button
+            type="button"
+            data-testid="copy-token"
+            onClick={() =>
+              navigator.clipboard.writeText(issued).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }
+          >
+            {copied ? 'Copied' : 'Copy'}
+          </button>
         </p>
       )}
       <ul>
@@ -324,6 +395,7 @@ function TokensSection() {
           void run(async () => {
             const token = await api.issueToken(name.trim() || 'api');
             setIssued(token.token);
+            setCopied(false);
             setName('');
             return 'Issued a token.';
           });
@@ -348,6 +420,7 @@ export function AdminScreen({ me }: { me: Me }) {
     <div class="admin-grid">
       <HostsSection admin={admin} />
       {admin && <UsersSection />}
+      {admin && <ChatSettingsSection />}
       <TokensSection />
     </div>
   );

@@ -122,6 +122,8 @@ export const api = {
   trustHost: (name: string, fingerprint: string) => request('POST', `/api/hosts/${encodeURIComponent(name)}/trust`, { fingerprint }),
   removeHost: (name: string) => request('DELETE', `/api/hosts/${encodeURIComponent(name)}`),
   users: () => request<{ users: UserView[] }>('GET', '/api/users').then((a) => a.users),
+  setRoles: (username: string, roles: string[]) => request<UserView>('PUT', `/api/users/${encodeURIComponent(username)}/roles`, { roles }),
+  setPassword: (username: string, password: string) => request('POST', `/api/users/${encodeURIComponent(username)}/password`, { password }),
   createUser: (input: { username: string; password?: string; roles: string[] }) => request<UserView>('POST', '/api/users', input),
   tokens: () => request<{ tokens: TokenView[] }>('GET', '/api/tokens').then((a) => a.tokens),
   issueToken: (name: string) => request<{ token: string }>('POST', '/api/tokens', { name }),

@@ -55,6 +55,15 @@ export function App() {
         {route.name === 'session' && <ChatScreen key={route.id} sessionId={route.id} me={me} />}
         {route.name === 'inbox' && <InboxScreen me={me} />}
         {route.name === 'admin' && <AdminScreen me={me} />}
+        {route.name === 'not-found' && (
+          <section class="not-found" data-testid="not-found">
+            <h2>There is no page here</h2>
+            <p>
+              Nothing in opsgate lives at <code>#{route.path}</code>. Go to <a href="#/">your sessions</a>, the{' '}
+              <a href="#/inbox">approvals</a> or the <a href="#/audit">audit log</a>.
+            </p>
+          </section>
+        )}
         {route.name === 'audit' && <AuditScreen me={me} {...(route.sessionId ? { sessionId: route.sessionId } : {})} />}
       </main>
     </div>

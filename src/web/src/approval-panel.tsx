@@ -88,7 +88,8 @@ export function ApprovalPanel({
       <h3 id="approval-title">
         Approval needed: <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
       </h3>
-      {interrupt.text && !waitingForOthers && (
+      {/* What the agent said to the requester ("Would you like me to grant it?") is for him, not for the approver. */}
+      {interrupt.text && ownCall && !waitingForOthers && (
         <div class="agent-text">
           <RichText text={interrupt.text} />
         </div>

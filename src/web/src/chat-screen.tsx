@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { decisionFromText } from '../../core/runtime/chat-decisions.ts';
-import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, type SessionSnapshot } from './api.ts';
+import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, OFFLINE_MESSAGE, type SessionSnapshot } from './api.ts';
 import { ApprovalPanel, STALE_APPROVAL_CODES } from './approval-panel.tsx';
 import { Composer } from './composer.tsx';
 import { SessionSocket } from './event-socket.ts';
@@ -137,6 +137,18 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
       await refresh();
     }
   };
+  // When the pending request is gone and nothing new waits, keyboard focus goes to the message box
+  // (it fell to the page); a new approval panel takes focus itself.
+  const waitingOn = session?.interrupt?.callId;
+  const waitedBefore = useRef(false);
+  useEffect(() => {
+    if (waitedBefore.current && !waitingOn) document.getElementById('message')?.focus();
+    waitedBefore.current = waitingOn !== undefined;
+  }, [waitingOn]);
+  // The "cannot reach the server" line goes once the live connection is back, not at the next action.
+  useEffect(() => {
+    if (connected) setError((current) => (current === OFFLINE_MESSAGE ? '' : current));
+  }, [connected]);
   const decide = (decision: Decision) =>
     act(
       async () => {

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ContinueInterrupt, QuestionInterrupt } from '../../core/runtime/types.ts';
 import type { Decision } from './api.ts';
 import { PreviewView } from './preview-view.tsx';
+import { RichText } from './rich-text.tsx';
 
 /** The agent asks (AR-13): Yes / No / Skip / Custom. */
 export function QuestionPanel({
@@ -20,9 +21,11 @@ export function QuestionPanel({
   return (
     <section class="panel question" aria-labelledby="question-title" data-testid="question-panel">
       <h3 id="question-title">The agent asks</h3>
-      <p class="question-text">{interrupt.question}</p>
+      <div class="question-text">
+        <RichText text={interrupt.question} />
+      </div>
       {interrupt.context !== undefined && interrupt.context !== null && (
-        <PreviewView preview={{ kind: 'context', summary: '', details: interrupt.context }} />
+        <PreviewView preview={{ kind: 'context', summary: '', details: interrupt.context }} foldRaw />
       )}
       <div class="actions">
         {standard.map((option) => (

@@ -18,7 +18,8 @@ function AnswerText({ text }: { text: string }) {
       <RichText text={body} />
       {links.length > 0 && (
         <div class="runbooks" data-testid="runbook-links">
-          <strong>{RUNBOOK_LINKS_HEADING}</strong>
+          {/* Without the book emoji: fonts without it showed a box. */}
+          <strong>{RUNBOOK_LINKS_HEADING.replace(/^[^\p{L}]+/u, '')}</strong>
           <ul>
             {links.map((link) => {
               const href = safeHref(link);
@@ -93,10 +94,14 @@ function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
     >
       <summary>
         <span class="tool-name">{call.tool}</span>
-        <span class={`risk ${call.risk}`}>{readOnly ? 'read-only' : `${call.risk} risk`}</span>
-        <span class={`call-status ${call.status}`}>{call.status}</span>
-        {call.approvedBy && <span class="muted">approved by {call.approvedBy}</span>}
-        {call.approvalRule && <span class="muted">rule {call.approvalRule}</span>}
+        {/* A blocked call never had a risk that matters: it could not run at all. */}
+        {call.status !== 'blocked' && <span class={`risk ${call.risk}`}>{readOnly ? 'read-only' : `${call.risk} risk`}</span>}
+        <span class={`call-status ${call.status}`}>{call.status === 'blocked' ? 'blocked by the validator' : call.status}</span>
+        {call.approvalRule ? (
+          <span class="muted">auto-approved by rule {call.approvalRule}</span>
+        ) : (
+          call.approvedBy && <span class="muted">approved by {call.approvedBy.replace(/^user:/, '')}</span>
+        )}
       </summary>
       {call.rejection && (
         <p class="rejection" data-testid="rejection">

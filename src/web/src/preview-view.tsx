@@ -81,7 +81,13 @@ function commandLine(details: Record<string, unknown>, command: string): string 
 }
 
 /** What the agent shows with an approval, for people: a diff, before/after tables, the command; raw JSON behind a toggle. */
-export function PreviewView({ preview }: { preview: ApprovalPreview }) {
+export function PreviewView({
+  preview,
+  foldRaw = false,
+}: {
+  preview: ApprovalPreview /** Keep raw details folded even when nothing else is readable. */;
+  foldRaw?: boolean;
+}) {
   const details = preview.details;
   const helm = helmPlanOf(details);
   const changes = asChangePreview(details);
@@ -111,7 +117,7 @@ export function PreviewView({ preview }: { preview: ApprovalPreview }) {
         </dl>
       )}
       {details !== undefined && (
-        <details class="raw" open={!readable}>
+        <details class="raw" open={!readable && !foldRaw}>
           <summary>{readable ? 'Raw details (JSON)' : 'Details'}</summary>
           <pre>{typeof details === 'string' ? details : JSON.stringify(details, null, 2)}</pre>
         </details>

@@ -40,6 +40,11 @@ export function RowChangesView({ preview }: { preview: NonNullable<ReturnType<ty
   }
   return (
     <div class="row-changes" data-testid="row-changes">
+      {preview.statements.length > 0 && (
+        <pre class="command" data-testid="statements">
+          {preview.statements.map((s) => `${s.sql.trim().replace(/;?$/, ';')}  -- ${s.changes} row(s)`).join('\n')}
+        </pre>
+      )}
       {preview.schema.map((change) => (
         <p key={change.name} class={`schema-change ${change.operation}`} data-testid="schema-change">
           <strong>{change.operation === 'drop' ? 'drops' : change.operation === 'create' ? 'creates' : 'alters'}</strong> {change.name}

@@ -6,7 +6,9 @@ export type Route =
   | { readonly name: 'session'; readonly id: string }
   | { readonly name: 'audit'; readonly sessionId?: string }
   | { readonly name: 'inbox' }
-  | { readonly name: 'admin' };
+  | { readonly name: 'admin' }
+  /** A hash no screen has: said so, never the home page in silence. */
+  | { readonly name: 'not-found'; readonly path: string };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -16,7 +18,8 @@ export function parseRoute(hash: string): Route {
   if (audit) return audit[1] ? { name: 'audit', sessionId: decodeURIComponent(audit[1]) } : { name: 'audit' };
   if (path === '/inbox') return { name: 'inbox' };
   if (/^\/admin(\/[a-z]+)?$/.test(path)) return { name: 'admin' };
-  return { name: 'sessions' };
+  if (path === '/' || path === '') return { name: 'sessions' };
+  return { name: 'not-found', path };
 }
 
 export function useRoute(): Route {

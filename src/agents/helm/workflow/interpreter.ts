@@ -324,7 +324,13 @@ function gateOne(
         `Install ${chart} ${version} as ${command.release} in ${command.namespace}.`,
         'Required fields (from the schema) and their defaults:',
         ...required.map((f) => `  ${f.path} = ${formatValue(f.default)}`),
-        `Your values: ${Object.keys(values).length ? JSON.stringify(values) : '(none; chart defaults)'}`,
+        `Your values: ${
+          Object.keys(values).length
+            ? Object.entries(values)
+                .map(([key, value]) => `${key}=${formatValue(value)}`)
+                .join(', ')
+            : '(none; chart defaults)'
+        }`,
         answerHint,
       ].join('\n'),
       context: { scenario: 'INSTALL', requiredFields: required, defaults: chartInfo?.defaults ?? {}, userValues: values },

@@ -1,4 +1,4 @@
-import { WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Identity } from '../../../core/identity/index.ts';
 import type { UserRepository } from '../../../core/identity/users.ts';
@@ -42,7 +42,9 @@ export class SlackIntegration {
     this.#slackApiUrl = deps.slackApiUrl;
   }
 
-  client(settings: SlackSettings): WebClient {
+  /** Slack's client, loaded on first use: most servers never set Slack up and should not pay its import at start-up. */
+  async client(settings: SlackSettings): Promise<WebClient> {
+    const { WebClient } = await import('@slack/web-api');
     return new WebClient(settings.botToken, {
       ...(this.#slackApiUrl ? { slackApiUrl: this.#slackApiUrl } : {}),
       retryConfig: { retries: 2, factor: 2, minTimeout: 200 },
@@ -98,7 +100,7 @@ export class SlackIntegration {
   async #post(sessionId: string, interrupt: ApprovalInterrupt): Promise<void> {
     const settings = await this.#settings();
     if (!settings) return;
-    const client = this.client(settings.slack);
+    const client = await this.client(settings.slack);
     const digest = approvalDigest(interrupt);
     const targets = settings.slack.channel ? [settings.slack.channel] : await this.#approverIds(client, interrupt.eligibleApprovers);
     for (const channel of targets) {
@@ -136,7 +138,7 @@ export class SlackIntegration {
             : '❌ Rejected';
     const outcome = `${verb} by ${data.by ?? 'someone'}${this.#decidedInSlack.has(data.callId) ? ' in Slack' : ' in opsgate'}`;
     this.#decidedInSlack.delete(data.callId);
-    const client = this.client(settings.slack);
+    const client = await this.client(settings.slack);
     for (const message of messages) {
       const digest = JSON.parse(message.digest) as ApprovalDigest;
       await client.chat.update({
@@ -166,7 +168,7 @@ export class SlackIntegration {
   async #decide(action: SlackBlockAction): Promise<void> {
     const settings = await this.#settings();
     if (!settings) return;
-    const client = this.client(settings.slack);
+    const client = await this.client(settings.slack);
     const actor = await this.#identityOf(client, action.userId);
     if (!actor) {
       await this.#reply(

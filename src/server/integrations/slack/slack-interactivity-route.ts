@@ -58,7 +58,7 @@ export async function slackInteractivityRoute(app: FastifyInstance, store: ChatI
         const value = request.headers[name];
         return Array.isArray(value) ? value[0] : value;
       };
-      if (!verifier.verify(settings.signingSecret, raw, header('x-slack-signature'), header('x-slack-request-timestamp')))
+      if (!(await verifier.verify(settings.signingSecret, raw, header('x-slack-signature'), header('x-slack-request-timestamp'))))
         throw IntegrationErrors.SLACK_SIGNATURE_INVALID();
       let payload: unknown;
       try {

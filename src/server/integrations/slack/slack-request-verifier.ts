@@ -1,5 +1,3 @@
-import { isValidSlackRequest } from '@slack/bolt/dist/receivers/verify-request.js';
-
 /** Slack's own window for a request's timestamp (Bolt refuses older ones too). */
 const REPLAY_WINDOW_MS = 5 * 60_000;
 
@@ -19,8 +17,10 @@ export class SlackRequestVerifier {
     this.#now = now;
   }
 
-  verify(signingSecret: string, rawBody: string, signature: string | undefined, timestamp: string | undefined): boolean {
+  async verify(signingSecret: string, rawBody: string, signature: string | undefined, timestamp: string | undefined): Promise<boolean> {
     if (!signature || !timestamp || !/^\d+$/.test(timestamp)) return false;
+    // Loaded on the first press, not at start-up.
+    const { isValidSlackRequest } = await import('@slack/bolt/dist/receivers/verify-request.js');
     const now = this.#now();
     const valid = isValidSlackRequest({
       signingSecret,
