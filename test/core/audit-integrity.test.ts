@@ -382,3 +382,18 @@ describe('audit integrity with a chain sealed before the anchors existed', () =>
     expect((await audit.list()).map((event) => event.type)).toEqual(['warning', 'warning', 'warning', 'warning']);
   });
 });
+
+describe('audit checkpoint file', () => {
+  it('an unwritable checkpoint file is named with what to do; the events stay sealed and anchored in the store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-file-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    // A directory where the file should be: appending fails whoever runs the test (root included).
+    const store = await openStore({ dataDir, databaseUrl: '', auditKey: '', auditCheckpointFile: dataDir });
+    cleanups.push(() => store.close());
+    const audit = new AuditLog(store);
+    await audit.append({ type: 'warning', actor: 'system', payload: {} });
+    await expect(audit.seal()).rejects.toMatchObject({ code: 'AUDIT_CHECKPOINT_FILE_UNWRITABLE' });
+    expect(await store.db.selectFrom('audit_checkpoints').select('seq').execute()).toEqual([{ seq: 1 }]);
+    expect((await audit.list()).map((event) => event.type)).toEqual(['warning']);
+  });
+});

@@ -332,7 +332,15 @@ export class AuditLog {
   /** Copies a committed checkpoint outside the store: the append-only file. */
   #publish(checkpoint: AuditCheckpoint): void {
     const file = this.#store.auditAnchors?.checkpointFile;
-    if (file) appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+    if (!file) return;
+    try {
+      appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+    } catch (error) {
+      throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
+        file,
+        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      });
+    }
   }
 
   /** Signs a checkpoint of the sealed head now if it moved since the last one (on close, in tests). */
