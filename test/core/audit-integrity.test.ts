@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.ts';
-import { AuditLog, hashAuditEvent } from '../../src/core/audit/index.ts';
+import { type AuditCheckpoint, AuditLog, hashAuditEvent, observeCheckpoints } from '../../src/core/audit/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
 import { openStore, runMigrations, type Store } from '../../src/core/store/index.ts';
 import { coreInitialMigration } from '../../src/core/store/migrations/core-001-initial.ts';
@@ -93,7 +93,11 @@ const dialects: Array<'sqlite' | 'postgres'> = testDatabaseUrl ? ['sqlite', 'pos
 describe.each(dialects)('audit integrity (%s)', (dialect) => {
   it('a clean chain verifies against its signed checkpoints, in the store and in a 0600 file outside it', async () => {
     const fixture = await openFixture(dialect);
+    const heard: AuditCheckpoint[] = [];
+    const stop = observeCheckpoints(fixture.store, (checkpoint) => heard.push(checkpoint));
     await sealedChain(fixture);
+    stop();
+    expect(heard.at(-1)).toMatchObject({ seq: 100, macsFrom: 1 });
     const result = await new AuditLog(fixture.store).verify();
     expect(result).toMatchObject({ ok: true, checked: 100, notices: [] });
     expect(result.checkpoints).toBeGreaterThanOrEqual(10);

@@ -72,6 +72,20 @@ export interface AuditLogOptions {
   readonly key?: AuditKey;
 }
 
+type CheckpointListener = (checkpoint: AuditCheckpoint) => void;
+const checkpointListeners = new WeakMap<Store, Set<CheckpointListener>>();
+
+/**
+ * Hears every checkpoint any audit log of `store` signs in this process, after it is committed
+ * (`opsgate serve` logs them, so a log system outside the host keeps a copy). Returns how to stop.
+ */
+export function observeCheckpoints(store: Store, listener: CheckpointListener): () => void {
+  const listeners = checkpointListeners.get(store) ?? new Set<CheckpointListener>();
+  checkpointListeners.set(store, listeners);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** What the sealer knows of the last checkpoint: where it was, when, and where MACs begin. */
 interface Anchor {
   readonly seq: number;
@@ -329,8 +343,9 @@ export class AuditLog {
     return checkpoint;
   }
 
-  /** Copies a committed checkpoint outside the store: the append-only file. */
+  /** Copies a committed checkpoint outside the store: to its observers and the append-only file. */
   #publish(checkpoint: AuditCheckpoint): void {
+    for (const listener of checkpointListeners.get(this.#store) ?? []) listener(checkpoint);
     const file = this.#store.auditAnchors?.checkpointFile;
     if (!file) return;
     try {
