@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { OpsgateError } from '../errors/index.ts';
 import { runInTransaction, type Store, type UnitOfWork } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
@@ -71,6 +72,9 @@ export interface AuditLogOptions {
   /** The audit key; default: the store's (`OPSGATE_AUDIT_KEY`, else `<dataDir>/audit.key`, created on first use). */
   readonly key?: AuditKey;
 }
+
+/** Failures of the anchors (not of the store) that `close()` reports elsewhere rather than throwing. */
+const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE']);
 
 type CheckpointListener = (checkpoint: AuditCheckpoint) => void;
 const checkpointListeners = new WeakMap<Store, Set<CheckpointListener>>();
@@ -379,7 +383,13 @@ export class AuditLog {
   async close(): Promise<void> {
     if (this.#sealTimer) clearTimeout(this.#sealTimer);
     this.#sealTimer = undefined;
-    await this.checkpoint();
+    try {
+      await this.checkpoint();
+    } catch (error) {
+      // A wrong key or an unwritable checkpoint file must not keep the store open: what is
+      // journaled stays journaled, and the next start (`assertKey`) or seal names the problem.
+      if (!(OpsgateError.isInstance(error) && ANCHOR_ERRORS.has(error.code))) throw error;
+    }
   }
 
   async list(filter: AuditFilter = {}): Promise<AuditEvent[]> {
