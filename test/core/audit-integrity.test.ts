@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.ts';
-import { AuditLog, hashAuditEvent } from '../../src/core/audit/index.ts';
+import { type AuditCheckpoint, AuditLog, hashAuditEvent, observeCheckpoints } from '../../src/core/audit/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
 import { openStore, runMigrations, type Store } from '../../src/core/store/index.ts';
 import { coreInitialMigration } from '../../src/core/store/migrations/core-001-initial.ts';
@@ -93,7 +93,11 @@ const dialects: Array<'sqlite' | 'postgres'> = testDatabaseUrl ? ['sqlite', 'pos
 describe.each(dialects)('audit integrity (%s)', (dialect) => {
   it('a clean chain verifies against its signed checkpoints, in the store and in a 0600 file outside it', async () => {
     const fixture = await openFixture(dialect);
+    const heard: AuditCheckpoint[] = [];
+    const stop = observeCheckpoints(fixture.store, (checkpoint) => heard.push(checkpoint));
     await sealedChain(fixture);
+    stop();
+    expect(heard.at(-1)).toMatchObject({ seq: 100, macsFrom: 1 });
     const result = await new AuditLog(fixture.store).verify();
     expect(result).toMatchObject({ ok: true, checked: 100, notices: [] });
     expect(result.checkpoints).toBeGreaterThanOrEqual(10);
@@ -289,6 +293,8 @@ describe.each(dialects)('audit integrity (%s)', (dialect) => {
     await expect(writer.seal()).rejects.toThrow(
       /Put the original key back \(OPSGATE_AUDIT_KEY, or the file .*audit\.key\) on every replica/,
     );
+    // Closing still lets the store go (the event stays journaled; the next start names the key).
+    await expect(writer.close()).resolves.toBeUndefined();
 
     // The original key back (here through the environment): the chain verifies up to the row the
     // wrong key wrote, which cannot be told from a forger's and is sealed as a forgery.
@@ -380,5 +386,21 @@ describe('audit integrity with a chain sealed before the anchors existed', () =>
       notices: ['3 event(s) were sealed before journal MACs existed: only their hash chain is checked'],
     });
     expect((await audit.list()).map((event) => event.type)).toEqual(['warning', 'warning', 'warning', 'warning']);
+  });
+});
+
+describe('audit checkpoint file', () => {
+  it('an unwritable checkpoint file is named with what to do; the events stay sealed and anchored in the store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-file-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    // A directory where the file should be: appending fails whoever runs the test (root included).
+    const store = await openStore({ dataDir, databaseUrl: '', auditKey: '', auditCheckpointFile: dataDir });
+    cleanups.push(() => store.close());
+    const audit = new AuditLog(store);
+    await audit.append({ type: 'warning', actor: 'system', payload: {} });
+    await expect(audit.seal()).rejects.toMatchObject({ code: 'AUDIT_CHECKPOINT_FILE_UNWRITABLE' });
+    expect(await store.db.selectFrom('audit_checkpoints').select('seq').execute()).toEqual([{ seq: 1 }]);
+    expect((await audit.list()).map((event) => event.type)).toEqual(['warning']);
+    await expect(audit.close()).resolves.toBeUndefined();
   });
 });

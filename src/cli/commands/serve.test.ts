@@ -1,8 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../core/audit/index.ts';
+import { openStore } from '../../core/store/index.ts';
 import { startServe } from './serve.ts';
 
 describe('opsgate serve', () => {
@@ -50,5 +53,20 @@ describe('opsgate serve', () => {
     await second.close();
     expect(printed).toContain('demo logins: see');
     expect(printed).not.toMatch(/john_doe\s+user\s+\S+/);
+  });
+
+  it('refuses to start with an audit key that is not the one that signed the audit, saying what to do', async () => {
+    const store = await openStore({ dataDir: dir, databaseUrl: '', auditKey: '', auditCheckpointFile: '' });
+    const audit = new AuditLog(store);
+    await audit.append({ type: 'warning', actor: 'system', payload: {} });
+    await audit.close();
+    await store.close();
+    expect(statSync(join(dir, 'audit.key')).mode & 0o777).toBe(0o600);
+    writeFileSync(join(dir, 'audit.key'), randomBytes(32).toString('base64'), { mode: 0o600 });
+    const env = { OPSGATE_DATA_DIR: dir, OPSGATE_LOG_LEVEL: 'error' };
+    await expect(startServe({ port: 0, host: '127.0.0.1', env, out: new PassThrough() })).rejects.toMatchObject({
+      code: 'AUDIT_KEY_MISMATCH',
+      message: expect.stringMatching(/Put the original key back \(OPSGATE_AUDIT_KEY, or the file .*audit\.key\) on every replica/),
+    });
   });
 });

@@ -7,7 +7,7 @@ import { createHostDirectory } from '../../app/host-directory.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { startTracing } from '../../app/tracing.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
-import { AuditLog } from '../../core/audit/index.ts';
+import { AuditLog, observeCheckpoints } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { createPrometheusObserver } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
@@ -92,6 +92,8 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
     const audit = new AuditLog(opsgate.store);
     // A lost or swapped audit key stops the start with what to do, rather than a sealer that cannot seal.
     await audit.assertKey();
+    // A copy of each signed checkpoint for the log system (at OPSGATE_LOG_LEVEL=info), outside this host.
+    observeCheckpoints(opsgate.store, (checkpoint) => logger.info({ auditCheckpoint: checkpoint }, 'audit checkpoint signed'));
     const hosts: HostDirectory | undefined = opsgate.runtime.agents().some((a) => a.name === 'troubleshoot')
       ? createHostDirectory(opsgate.store, createStoreSecretStore(opsgate.store))
       : undefined;

@@ -12,6 +12,11 @@ export const AuditErrors = defineErrorCodes({
     message:
       'The audit key file {file} cannot be used ({detail}). Give it back to the user opsgate runs as (mode 0600), or set OPSGATE_AUDIT_KEY to the same key.',
   },
+  AUDIT_CHECKPOINT_FILE_UNWRITABLE: {
+    status: 500,
+    message:
+      'The audit checkpoint file {file} cannot be written ({detail}). Give it back to the user opsgate runs as, or point OPSGATE_AUDIT_CHECKPOINT_FILE at a writable place; the events are sealed and their checkpoints kept in the store meanwhile.',
+  },
   AUDIT_KEY_MISMATCH: {
     status: 500,
     message:

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { OpsgateError } from '../errors/index.ts';
 import { runInTransaction, type Store, type UnitOfWork } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
@@ -70,6 +71,23 @@ export interface AuditLogOptions {
   readonly checkpointEveryEvents?: number;
   /** The audit key; default: the store's (`OPSGATE_AUDIT_KEY`, else `<dataDir>/audit.key`, created on first use). */
   readonly key?: AuditKey;
+}
+
+/** Failures of the anchors (not of the store) that `close()` reports elsewhere rather than throwing. */
+const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE']);
+
+type CheckpointListener = (checkpoint: AuditCheckpoint) => void;
+const checkpointListeners = new WeakMap<Store, Set<CheckpointListener>>();
+
+/**
+ * Hears every checkpoint any audit log of `store` signs in this process, after it is committed
+ * (`opsgate serve` logs them, so a log system outside the host keeps a copy). Returns how to stop.
+ */
+export function observeCheckpoints(store: Store, listener: CheckpointListener): () => void {
+  const listeners = checkpointListeners.get(store) ?? new Set<CheckpointListener>();
+  checkpointListeners.set(store, listeners);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** What the sealer knows of the last checkpoint: where it was, when, and where MACs begin. */
@@ -329,10 +347,19 @@ export class AuditLog {
     return checkpoint;
   }
 
-  /** Copies a committed checkpoint outside the store: the append-only file. */
+  /** Copies a committed checkpoint outside the store: to its observers and the append-only file. */
   #publish(checkpoint: AuditCheckpoint): void {
+    for (const listener of checkpointListeners.get(this.#store) ?? []) listener(checkpoint);
     const file = this.#store.auditAnchors?.checkpointFile;
-    if (file) appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+    if (!file) return;
+    try {
+      appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+    } catch (error) {
+      throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
+        file,
+        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      });
+    }
   }
 
   /** Signs a checkpoint of the sealed head now if it moved since the last one (on close, in tests). */
@@ -356,7 +383,13 @@ export class AuditLog {
   async close(): Promise<void> {
     if (this.#sealTimer) clearTimeout(this.#sealTimer);
     this.#sealTimer = undefined;
-    await this.checkpoint();
+    try {
+      await this.checkpoint();
+    } catch (error) {
+      // A wrong key or an unwritable checkpoint file must not keep the store open: what is
+      // journaled stays journaled, and the next start (`assertKey`) or seal names the problem.
+      if (!(OpsgateError.isInstance(error) && ANCHOR_ERRORS.has(error.code))) throw error;
+    }
   }
 
   async list(filter: AuditFilter = {}): Promise<AuditEvent[]> {

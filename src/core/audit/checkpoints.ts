@@ -44,12 +44,15 @@ export function checkpointSignatureHolds(key: AuditKey, checkpoint: AuditCheckpo
 
 /**
  * Names the database in checkpoint-file lines, so stores that share a data directory (tests, a
- * laptop) keep their checkpoints apart: the SQLite file, or the PostgreSQL database name.
+ * laptop) keep their checkpoints apart: the SQLite file, or the PostgreSQL server and database
+ * (`host:port/name`, as the connection string names them). A store reset in place (a new file
+ * at the same path) is, to verify, a wiped store: move the checkpoint file aside with it.
  */
 export function storeLabel(store: Pick<Store, 'dialect' | 'location'>): string {
   if (store.dialect === 'sqlite') return `sqlite:${store.location}`;
   try {
-    return `postgres:${new URL(store.location).pathname.replace(/^\//, '')}`;
+    const url = new URL(store.location);
+    return `postgres:${url.host}${url.pathname}`;
   } catch {
     return `postgres:${store.location}`;
   }

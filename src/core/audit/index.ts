@@ -7,6 +7,8 @@ export {
   AuditLog,
   type AuditVerification,
   hashAuditEvent,
+  observeCheckpoints,
 } from './audit-log.ts';
 export { canonicalJson } from './canonical-json.ts';
+export type { AuditCheckpoint } from './checkpoints.ts';
 export { AUDIT_EVENT_TYPES, type AuditEventType, CORE_AUDIT_EVENT_TYPES } from './event-types.ts';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditKey } from './audit-key.ts';
-import { canonicalJson } from './canonical-json.ts';
 
 /** The authenticated content of one journaled event. */
 export interface JournalContent {
@@ -15,8 +14,15 @@ export interface JournalContent {
 const NONCE_PREFIX = randomBytes(9).toString('base64url');
 let nonceCounter = 0;
 
+/**
+ * Each field length-prefixed (`-` for null), so no two rows share an input. Cheaper than JSON: the
+ * payload is not escaped again for every MAC made or checked.
+ */
 function macInput(nonce: string, row: JournalContent): string {
-  return canonicalJson(['opsgate-journal-v1', nonce, row.session_id, row.type, row.actor, row.payload, row.created_at]);
+  let input = 'opsgate-journal-v1';
+  for (const field of [nonce, row.session_id, row.type, row.actor, row.payload, row.created_at])
+    input += field === null ? '-' : `${field.length}:${field}`;
+  return input;
 }
 
 /**

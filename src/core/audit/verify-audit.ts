@@ -173,7 +173,7 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
 const CALL_EVENTS = new Set(['tool_approved', 'tool_auto_approved', 'tool_executing', 'tool_executed', 'tool_failed', 'tool_unknown']);
 
 function collectCallEvidence(calls: Map<string, ToolCallEvidence>, type: string, payload: string): void {
-  if (!CALL_EVENTS.has(type)) return;
+  if (calls.size === 0 || !CALL_EVENTS.has(type)) return;
   try {
     const callId = (JSON.parse(payload) as { callId?: unknown }).callId;
     if (typeof callId === 'string') calls.get(callId)?.events.add(type);
