@@ -99,7 +99,7 @@ describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kub
     expect(health.workloads).toEqual([{ kind: 'Deployment', name: 'web-webapp', ready: true, reason: '2 of 2 updated replicas ready' }]);
     expect(health.pods).toHaveLength(2);
     const kubectl = invocations().filter((argv) => argv[0] === 'kubectl');
-    expect(kubectl[0]).toEqual(['kubectl', 'get', 'deployment/web-webapp', '--namespace', 'default', '-o', 'json']);
+    expect(kubectl[0]).toEqual(['kubectl', 'get', 'deployment/web-webapp', '--namespace', 'default', '--ignore-not-found', '-o', 'json']);
     expect(kubectl[1]?.slice(0, 5)).toEqual(['kubectl', 'get', 'pods', '--namespace', 'default']);
   });
 

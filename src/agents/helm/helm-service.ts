@@ -167,7 +167,11 @@ export class HelmService {
   async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
     const chart = await this.repository.load(request.chart, request.version);
     const info = await this.backend.clusterInfo();
-    const namespaces = await this.backend.listNamespaces();
+    // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
+    const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+      throw error;
+    });
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
     // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
@@ -176,8 +180,24 @@ export class HelmService {
         ? { name: 'kubeVersion', ...checkKubeVersion(kubeVersion, info.kubernetesVersion) }
         : { name: 'kubeVersion', ok: true, detail: `chart has no kubeVersion constraint; cluster runs ${info.kubernetesVersion}` },
     );
-    const ready = info.nodes.filter((node) => node.ready).length;
-    checks.push({ name: 'nodes', ok: ready > 0, detail: `${ready} of ${info.nodes.length} nodes ready` });
+    const ready = info.nodes?.filter((node) => node.ready).length ?? 0;
+    checks.push(
+      info.nodes
+        ? { name: 'nodes', ok: ready > 0, detail: `${ready} of ${info.nodes.length} nodes ready` }
+        : {
+            name: 'nodes',
+            ok: true,
+            detail: 'nodes are not readable with this identity (namespace-scoped rights); Helm does not need them',
+          },
+    );
+    if (!namespaces) {
+      checks.push({
+        name: 'namespace',
+        ok: true,
+        detail: `namespaces are not listable with this identity; namespace ${request.namespace} is assumed to exist${request.createNamespace ? ' or to be creatable' : ''}`,
+      });
+      return { ok: checks.every((check) => check.ok), checks, cluster: info };
+    }
     const exists = namespaces.includes(request.namespace);
     checks.push({
       name: 'namespace',

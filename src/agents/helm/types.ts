@@ -104,7 +104,8 @@ export interface RenderedRelease {
 export interface ClusterInfo {
   readonly context: string;
   readonly kubernetesVersion: string;
-  readonly nodes: ReadonlyArray<{ readonly name: string; readonly ready: boolean }>;
+  /** Undefined when the identity may not list nodes (namespace-scoped rights; Helm never needs them). */
+  readonly nodes?: ReadonlyArray<{ readonly name: string; readonly ready: boolean }>;
 }
 
 /** Which kind of backend answered: a real cluster through the CLIs, or the built-in simulation. */

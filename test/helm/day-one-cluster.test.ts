@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
+import { parseHelmHooks } from '../../src/agents/helm/backends/cli/parse-output.ts';
+import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
+import { parseManifest } from '../../src/agents/helm/charts/render-chart.ts';
+import { HelmService } from '../../src/agents/helm/helm-service.ts';
+import { buildPlan } from '../../src/agents/helm/plan.ts';
+import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
+
+// Issue 20 (review 2026-11-24-helm): what a team meets the first day opsgate runs against its own
+// cluster. Origins: C3 and C5 from §2 "Certain breaks", L1 and L2 from "Likely breaks"; error
+// texts are kubectl 1.32.4's (the review ran Debian's kubectl against a stub API server).
+
+const install = { operation: 'install' as const, release: 'web', namespace: 'default', chart: 'webapp', version: '1.1.0' };
+
+describe('Helm on a real cluster, day one', () => {
+  let fake: InProcessFakeHelm | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  async function service(options: Parameters<typeof inProcessFakeHelm>[1] = {}, version = 'v3') {
+    fake = await inProcessFakeHelm(version, options);
+    const cli = new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath, run: fake.run });
+    return new HelmService(cli, await ChartRepository.open());
+  }
+
+  it('C5: Helm before 3.13 is refused up front with what to do (no get metadata, no --dry-run=server there)', async () => {
+    const helm = await service({}, 'v3.12.3+g3a31588');
+    await expect(helm.plan(install)).rejects.toMatchObject({ code: 'HELM_VERSION_UNSUPPORTED' });
+    await expect(helm.plan(install)).rejects.toThrow(/Helm 3\.13 or newer.*v3\.12\.3.*OPSGATE_HELM_PATH/);
+    expect(fake!.calls.filter((argv) => argv[0] === 'helm').map((argv) => argv[1])).toEqual(['version']);
+    await fake!.close();
+    const newer = await service({}, 'v3.13.0+g825e86f');
+    await expect(newer.plan(install)).resolves.toMatchObject({ operation: 'install' });
+  });
+
+  it('C3: a namespace-scoped ServiceAccount plans and installs: nodes and namespaces are not required', async () => {
+    const helm = await service({ kubectl: { namespaceScoped: true } });
+    const plan = await helm.plan(install);
+    const prerequisites = await helm.checkPrerequisites({ chart: 'webapp', namespace: 'default' });
+    expect(prerequisites.ok).toBe(true);
+    expect(prerequisites.checks.map((check) => check.detail).join(' ')).toMatch(/nodes are not readable.*namespaces are not listable/);
+    await expect(helm.execute(install, plan.planHash)).resolves.toMatchObject({ status: { info: { status: 'deployed' } } });
+  });
+
+  it('C3: in a pod (in-cluster config, no current-context) the context is "in-cluster" and planning works', async () => {
+    const helm = await service({ kubectl: { inCluster: true } });
+    const info = await helm.backend.clusterInfo();
+    expect(info.context).toBe('in-cluster');
+    await expect(helm.plan(install)).resolves.toMatchObject({ operation: 'install' });
+  });
+
+  it('L2: a workload gone from the cluster (a TTL-deleted Job) does not fail the health read (--ignore-not-found)', async () => {
+    const helm = await service();
+    await helm.execute(install, (await helm.plan(install)).planHash);
+    const status = await helm.backend.status('web', 'default');
+    const gone = `${status.manifest}\n---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: web-migrate\nspec:\n  ttlSecondsAfterFinished: 60\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{ name: m, image: busybox }]\n`;
+    const health = await helm.backend.health('web', 'default', gone);
+    expect(health.workloads.map((w) => w.name)).toEqual(['web-webapp']);
+    const get = fake!.calls.find((argv) => argv[0] === 'kubectl' && argv.includes('job/web-migrate'))!;
+    expect(get).toEqual(expect.arrayContaining(['--ignore-not-found', '--namespace', 'default']));
+  });
+
+  it('L2: a workload with its own metadata.namespace is read in that namespace', async () => {
+    const helm = await service();
+    await helm.execute(install, (await helm.plan(install)).planHash);
+    const manifest = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: agent\n  namespace: monitoring\nspec: {}\n';
+    await helm.backend.health('web', 'default', manifest);
+    expect(fake!.calls.at(-1)).toEqual([
+      'kubectl',
+      'get',
+      'deployment/agent',
+      '--namespace',
+      'monitoring',
+      '--ignore-not-found',
+      '-o',
+      'json',
+    ]);
+  });
+});
+
+describe('real-world manifest shapes', () => {
+  it('L1: duplicate mapping keys (neo4j, infinispan charts) parse as Helm reads them: the last wins', () => {
+    const manifest = [
+      '---',
+      '# Source: neo4j/templates/svc.yaml',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata:',
+      '  name: db',
+      '  labels:',
+      '    app: neo4j',
+      '    app: neo4j-db',
+      'spec:',
+      '  ports: [{ port: 7687 }]',
+    ].join('\n');
+    const [service] = parseManifest(manifest);
+    expect((service!.object.metadata as { labels: Record<string, string> }).labels).toEqual({ app: 'neo4j-db' });
+    const plan = buildPlan({
+      operation: 'upgrade',
+      release: 'db',
+      namespace: 'default',
+      chart: { name: 'neo4j', version: '5.0.0', appVersion: '5' },
+      currentRevision: 1,
+      nextRevision: 2,
+      currentManifest: manifest,
+      proposedManifest: manifest.replace('7687', '7688'),
+      values: {},
+    });
+    expect(plan.resources.change).toEqual(['Service/db']);
+  });
+
+  it('helm get hooks: events from helm.sh/hook, generateName hooks keep a key', () => {
+    const output = [
+      '---',
+      '# Source: app/templates/migrate.yaml',
+      'apiVersion: batch/v1',
+      'kind: Job',
+      'metadata:',
+      '  generateName: app-migrate-',
+      '  annotations:',
+      '    "helm.sh/hook": pre-upgrade,pre-rollback',
+      '    "helm.sh/hook-delete-policy": before-hook-creation',
+      '---',
+      '# Source: app/templates/tests/test.yaml',
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata:',
+      '  name: app-test',
+      '  annotations:',
+      '    "helm.sh/hook": test',
+    ].join('\n');
+    expect(parseHelmHooks(output)).toEqual([
+      { key: 'Job/app-migrate-', events: ['pre-upgrade', 'pre-rollback'] },
+      { key: 'Pod/app-test', events: ['test'] },
+    ]);
+  });
+});
