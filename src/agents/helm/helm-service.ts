@@ -1,12 +1,12 @@
 import { OpsgateError } from '../../core/errors/index.ts';
-import type { HelmBackend } from './backends/backend.ts';
+import type { HelmBackend, RenderRequest } from './backends/backend.ts';
 import type { ChartRepository } from './charts/chart-repository.ts';
 import { checkKubeVersion } from './charts/kube-version.ts';
 import type { LoadedChart } from './charts/load-chart.ts';
 import { parseManifest } from './charts/render-chart.ts';
 import { HelmErrors } from './errors.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, WorkloadHealth } from './types.ts';
+import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from './types.ts';
 import { mergeValues, type Values } from './values/merge-values.ts';
 import { requiredFields, type ValuesValidation, validateValues } from './values/validate-values.ts';
 import { diffValues } from './values/values-diff.ts';
@@ -55,6 +55,9 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
 
+/** How long a server dry run is reused for the same inputs. */
+const RENDER_REUSE_MS = 5 * 60_000;
+
 const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
@@ -67,6 +70,30 @@ export class HelmService {
     this.backend = backend;
     this.repository = repository;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Server dry runs by their complete input (release, namespace, archive, values, next revision):
+   * one approved change planned 6 times (planning, proposal, approval click, validation, recheck)
+   * and each plan rendered twice, 12 dry runs in all, each a discovery and OpenAPI round on the
+   * cluster. The next revision is part of the key, so any change to the release renders afresh;
+   * an entry lives 5 minutes.
+   */
+  readonly #renders = new Map<string, { at: number; renders: Promise<[RenderedRelease, RenderedRelease]> }>();
+
+  #renderTwice(request: RenderRequest): Promise<[RenderedRelease, RenderedRelease]> {
+    const key = canonicalJson({ ...request, chart: undefined });
+    const now = Date.now();
+    for (const [stale, entry] of this.#renders) if (now - entry.at > RENDER_REUSE_MS) this.#renders.delete(stale);
+    const cached = this.#renders.get(key);
+    if (cached) return cached.renders;
+    // Rendered twice: objects that differ between two renders of the same inputs are volatile, and
+    // binding their content would make every execution fail as stale.
+    const renders = (async () =>
+      [await this.backend.render(request), await this.backend.render(request)] as [RenderedRelease, RenderedRelease])();
+    this.#renders.set(key, { at: now, renders });
+    renders.catch(() => this.#renders.delete(key));
+    return renders;
   }
 
   async chartInfo(reference: string, version?: string) {
@@ -258,10 +285,7 @@ export class HelmService {
       isUpgrade: Boolean(current),
       ...(replaces ? { replace: true } : {}),
     };
-    // Rendered twice: objects that differ between two renders of the same inputs are volatile, and
-    // binding their content would make every execution fail as stale.
-    const rendered = await this.backend.render(renderRequest);
-    const again = await this.backend.render(renderRequest);
+    const [rendered, again] = await this.#renderTwice(renderRequest);
     const volatile = volatileObjects(rendered.manifest, again.manifest);
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
