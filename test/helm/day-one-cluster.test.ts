@@ -138,3 +138,36 @@ describe('real-world manifest shapes', () => {
     ]);
   });
 });
+
+describe("the fake helm takes Helm's own flag tables per command and version (fixtures/helm-flags.json)", () => {
+  const refused = async (version: string, argv: string[]) => {
+    const fake = await inProcessFakeHelm(version);
+    try {
+      return await fake.run(fake.helmPath, argv, { timeoutMs: 10_000, env: {} }).then(
+        () => 'accepted',
+        (error: { stderr: string }) => error.stderr.trim(),
+      );
+    } finally {
+      await fake.close();
+    }
+  };
+
+  it.each([
+    ['v3.21.4', ['uninstall', 'web', '--wait-for-jobs'], 'Error: unknown flag: --wait-for-jobs'],
+    ['v3.21.4', ['install', 'web', 'chart.tgz', '--reset-values'], 'Error: unknown flag: --reset-values'],
+    ['v3.21.4', ['upgrade', 'web', 'chart.tgz', '--replace'], 'Error: unknown flag: --replace'],
+    ['v4.2.4', ['list', '--all', '--output', 'json'], 'Error: unknown flag: --all'],
+    [
+      'v3.12.3',
+      ['install', 'web', 'chart.tgz', '--dry-run=server'],
+      'Error: invalid argument "server" for "--dry-run" flag: strconv.ParseBool: parsing "server": invalid syntax',
+    ],
+  ])('helm %s refuses %j as Helm does', async (version, argv, stderr) => {
+    expect(await refused(`${version}+g0000000`, argv)).toBe(stderr);
+  });
+
+  it('uninstall takes --ignore-not-found from 3.13 (not in 3.12.3)', async () => {
+    expect(await refused('v3.12.3+g0000000', ['uninstall', 'web', '--ignore-not-found'])).toBe('Error: unknown flag: --ignore-not-found');
+    expect(await refused('v3.13.0+g0000000', ['uninstall', 'web', '--ignore-not-found'])).toMatch(/release: not found/);
+  });
+});

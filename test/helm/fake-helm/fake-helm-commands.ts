@@ -144,7 +144,7 @@ async function waitForRollout(context: FakeContext, flags: Map<string, string>, 
 export async function runFakeHelm(argv: readonly string[], context: FakeContext): Promise<string> {
   const helm4 = context.version.startsWith('v4');
   const { command, positional, flags } = parseArgs(argv, (table, flag) => flagKind(context.version, table, flag), fail);
-  checkHelmFlags(context.version, command === 'get' ? `get ${positional[0] ?? ''}` : command, [...flags.keys()], fail);
+  checkHelmFlags(context.version, command === 'get' ? `get ${positional[0] ?? ''}` : command, flags, fail);
   if (command === 'version') {
     return `${flags.has('--short') ? context.version : `version.BuildInfo{Version:"${context.version.split('+')[0]}"}`}\n`;
   }
