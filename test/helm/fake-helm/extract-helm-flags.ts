@@ -76,7 +76,7 @@ function extract(version: { ref: string; dir: string }): Record<string, Table> {
   const global: Table = { boolean: ['--help', '-h'], value: [], optional: [] };
   collect(functions(env).get('AddFlags') ?? '', global);
   tables.global = global;
-  for (const [command, constructor] of Object.entries(COMMANDS)) {
+  for (const [command, commandConstructor] of Object.entries(COMMANDS)) {
     const table: Table = { boolean: [], value: [], optional: [] };
     const seen = new Set<string>();
     const visit = (name: string) => {
@@ -87,7 +87,7 @@ function extract(version: { ref: string; dir: string }): Record<string, Table> {
       collect(body, table);
       for (const call of body.matchAll(/\b([aA]dd\w*Flags?|bind\w+Flag)\(/g)) visit(call[1]!);
     };
-    visit(constructor);
+    visit(commandConstructor);
     tables[command] = {
       boolean: [...new Set(table.boolean)].sort(),
       value: [...new Set(table.value)].sort(),
