@@ -1,6 +1,10 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { parseHelmHooks } from '../../src/agents/helm/backends/cli/parse-output.ts';
+import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { parseManifest } from '../../src/agents/helm/charts/render-chart.ts';
 import { HelmService } from '../../src/agents/helm/helm-service.ts';
@@ -169,5 +173,34 @@ describe("the fake helm takes Helm's own flag tables per command and version (fi
   it('uninstall takes --ignore-not-found from 3.13 (not in 3.12.3)', async () => {
     expect(await refused('v3.12.3+g0000000', ['uninstall', 'web', '--ignore-not-found'])).toBe('Error: unknown flag: --ignore-not-found');
     expect(await refused('v3.13.0+g0000000', ['uninstall', 'web', '--ignore-not-found'])).toMatch(/release: not found/);
+  });
+});
+
+describe('C2: a first install of a chart with crds/ and custom resources of those kinds', () => {
+  it("falls back to a client-side dry run when Helm's server dry run cannot map them, says so, and installs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-crds-'));
+    const fake = await inProcessFakeHelm('v3');
+    try {
+      const sources = join(dir, 'sources');
+      cpSync(SOURCES_DIR, sources, { recursive: true });
+      cpSync(new URL('./charts/', import.meta.url).pathname, sources, { recursive: true });
+      await buildRepository(join(dir, 'repo'), sources);
+      const helm = new HelmService(
+        new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath, run: fake.run }),
+        await ChartRepository.open(join(dir, 'repo')),
+      );
+      const request = { operation: 'install' as const, release: 'mon', namespace: 'default', chart: 'operator' };
+      const plan = await helm.plan(request);
+      expect(plan.resources.create).toContain('CronTab/nightly');
+      expect(plan.risks.join(' ')).toContain('client-side dry run');
+      const dryRuns = fake.calls.filter((argv) => argv.some((arg) => arg.startsWith('--dry-run')));
+      expect(dryRuns.map((argv) => argv.find((arg) => arg.startsWith('--dry-run')))).toEqual(
+        expect.arrayContaining(['--dry-run=server', '--dry-run=client']),
+      );
+      await expect(helm.execute(request, plan.planHash)).resolves.toMatchObject({ status: { info: { status: 'deployed' } } });
+    } finally {
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -291,6 +291,10 @@ export class HelmService {
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
+    if (rendered.clientSide)
+      risks.push(
+        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+      );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     return buildPlan({
       operation: request.operation,

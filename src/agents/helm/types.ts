@@ -99,6 +99,11 @@ export interface ReleaseHook {
 export interface RenderedRelease {
   readonly manifest: string;
   readonly hooks: readonly ReleaseHook[];
+  /**
+   * Rendered by a client-side dry run because the server one cannot map custom resources whose
+   * CRDs (the chart's `crds/`) are not installed yet (helm/helm#13159): no `lookup`, no live capabilities.
+   */
+  readonly clientSide?: true;
 }
 
 export interface ClusterInfo {

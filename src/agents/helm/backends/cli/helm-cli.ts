@@ -272,16 +272,42 @@ export class HelmCli implements HelmBackend {
     ];
   }
 
+  /**
+   * A first install of a chart whose templates hold custom resources of its own `crds/` cannot be
+   * dry-run on the server: Helm skips installing CRDs in a dry run and then cannot map the custom
+   * resources ("ensure CRDs are installed first", helm/helm#13159, kube-prometheus-stack and most
+   * operators). Such a plan falls back to `--dry-run=client`, and says so.
+   */
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const command = request.isUpgrade ? 'upgrade' : 'install';
-    return this.#withValues(
-      request.values,
-      async (file) =>
-        parseDryRunRelease(
-          await this.#run('helm', this.renderArgs(request, file), `${command} --dry-run`, request.release, request.namespace),
-          `${command} --dry-run`,
-        ).rendered,
-    );
+    const dryRun = (args: string[]) =>
+      this.#withValues(
+        request.values,
+        async (file) =>
+          parseDryRunRelease(
+            await this.#run(
+              'helm',
+              args.length
+                ? [...this.renderArgs(request, file).filter((a) => a !== '--dry-run=server'), ...args]
+                : this.renderArgs(request, file),
+              `${command} --dry-run`,
+              request.release,
+              request.namespace,
+            ),
+            `${command} --dry-run`,
+          ).rendered,
+      );
+    try {
+      return await dryRun([]);
+    } catch (error) {
+      const crdsMissing =
+        !request.isUpgrade &&
+        request.chart.crds.length > 0 &&
+        OpsgateError.isInstance(error) &&
+        /ensure CRDs are installed first/.test(String(error.fields.detail ?? ''));
+      if (!crdsMissing) throw error;
+      return { ...(await dryRun(['--dry-run=client'])), clientSide: true };
+    }
   }
 
   #waitArgs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): string[] {
