@@ -7,8 +7,9 @@ import { parseHelmHooks } from '../../src/agents/helm/backends/cli/parse-output.
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { parseManifest } from '../../src/agents/helm/charts/render-chart.ts';
-import { HelmService } from '../../src/agents/helm/helm-service.ts';
+import { HelmService, splitChartString } from '../../src/agents/helm/helm-service.ts';
 import { buildPlan } from '../../src/agents/helm/plan.ts';
+import { releaseName } from '../../src/agents/helm/tool-catalog.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 // Issue 20 (review 2026-11-24-helm): what a team meets the first day opsgate runs against its own
@@ -202,5 +203,19 @@ describe('C2: a first install of a chart with crds/ and custom resources of thos
       await fake.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('cosmetic breaks from the review', () => {
+  it('release names with dots are valid, as in Helm (validate_name.go)', () => {
+    expect(releaseName.safeParse('web.v2').success).toBe(true);
+    expect(releaseName.safeParse('web..v2').success).toBe(false);
+    expect(releaseName.safeParse('Web').success).toBe(false);
+  });
+
+  it('a history chart string splits at the version, prereleases included', () => {
+    expect(splitChartString('x-1.0.0-rc.1')).toEqual({ name: 'x', version: '1.0.0-rc.1' });
+    expect(splitChartString('my-chart-2-1.0.0')).toEqual({ name: 'my-chart-2', version: '1.0.0' });
+    expect(splitChartString('webapp-1.1.0')).toEqual({ name: 'webapp', version: '1.1.0' });
   });
 });

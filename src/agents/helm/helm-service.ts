@@ -50,6 +50,15 @@ export interface MonitorReport {
   readonly elapsedMs: number;
 }
 
+/**
+ * Helm's history `chart` is NAME-VERSION; the version is the first `-MAJOR.MINOR.PATCH…` from the
+ * left that reaches the end, so `x-1.0.0-rc.1` is x 1.0.0-rc.1 and `my-chart-2-1.0.0` is my-chart-2 1.0.0.
+ */
+export function splitChartString(chart: string): { name: string; version: string } {
+  const match = /^(.*?)-(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?)$/.exec(chart);
+  return match ? { name: match[1]!, version: match[2]! } : { name: chart, version: '' };
+}
+
 /** How many of the plan's hooks run for `event` (`pre-` and `post-`): each may take Helm's whole `--timeout`. */
 function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
@@ -345,8 +354,7 @@ export class HelmService {
       release: request.release,
       namespace: request.namespace,
       chart: {
-        name: targetItem.chart.replace(/-\d[^-]*$/, ''),
-        version: targetItem.chart.match(/-(\d[^-]*)$/)?.[1] ?? '',
+        ...splitChartString(targetItem.chart),
         appVersion: targetItem.app_version,
       },
       currentRevision: current.version,
