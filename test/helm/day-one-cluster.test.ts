@@ -219,3 +219,25 @@ describe('cosmetic breaks from the review', () => {
     expect(splitChartString('webapp-1.1.0')).toEqual({ name: 'webapp', version: '1.1.0' });
   });
 });
+
+describe('M6: helm and kubectl read the same cluster', () => {
+  it('HELM_KUBECONTEXT, which steers helm by itself, is passed to kubectl as --context', async () => {
+    const fake = await inProcessFakeHelm('v3');
+    try {
+      const cli = new HelmCli({
+        helmPath: fake.helmPath,
+        kubectlPath: fake.kubectlPath,
+        run: fake.run,
+        env: { HELM_KUBECONTEXT: 'prod-eu' },
+      });
+      expect((await cli.clusterInfo()).context).toBe('prod-eu');
+      const kubectl = fake.calls.filter((argv) => argv[0] === 'kubectl');
+      expect(kubectl.length).toBeGreaterThan(0);
+      for (const argv of kubectl) expect(argv.slice(-2)).toEqual(['--context', 'prod-eu']);
+      await cli.listReleases({ all: true });
+      expect(fake.calls.at(-1)).not.toContain('--kube-context');
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -96,6 +96,11 @@ export class HelmCli implements HelmBackend {
     return (await this.helmVersion()).major;
   }
 
+  /** The context helm uses: the option, else Helm's own HELM_KUBECONTEXT. */
+  #kubeContext(): string | undefined {
+    return this.#options.kubeContext ?? ((this.#options.env ?? process.env).HELM_KUBECONTEXT || undefined);
+  }
+
   async #run(
     tool: 'helm' | 'kubectl',
     args: readonly string[],
@@ -105,11 +110,15 @@ export class HelmCli implements HelmBackend {
     timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
   ): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
+    const kubeContext = this.#kubeContext();
+    // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
     const context = this.#options.kubeContext
       ? tool === 'helm'
         ? ['--kube-context', this.#options.kubeContext]
         : ['--context', this.#options.kubeContext]
-      : [];
+      : kubeContext && tool === 'kubectl'
+        ? ['--context', kubeContext]
+        : [];
     if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
@@ -146,7 +155,7 @@ export class HelmCli implements HelmBackend {
       throw error;
     });
     const context =
-      this.#options.kubeContext ??
+      this.#kubeContext() ??
       (await this.#run('kubectl', ['config', 'current-context'], 'config').then(
         (output) => output.trim(),
         (error: unknown) => {
