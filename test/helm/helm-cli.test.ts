@@ -42,8 +42,27 @@ describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kub
     await cli.listReleases({ all: true, namespace: 'default' });
     const lists = invocations().filter((argv) => argv[1] === 'list');
     expect(invocations().filter((argv) => argv[1] === 'version')).toHaveLength(1);
-    expect(lists[0]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--all-namespaces', '--output', 'json']);
-    expect(lists[1]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--namespace', 'default', '--output', 'json']);
+    expect(lists[0]).toEqual([
+      'helm',
+      'list',
+      ...(version === 'v3' ? ['--all'] : []),
+      '--all-namespaces',
+      '--max',
+      '0',
+      '--output',
+      'json',
+    ]);
+    expect(lists[1]).toEqual([
+      'helm',
+      'list',
+      ...(version === 'v3' ? ['--all'] : []),
+      '--namespace',
+      'default',
+      '--max',
+      '0',
+      '--output',
+      'json',
+    ]);
   });
 
   it('status carries no chart, so its name and version come from `helm get metadata`', async () => {

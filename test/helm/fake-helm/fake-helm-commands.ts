@@ -177,7 +177,8 @@ export async function runFakeHelm(argv: readonly string[], context: FakeContext)
     if (command === 'list') {
       const all = helm4 || flags.has('--all');
       const releases = await cluster.listReleases({ all, ...(flags.has('--all-namespaces') || flags.has('-A') ? {} : { namespace }) });
-      return line(JSON.stringify(releases));
+      const max = Number(flags.get('--max') ?? flags.get('-m') ?? 256);
+      return line(JSON.stringify(max > 0 ? releases.slice(0, max) : releases));
     }
     if (command === 'status') return line(releaseJson(helm4, await cluster.status(release, namespace)));
     if (command === 'history') {

@@ -176,6 +176,9 @@ export class HelmCli implements HelmBackend {
       'list',
       ...(query.all && helmMajor < 4 ? ['--all'] : []),
       ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']),
+      // Helm lists 256 releases unless told otherwise; 0 is no limit (pkg/action/list.go).
+      '--max',
+      '0',
       '--output',
       'json',
     ];
