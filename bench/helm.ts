@@ -2,20 +2,24 @@
  * Helm agent benchmark: query-path latency (`list releases`, `status`) through the MCP hop vs
  * calling the backend directly, and the non-human time of a full install workflow through the
  * runtime (discovery → gate 1 → planning → gate 2 → execution → verification, decisions given
- * at once). Backend: the simulated cluster on SQLite. `BENCH_QUICK=1` for a short run.
+ * at once). Backend: the simulated cluster on SQLite. And, with the CLI backend against the fake
+ * helm/kubectl answered in-process (test/helm/fake-helm), how many helm/kubectl processes and
+ * server dry runs one approved install and one approved upgrade cost (issue 20: at most 4 dry runs).
+ * `BENCH_QUICK=1` for a short run.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { helmSimulatorMigration } from '../src/agents/helm/backends/simulator/migration.ts';
+import { helmSimulatorMigrations } from '../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from '../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../src/agents/helm/helm-service.ts';
-import { helmAgent } from '../src/agents/helm/index.ts';
+import { createHelmAgent, helmAgent } from '../src/agents/helm/index.ts';
 import { HelmMcpClient } from '../src/agents/helm/mcp-client.ts';
 import { createHelmMcpServer } from '../src/agents/helm/mcp-server.ts';
 import { createRuntime } from '../src/core/runtime/index.ts';
 import { openStore } from '../src/core/store/index.ts';
+import { inProcessFakeHelm } from '../test/helm/fake-helm/install-fakes.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const queryIterations = quick ? 200 : 2000;
@@ -41,7 +45,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 const dir = mkdtempSync(join(tmpdir(), 'opsgate-bench-helm-'));
 const results: Array<Record<string, unknown>> = [];
 try {
-  const store = await openStore({ sqlitePath: join(dir, 'bench.db'), databaseUrl: '', migrations: [helmSimulatorMigration] });
+  const store = await openStore({ sqlitePath: join(dir, 'bench.db'), databaseUrl: '', migrations: helmSimulatorMigrations });
   const service = new HelmService(new SimulatedCluster(store), await ChartRepository.open());
   const client = await HelmMcpClient.inProcess(createHelmMcpServer(service));
   for (const name of ['web', 'api', 'shop']) {
@@ -75,6 +79,8 @@ try {
   const runtimeStore = await openStore({ sqlitePath: join(dir, 'runtime.db'), databaseUrl: '' });
   const runtime = await createRuntime({ store: runtimeStore, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
   const alice = { userId: 1, username: 'alice', roles: ['user'] };
+  // Helm changes are high risk: someone other than the requester approves.
+  const approver = { userId: 2, username: 'carol', roles: ['approver'] };
   const workflow = await measure(workflowIterations, async (i) => {
     const session = await runtime.startSession({ agent: 'helm', identity: alice });
     const gate1 = await runtime.send(
@@ -83,7 +89,7 @@ try {
       alice,
     );
     const gate2 = await runtime.decide(session.id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
-    const done = await runtime.decide(session.id, { type: 'approve', callId: gate2.interrupt!.callId }, alice);
+    const done = await runtime.decide(session.id, { type: 'approve', callId: gate2.interrupt!.callId }, approver);
     if (!done.messages.at(-1)?.text.includes('COMPLETED')) throw new Error(`workflow did not complete: ${done.messages.at(-1)?.text}`);
   });
   results.push({
@@ -95,6 +101,37 @@ try {
   });
   await runtime.close();
   await runtimeStore.close();
+
+  // Processes and dry runs per approved change, counted from the commands the CLI backend runs.
+  const fake = await inProcessFakeHelm('v4');
+  const cliStore = await openStore({ sqlitePath: join(dir, 'cli.db'), databaseUrl: '' });
+  const cliRuntime = await createRuntime({
+    store: cliStore,
+    agents: [createHelmAgent({ run: fake.run })],
+    agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+  });
+  for (const [operation, command] of [
+    ['install', 'install webapp as web version 1.0.0 set replicaCount=2'],
+    ['upgrade', 'upgrade web to version 1.1.0 set replicaCount=3'],
+  ] as const) {
+    const before = fake.calls.length;
+    const session = await cliRuntime.startSession({ agent: 'helm', identity: alice });
+    const gate1 = await cliRuntime.send(session.id, command, alice);
+    const gate2 = await cliRuntime.decide(session.id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
+    await cliRuntime.decide(session.id, { type: 'approve', callId: gate2.interrupt!.callId }, approver);
+    const calls = fake.calls.slice(before);
+    results.push({
+      system: 'helm-cli-per-approved-change',
+      operation,
+      processes: calls.length,
+      helm: calls.filter((argv) => argv[0] === 'helm').length,
+      kubectl: calls.filter((argv) => argv[0] === 'kubectl').length,
+      server_dry_runs: calls.filter((argv) => argv.includes('--dry-run=server')).length,
+    });
+  }
+  await cliRuntime.close();
+  await cliStore.close();
+  await fake.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

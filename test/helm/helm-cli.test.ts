@@ -42,8 +42,27 @@ describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kub
     await cli.listReleases({ all: true, namespace: 'default' });
     const lists = invocations().filter((argv) => argv[1] === 'list');
     expect(invocations().filter((argv) => argv[1] === 'version')).toHaveLength(1);
-    expect(lists[0]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--all-namespaces', '--output', 'json']);
-    expect(lists[1]).toEqual(['helm', 'list', ...(version === 'v3' ? ['--all'] : []), '--namespace', 'default', '--output', 'json']);
+    expect(lists[0]).toEqual([
+      'helm',
+      'list',
+      ...(version === 'v3' ? ['--all'] : []),
+      '--all-namespaces',
+      '--max',
+      '0',
+      '--output',
+      'json',
+    ]);
+    expect(lists[1]).toEqual([
+      'helm',
+      'list',
+      ...(version === 'v3' ? ['--all'] : []),
+      '--namespace',
+      'default',
+      '--max',
+      '0',
+      '--output',
+      'json',
+    ]);
   });
 
   it('status carries no chart, so its name and version come from `helm get metadata`', async () => {
@@ -99,7 +118,7 @@ describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kub
     expect(health.workloads).toEqual([{ kind: 'Deployment', name: 'web-webapp', ready: true, reason: '2 of 2 updated replicas ready' }]);
     expect(health.pods).toHaveLength(2);
     const kubectl = invocations().filter((argv) => argv[0] === 'kubectl');
-    expect(kubectl[0]).toEqual(['kubectl', 'get', 'deployment/web-webapp', '--namespace', 'default', '-o', 'json']);
+    expect(kubectl[0]).toEqual(['kubectl', 'get', 'deployment/web-webapp', '--namespace', 'default', '--ignore-not-found', '-o', 'json']);
     expect(kubectl[1]?.slice(0, 5)).toEqual(['kubectl', 'get', 'pods', '--namespace', 'default']);
   });
 

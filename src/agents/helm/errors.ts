@@ -97,7 +97,12 @@ export const HelmErrors = defineErrorCodes({
   },
   HELM_BAD_OUTPUT: {
     status: 502,
-    message: 'Could not parse the output of `helm {command}`: {detail}. Check the helm version (Helm 3 is required).',
+    message: 'Could not parse the output of `helm {command}`: {detail}. Check the helm version (Helm 3.13 or newer is required).',
+  },
+  HELM_VERSION_UNSUPPORTED: {
+    status: 502,
+    message:
+      'opsgate needs Helm 3.13 or newer (it uses `helm get metadata` and `--dry-run=server`, both new in 3.13.0); the helm found is {version}. Install a newer helm, or point OPSGATE_HELM_PATH at one.',
   },
   HELM_MCP_ERROR: { status: 502, message: 'The Helm MCP server answered {tool} with an error: {detail}' },
   HELM_APPROVAL_REQUIRED: {

@@ -1,12 +1,12 @@
 import { OpsgateError } from '../../core/errors/index.ts';
-import type { HelmBackend } from './backends/backend.ts';
+import type { HelmBackend, RenderRequest } from './backends/backend.ts';
 import type { ChartRepository } from './charts/chart-repository.ts';
 import { checkKubeVersion } from './charts/kube-version.ts';
 import type { LoadedChart } from './charts/load-chart.ts';
 import { parseManifest } from './charts/render-chart.ts';
 import { HelmErrors } from './errors.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, WorkloadHealth } from './types.ts';
+import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from './types.ts';
 import { mergeValues, type Values } from './values/merge-values.ts';
 import { requiredFields, type ValuesValidation, validateValues } from './values/validate-values.ts';
 import { diffValues } from './values/values-diff.ts';
@@ -50,10 +50,22 @@ export interface MonitorReport {
   readonly elapsedMs: number;
 }
 
+/**
+ * Helm's history `chart` is NAME-VERSION; the version is the first `-MAJOR.MINOR.PATCH…` from the
+ * left that reaches the end, so `x-1.0.0-rc.1` is x 1.0.0-rc.1 and `my-chart-2-1.0.0` is my-chart-2 1.0.0.
+ */
+export function splitChartString(chart: string): { name: string; version: string } {
+  const match = /^(.*?)-(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?)$/.exec(chart);
+  return match ? { name: match[1]!, version: match[2]! } : { name: chart, version: '' };
+}
+
 /** How many of the plan's hooks run for `event` (`pre-` and `post-`): each may take Helm's whole `--timeout`. */
 function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
+
+/** How long a server dry run is reused for the same inputs. */
+const RENDER_REUSE_MS = 5 * 60_000;
 
 const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
 
@@ -67,6 +79,30 @@ export class HelmService {
     this.backend = backend;
     this.repository = repository;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Server dry runs by their complete input (release, namespace, archive, values, next revision):
+   * one approved change planned 6 times (planning, proposal, approval click, validation, recheck)
+   * and each plan rendered twice, 12 dry runs in all, each a discovery and OpenAPI round on the
+   * cluster. The next revision is part of the key, so any change to the release renders afresh;
+   * an entry lives 5 minutes.
+   */
+  readonly #renders = new Map<string, { at: number; renders: Promise<[RenderedRelease, RenderedRelease]> }>();
+
+  #renderTwice(request: RenderRequest): Promise<[RenderedRelease, RenderedRelease]> {
+    const key = canonicalJson({ ...request, chart: undefined });
+    const now = Date.now();
+    for (const [stale, entry] of this.#renders) if (now - entry.at > RENDER_REUSE_MS) this.#renders.delete(stale);
+    const cached = this.#renders.get(key);
+    if (cached) return cached.renders;
+    // Rendered twice: objects that differ between two renders of the same inputs are volatile, and
+    // binding their content would make every execution fail as stale.
+    const renders = (async () =>
+      [await this.backend.render(request), await this.backend.render(request)] as [RenderedRelease, RenderedRelease])();
+    this.#renders.set(key, { at: now, renders });
+    renders.catch(() => this.#renders.delete(key));
+    return renders;
   }
 
   async chartInfo(reference: string, version?: string) {
@@ -167,7 +203,11 @@ export class HelmService {
   async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
     const chart = await this.repository.load(request.chart, request.version);
     const info = await this.backend.clusterInfo();
-    const namespaces = await this.backend.listNamespaces();
+    // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
+    const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+      throw error;
+    });
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
     // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
@@ -176,8 +216,24 @@ export class HelmService {
         ? { name: 'kubeVersion', ...checkKubeVersion(kubeVersion, info.kubernetesVersion) }
         : { name: 'kubeVersion', ok: true, detail: `chart has no kubeVersion constraint; cluster runs ${info.kubernetesVersion}` },
     );
-    const ready = info.nodes.filter((node) => node.ready).length;
-    checks.push({ name: 'nodes', ok: ready > 0, detail: `${ready} of ${info.nodes.length} nodes ready` });
+    const ready = info.nodes?.filter((node) => node.ready).length ?? 0;
+    checks.push(
+      info.nodes
+        ? { name: 'nodes', ok: ready > 0, detail: `${ready} of ${info.nodes.length} nodes ready` }
+        : {
+            name: 'nodes',
+            ok: true,
+            detail: 'nodes are not readable with this identity (namespace-scoped rights); Helm does not need them',
+          },
+    );
+    if (!namespaces) {
+      checks.push({
+        name: 'namespace',
+        ok: true,
+        detail: `namespaces are not listable with this identity; namespace ${request.namespace} is assumed to exist${request.createNamespace ? ' or to be creatable' : ''}`,
+      });
+      return { ok: checks.every((check) => check.ok), checks, cluster: info };
+    }
     const exists = namespaces.includes(request.namespace);
     checks.push({
       name: 'namespace',
@@ -238,15 +294,16 @@ export class HelmService {
       isUpgrade: Boolean(current),
       ...(replaces ? { replace: true } : {}),
     };
-    // Rendered twice: objects that differ between two renders of the same inputs are volatile, and
-    // binding their content would make every execution fail as stale.
-    const rendered = await this.backend.render(renderRequest);
-    const again = await this.backend.render(renderRequest);
+    const [rendered, again] = await this.#renderTwice(renderRequest);
     const volatile = volatileObjects(rendered.manifest, again.manifest);
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
+    if (rendered.clientSide)
+      risks.push(
+        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+      );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     return buildPlan({
       operation: request.operation,
@@ -297,8 +354,7 @@ export class HelmService {
       release: request.release,
       namespace: request.namespace,
       chart: {
-        name: targetItem.chart.replace(/-\d[^-]*$/, ''),
-        version: targetItem.chart.match(/-(\d[^-]*)$/)?.[1] ?? '',
+        ...splitChartString(targetItem.chart),
         appVersion: targetItem.app_version,
       },
       currentRevision: current.version,

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import type { Mutability, Risk, Scope } from '../../core/tools/index.ts';
 
-/** Helm release names: DNS-1123 label, at most 53 characters (Helm's limit). */
+/** Helm release names: DNS-1123 subdomain-style labels joined by dots, at most 53 characters (Helm's `pkg/chartutil/validate_name.go`). */
 export const releaseName = z
   .string()
   .max(53)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a release name is lower-case letters, digits and dashes');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'a release name is lower-case letters, digits, dashes and dots',
+  );
 export const namespaceName = z
   .string()
   .max(63)

@@ -99,12 +99,18 @@ export interface ReleaseHook {
 export interface RenderedRelease {
   readonly manifest: string;
   readonly hooks: readonly ReleaseHook[];
+  /**
+   * Rendered by a client-side dry run because the server one cannot map custom resources whose
+   * CRDs (the chart's `crds/`) are not installed yet (helm/helm#13159): no `lookup`, no live capabilities.
+   */
+  readonly clientSide?: true;
 }
 
 export interface ClusterInfo {
   readonly context: string;
   readonly kubernetesVersion: string;
-  readonly nodes: ReadonlyArray<{ readonly name: string; readonly ready: boolean }>;
+  /** Undefined when the identity may not list nodes (namespace-scoped rights; Helm never needs them). */
+  readonly nodes?: ReadonlyArray<{ readonly name: string; readonly ready: boolean }>;
 }
 
 /** Which kind of backend answered: a real cluster through the CLIs, or the built-in simulation. */

@@ -6,8 +6,10 @@
  * executable (`fake-helm.ts`) where the process boundary itself is under test.
  */
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import type { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { loadChartArchive } from '../../../src/agents/helm/charts/load-chart.ts';
+import { parseManifest } from '../../../src/agents/helm/charts/render-chart.ts';
 import type { HelmStatus } from '../../../src/agents/helm/types.ts';
 import { OpsgateError } from '../../../src/core/errors/index.ts';
 import { parseArgs } from './fake-args.ts';
@@ -140,11 +142,29 @@ async function waitForRollout(context: FakeContext, flags: Map<string, string>, 
   if (seconds > timeout) fail(`${prefix}context deadline exceeded`);
 }
 
+/**
+ * Helm's server dry run of a first install skips the chart's `crds/` (v3 `install.go:263-270`) and
+ * then cannot map custom resources of those kinds (helm/helm#13159): Helm's own error text.
+ */
+function refuseUnmappedCustomResources(crds: ReadonlyArray<{ readonly content: string }>, manifest: string): void {
+  const resources = parseManifest(manifest);
+  for (const crd of crds) {
+    const spec = (parse(crd.content) as { spec?: { group?: string; names?: { kind?: string } } } | null)?.spec;
+    const custom = resources.find(
+      (resource) => resource.kind === spec?.names?.kind && String(resource.object.apiVersion ?? '').startsWith(`${spec?.group}/`),
+    );
+    if (custom)
+      fail(
+        `INSTALLATION FAILED: unable to build kubernetes objects from release manifest: resource mapping not found for name: "${custom.name}" namespace: "" from "": no matches for kind "${custom.kind}" in version "${String(custom.object.apiVersion)}"\nensure CRDs are installed first`,
+      );
+  }
+}
+
 /** Runs one `helm` command line; resolves with its stdout or throws `FakeFailure`. */
 export async function runFakeHelm(argv: readonly string[], context: FakeContext): Promise<string> {
   const helm4 = context.version.startsWith('v4');
   const { command, positional, flags } = parseArgs(argv, (table, flag) => flagKind(context.version, table, flag), fail);
-  checkHelmFlags(context.version, command === 'get' ? `get ${positional[0] ?? ''}` : command, [...flags.keys()], fail);
+  checkHelmFlags(context.version, command === 'get' ? `get ${positional[0] ?? ''}` : command, flags, fail);
   if (command === 'version') {
     return `${flags.has('--short') ? context.version : `version.BuildInfo{Version:"${context.version.split('+')[0]}"}`}\n`;
   }
@@ -157,7 +177,8 @@ export async function runFakeHelm(argv: readonly string[], context: FakeContext)
     if (command === 'list') {
       const all = helm4 || flags.has('--all');
       const releases = await cluster.listReleases({ all, ...(flags.has('--all-namespaces') || flags.has('-A') ? {} : { namespace }) });
-      return line(JSON.stringify(releases));
+      const max = Number(flags.get('--max') ?? flags.get('-m') ?? 256);
+      return line(JSON.stringify(max > 0 ? releases.slice(0, max) : releases));
     }
     if (command === 'status') return line(releaseJson(helm4, await cluster.status(release, namespace)));
     if (command === 'history') {
@@ -218,6 +239,7 @@ export async function runFakeHelm(argv: readonly string[], context: FakeContext)
       if (dryRun !== undefined) {
         if (dryRun !== 'server' && dryRun !== 'client' && dryRun !== 'true') fail(`invalid dry-run flag value "${dryRun}"`);
         const rendered = await cluster.dryRun({ ...request, upgrade: command === 'upgrade' });
+        if (dryRun === 'server' && command === 'install') refuseUnmappedCustomResources(chart.crds, rendered.status.manifest);
         return line(releaseJson(helm4, rendered.status, rendered.hooks));
       }
       const timeout = timeoutSeconds(flags);

@@ -24,8 +24,24 @@ const VALUE = ['--namespace', '-n', '-o', '--output', '--selector', '-l', '--con
 
 const list = (items: unknown[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } });
 
+/**
+ * Who kubectl runs as: `namespaceScoped`, a ServiceAccount with rights in its namespaces only
+ * (cluster-scoped lists are Forbidden, in kubectl 1.32's words); `inCluster`, in-cluster config
+ * with no kubeconfig context.
+ */
+export interface FakeKubectlIdentity {
+  readonly namespaceScoped?: boolean;
+  readonly inCluster?: boolean;
+}
+
+const SERVICE_ACCOUNT = 'system:serviceaccount:team-a:deployer';
+
 /** Runs one `kubectl` command line; resolves with its stdout or throws `FakeFailure`. */
-export async function runFakeKubectl(argv: readonly string[], cluster: SimulatedCluster): Promise<string> {
+export async function runFakeKubectl(
+  argv: readonly string[],
+  cluster: SimulatedCluster,
+  identity: FakeKubectlIdentity = {},
+): Promise<string> {
   const { command, positional, flags } = parseArgs(
     argv,
     (_table, flag) => (BOOLEAN.includes(flag) ? 'boolean' : VALUE.includes(flag) ? 'value' : undefined),
@@ -37,10 +53,15 @@ export async function runFakeKubectl(argv: readonly string[], cluster: Simulated
       const info = await cluster.clusterInfo();
       return `${JSON.stringify({ clientVersion: { gitVersion: 'v1.29.4' }, serverVersion: { gitVersion: info.kubernetesVersion, platform: 'linux/amd64' } })}\n`;
     }
-    if (command === 'config' && positional[0] === 'current-context') return 'kind-opsgate\n';
+    if (command === 'config' && positional[0] === 'current-context')
+      return identity.inCluster ? fail('error: current-context is not set') : 'kind-opsgate\n';
+    if (command === 'get' && (positional[0] === 'nodes' || positional[0] === 'namespaces') && identity.namespaceScoped)
+      fail(
+        `Error from server (Forbidden): ${positional[0]} is forbidden: User "${SERVICE_ACCOUNT}" cannot list resource "${positional[0]}" in API group "" at the cluster scope`,
+      );
     if (command === 'get' && positional[0] === 'nodes') {
       const info = await cluster.clusterInfo();
-      return `${list(info.nodes.map((node) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name }, status: { conditions: [{ type: 'Ready', status: node.ready ? 'True' : 'False' }] } })))}\n`;
+      return `${list((info.nodes ?? []).map((node) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name }, status: { conditions: [{ type: 'Ready', status: node.ready ? 'True' : 'False' }] } })))}\n`;
     }
     if (command === 'get' && positional[0] === 'namespaces') {
       return `${list((await cluster.listNamespaces()).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })))}\n`;

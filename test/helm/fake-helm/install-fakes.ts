@@ -6,7 +6,7 @@ import { helmSimulatorMigrations } from '../../../src/agents/helm/backends/simul
 import { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { openStore, type Store } from '../../../src/core/store/index.ts';
 import { FakeFailure, type FakeTiming, runFakeHelm } from './fake-helm-commands.ts';
-import { runFakeKubectl } from './fake-kubectl-commands.ts';
+import { type FakeKubectlIdentity, runFakeKubectl } from './fake-kubectl-commands.ts';
 
 export type FakeHelmVersion = 'v3' | 'v4';
 
@@ -96,7 +96,7 @@ export interface InProcessFakeHelm extends FakeHelm {
  */
 export async function inProcessFakeHelm(
   version: FakeHelmVersion | string,
-  options: { timing?: FakeTiming } = {},
+  options: { timing?: FakeTiming; kubectl?: FakeKubectlIdentity } = {},
 ): Promise<InProcessFakeHelm> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-fake-helm-'));
   const statePath = join(dir, 'cluster.db');
@@ -115,7 +115,7 @@ export async function inProcessFakeHelm(
       const ended = AbortSignal.any([stop.signal, ...(signal ? [signal] : [])]);
       const work =
         tool === 'kubectl'
-          ? runFakeKubectl(args, cluster)
+          ? runFakeKubectl(args, cluster, options.kubectl)
           : runFakeHelm(args, {
               version: helmVersion,
               cluster,

@@ -133,8 +133,9 @@ export function podHealth(pod: KubeObject): PodHealth {
 
 /** How a backend reads workloads by `kind/name` and pods by label selector (kubectl, or the simulator). */
 export interface WorkloadReader {
-  workloads(refs: ReadonlyArray<{ readonly kind: string; readonly name: string }>): Promise<KubeObject[]>;
-  pods(selector: string): Promise<KubeObject[]>;
+  /** `namespace`: the object's own `metadata.namespace` when the manifest sets one (else the release's). */
+  workloads(refs: ReadonlyArray<{ readonly kind: string; readonly name: string; readonly namespace?: string }>): Promise<KubeObject[]>;
+  pods(selector: string, namespace?: string): Promise<KubeObject[]>;
 }
 
 /**
@@ -145,11 +146,20 @@ export interface WorkloadReader {
 export async function releaseHealth(manifest: string, reader: WorkloadReader): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
   const refs = parseManifest(manifest)
     .filter((resource) => isWaitedKind(resource.kind))
-    .map((resource) => ({ kind: resource.kind, name: resource.name }));
+    .map((resource) => {
+      const namespace = (resource.object.metadata as { namespace?: unknown } | undefined)?.namespace;
+      return { kind: resource.kind, name: resource.name, ...(typeof namespace === 'string' && namespace ? { namespace } : {}) };
+    });
   if (refs.length === 0) return { pods: [], workloads: [] };
   const objects = await reader.workloads(refs);
   const pods: PodHealth[] = [];
-  for (const selector of new Set(objects.map(podSelector).filter((s): s is string => s !== undefined)))
-    pods.push(...(await reader.pods(selector)).map(podHealth));
+  const selectors = new Map<string, { selector: string; namespace?: string }>();
+  for (const object of objects) {
+    const selector = podSelector(object);
+    const namespace = field(object, 'metadata.namespace');
+    if (selector !== undefined)
+      selectors.set(`${String(namespace)}/${selector}`, { selector, ...(typeof namespace === 'string' ? { namespace } : {}) });
+  }
+  for (const { selector, namespace } of selectors.values()) pods.push(...(await reader.pods(selector, namespace)).map(podHealth));
   return { pods, workloads: objects.map(workloadReadiness) };
 }

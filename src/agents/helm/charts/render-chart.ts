@@ -317,7 +317,8 @@ export function parseManifest(manifest: string): ManifestResource[] {
   const chunks = manifest.split(/^---\s*$/m).filter((chunk) => chunk.trim());
   for (const chunk of chunks) {
     const source = chunk.match(/^# Source: (.+)$/m)?.[1] ?? '';
-    for (const document of parseAllDocuments(chunk)) {
+    // Helm accepts duplicate mapping keys (the last wins; neo4j, infinispan and others ship them).
+    for (const document of parseAllDocuments(chunk, { uniqueKeys: false })) {
       if (document.errors.length > 0)
         throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: document.errors[0]!.message });
       const object = document.toJS() as Record<string, unknown> | null;

@@ -83,10 +83,10 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
     }
     if (workflow && !state.phase_history) state.phase_history = [call.context.phase];
 
-    if (CACHED_DISCOVERY.has(call.tool.name)) {
-      const cached = state.discovery_cache?.[cacheKey(call)];
-      if (cached !== undefined) return { ...(cached as Record<string, unknown>), cached: true };
-    }
+    // A repeated discovery call is answered from the cache, but still moves the workflow on: the
+    // second install in a session (after a declined one) otherwise stayed in discovery and every
+    // planning tool was refused there (issue 22, Broken 1).
+    const cached = CACHED_DISCOVERY.has(call.tool.name) ? state.discovery_cache?.[cacheKey(call)] : undefined;
     // Anti-loop: once the person answered gate 1, the first planning step moves to planning.
     if (workflow && PLANNING_TOOLS.has(call.tool.name) && current === 'values_confirmation')
       move(call, state, 'planning', 'values confirmed');
@@ -94,7 +94,7 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
 
     let output: unknown;
     try {
-      output = await next();
+      output = cached !== undefined ? { ...(cached as Record<string, unknown>), cached: true } : await next();
     } catch (error) {
       if (OpsgateError.isInstance(error)) {
         if (error.code === 'HELM_RELEASE_NOT_FOUND' && call.tool.name === 'helm_get_release_status' && workflow && !state.scenario_type) {
@@ -152,7 +152,7 @@ export class HelmAgentStateMiddleware implements ToolMiddleware {
           };
         }
         state.discovery_cache ??= {};
-        state.discovery_cache[cacheKey(call)] = body;
+        if (cached === undefined) state.discovery_cache[cacheKey(call)] = body;
         if (workflow && current === 'discovery' && state.scenario_type) move(call, state, 'values_confirmation', 'chart and release known');
         break;
       }

@@ -55,8 +55,13 @@ async function planPreview(
   };
 }
 
-/** Answers that change by themselves (cluster state): never served from the core's session cache. */
-const CACHEABLE = new Set(['helm_search_charts', 'helm_get_chart_info', 'helm_list_chart_versions']);
+/**
+ * Answers the core's session cache may serve (cluster state never: it changes by itself). Chart
+ * info and versions are cached by HelmAgentStateMiddleware instead, which also moves the workflow
+ * on when it answers from its cache; a core cache hit skipped that, so a second install in a
+ * session stayed in discovery and planning was refused there (issue 22, Broken 1).
+ */
+const CACHEABLE = new Set(['helm_search_charts']);
 
 /**
  * The floor under gate 2: the call's planHash must be the plan the cluster would get now. A

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type {
   ClusterInfo,
@@ -66,23 +67,41 @@ export interface HelmCliOptions {
 export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
   readonly #options: HelmCliOptions;
-  #helmMajor: Promise<number> | undefined;
+  #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly text: string }> | undefined;
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
   }
 
-  /** The installed Helm's major version (3 or 4), read once from `helm version --short` ("v4.0.1+g…"). */
-  helmMajorVersion(): Promise<number> {
-    this.#helmMajor ??= this.#run('helm', ['version', '--short'], 'version').then((output) => {
-      const major = /^v?(\d+)\./.exec(output.trim())?.[1];
-      if (!major) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'version', detail: `unexpected version "${output.trim().slice(0, 80)}"` });
-      return Number(major);
+  /**
+   * The installed Helm's version, read once from `helm version --short` ("v4.0.1+g…"). Helm
+   * before 3.13.0 has neither `get metadata` nor `--dry-run=server`, so every workflow would fail
+   * half-way: it is refused up front with HELM_VERSION_UNSUPPORTED.
+   */
+  helmVersion(): Promise<{ readonly major: number; readonly minor: number; readonly text: string }> {
+    this.#helmVersion ??= this.#run('helm', ['version', '--short'], 'version').then((output) => {
+      const text = output.trim();
+      const match = /^v?(\d+)\.(\d+)\./.exec(text);
+      if (!match) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'version', detail: `unexpected version "${text.slice(0, 80)}"` });
+      const version = { major: Number(match[1]), minor: Number(match[2]), text: text.split('+')[0]! };
+      if (version.major < 3 || (version.major === 3 && version.minor < 13))
+        throw HelmErrors.HELM_VERSION_UNSUPPORTED({ version: version.text });
+      return version;
     });
-    return this.#helmMajor;
+    return this.#helmVersion;
   }
 
-  #run(
+  /** The installed Helm's major version (3 or 4). */
+  async helmMajorVersion(): Promise<number> {
+    return (await this.helmVersion()).major;
+  }
+
+  /** The context helm uses: the option, else Helm's own HELM_KUBECONTEXT. */
+  #kubeContext(): string | undefined {
+    return this.#options.kubeContext ?? ((this.#options.env ?? process.env).HELM_KUBECONTEXT || undefined);
+  }
+
+  async #run(
     tool: 'helm' | 'kubectl',
     args: readonly string[],
     operation: string,
@@ -91,11 +110,16 @@ export class HelmCli implements HelmBackend {
     timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
   ): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
+    const kubeContext = this.#kubeContext();
+    // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
     const context = this.#options.kubeContext
       ? tool === 'helm'
         ? ['--kube-context', this.#options.kubeContext]
         : ['--context', this.#options.kubeContext]
-      : [];
+      : kubeContext && tool === 'kubectl'
+        ? ['--context', kubeContext]
+        : [];
+    if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
     return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
@@ -119,11 +143,27 @@ export class HelmCli implements HelmBackend {
     }
   }
 
+  /**
+   * Version, nodes and context. Listing nodes is a cluster-wide right a namespace-scoped identity
+   * lacks (and Helm never needs): then `nodes` is left out. In a pod (in-cluster config) kubectl
+   * has no current context ("current-context is not set"): the context is then "in-cluster".
+   */
   async clusterInfo(): Promise<ClusterInfo> {
     const version = parseKubectlVersion(await this.#run('kubectl', ['version', '-o', 'json'], 'version'));
-    const nodes = parseKubectlNodes(await this.#run('kubectl', ['get', 'nodes', '-o', 'json'], 'get nodes'));
-    const context = this.#options.kubeContext ?? (await this.#run('kubectl', ['config', 'current-context'], 'config')).trim();
-    return { context, kubernetesVersion: version, nodes };
+    const nodes = await this.#run('kubectl', ['get', 'nodes', '-o', 'json'], 'get nodes').then(parseKubectlNodes, (error: unknown) => {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+      throw error;
+    });
+    const context =
+      this.#kubeContext() ??
+      (await this.#run('kubectl', ['config', 'current-context'], 'config').then(
+        (output) => output.trim(),
+        (error: unknown) => {
+          if (OpsgateError.isInstance(error) && /current-context is not set/.test(String(error.fields.detail ?? ''))) return 'in-cluster';
+          throw error;
+        },
+      ));
+    return { context, kubernetesVersion: version, ...(nodes ? { nodes } : {}) };
   }
 
   async listNamespaces(): Promise<string[]> {
@@ -136,6 +176,9 @@ export class HelmCli implements HelmBackend {
       'list',
       ...(query.all && helmMajor < 4 ? ['--all'] : []),
       ...(query.namespace ? ['--namespace', query.namespace] : ['--all-namespaces']),
+      // Helm lists 256 releases unless told otherwise; 0 is no limit (pkg/action/list.go).
+      '--max',
+      '0',
       '--output',
       'json',
     ];
@@ -241,16 +284,42 @@ export class HelmCli implements HelmBackend {
     ];
   }
 
+  /**
+   * A first install of a chart whose templates hold custom resources of its own `crds/` cannot be
+   * dry-run on the server: Helm skips installing CRDs in a dry run and then cannot map the custom
+   * resources ("ensure CRDs are installed first", helm/helm#13159, kube-prometheus-stack and most
+   * operators). Such a plan falls back to `--dry-run=client`, and says so.
+   */
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const command = request.isUpgrade ? 'upgrade' : 'install';
-    return this.#withValues(
-      request.values,
-      async (file) =>
-        parseDryRunRelease(
-          await this.#run('helm', this.renderArgs(request, file), `${command} --dry-run`, request.release, request.namespace),
-          `${command} --dry-run`,
-        ).rendered,
-    );
+    const dryRun = (args: string[]) =>
+      this.#withValues(
+        request.values,
+        async (file) =>
+          parseDryRunRelease(
+            await this.#run(
+              'helm',
+              args.length
+                ? [...this.renderArgs(request, file).filter((a) => a !== '--dry-run=server'), ...args]
+                : this.renderArgs(request, file),
+              `${command} --dry-run`,
+              request.release,
+              request.namespace,
+            ),
+            `${command} --dry-run`,
+          ).rendered,
+      );
+    try {
+      return await dryRun([]);
+    } catch (error) {
+      const crdsMissing =
+        !request.isUpgrade &&
+        request.chart.crds.length > 0 &&
+        OpsgateError.isInstance(error) &&
+        /ensure CRDs are installed first/.test(String(error.fields.detail ?? ''));
+      if (!crdsMissing) throw error;
+      return { ...(await dryRun(['--dry-run=client'])), clientSide: true };
+    }
   }
 
   #waitArgs(timeoutSeconds: number = HELM_TIMEOUT_SECONDS): string[] {
@@ -339,23 +408,45 @@ export class HelmCli implements HelmBackend {
     );
   }
 
+  /**
+   * Reads the manifest's workloads in each object's own namespace, `--ignore-not-found`: kubectl
+   * exits 1 for a multi-get when one name is gone (a Job removed by `ttlSecondsAfterFinished`),
+   * which turned a healthy release into a failure. A missing workload is simply not reported.
+   */
   async health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }> {
+    const objects = async (output: string) => (output.trim() ? parseKubectlObjects(output) : []);
     return releaseHealth(manifest, {
-      workloads: async (refs) =>
-        parseKubectlObjects(
+      workloads: async (refs) => {
+        const byNamespace = Map.groupBy(refs, (ref) => ref.namespace ?? namespace);
+        const found: Array<Record<string, unknown>> = [];
+        for (const [where, group] of byNamespace) {
+          found.push(
+            ...(await objects(
+              await this.#run(
+                'kubectl',
+                [
+                  'get',
+                  ...group.map((ref) => `${ref.kind.toLowerCase()}/${ref.name}`),
+                  '--namespace',
+                  where,
+                  '--ignore-not-found',
+                  '-o',
+                  'json',
+                ],
+                'get workloads',
+                release,
+                namespace,
+              ),
+            )),
+          );
+        }
+        return found;
+      },
+      pods: async (selector, where = namespace) =>
+        objects(
           await this.#run(
             'kubectl',
-            ['get', ...refs.map((ref) => `${ref.kind.toLowerCase()}/${ref.name}`), '--namespace', namespace, '-o', 'json'],
-            'get workloads',
-            release,
-            namespace,
-          ),
-        ),
-      pods: async (selector) =>
-        parseKubectlObjects(
-          await this.#run(
-            'kubectl',
-            ['get', 'pods', '--namespace', namespace, '--selector', selector, '-o', 'json'],
+            ['get', 'pods', '--namespace', where, '--selector', selector, '-o', 'json'],
             'get pods',
             release,
             namespace,
