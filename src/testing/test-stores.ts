@@ -49,15 +49,12 @@ export const postgresTestStore: TestStoreFactory = {
     await admin.end();
     const url = new URL(testDatabaseUrl);
     url.pathname = `/${name}`;
-    // The audit key and checkpoint file live outside the store: a throwaway folder, never ./data.
-    const anchors = mkdtempSync(join(tmpdir(), 'opsgate-test-pg-'));
-    const store = await openStore({ databaseUrl: url.toString(), migrations, poolSize: 4, dataDir: anchors });
+    const store = await openStore({ databaseUrl: url.toString(), migrations, poolSize: 4 });
     return {
       store,
       url: url.toString(),
       async dispose() {
         await store.close();
-        rmSync(anchors, { recursive: true, force: true });
         // No FORCE: killing sockets the pool is still closing raises 57P01 in the test process.
         // Wait for them to go instead, then drop.
         const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
