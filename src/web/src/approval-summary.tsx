@@ -1,5 +1,5 @@
 import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
-import { flatRecord, PreviewView } from './preview-view.tsx';
+import { FactList, flatRecord, PreviewView } from './preview-view.tsx';
 import { RichText } from './rich-text.tsx';
 
 /**
@@ -17,16 +17,7 @@ export function ApprovalSummary({ interrupt }: { interrupt: ApprovalInterrupt })
         </p>
       )}
       {interrupt.preview && <PreviewView preview={interrupt.preview} />}
-      {fields && (
-        <dl class="facts" data-testid="preview-fields">
-          {fields.map(([label, value]) => (
-            <>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </>
-          ))}
-        </dl>
-      )}
+      {fields && <FactList fields={fields} />}
       <details class="raw">
         <summary>Exact arguments (JSON)</summary>
         <pre class="args" data-testid="approval-args">

@@ -81,6 +81,20 @@ function commandLine(details: Record<string, unknown>, command: string): string 
 }
 
 /** What the agent shows with an approval, for people: a diff, before/after tables, the command; raw JSON behind a toggle. */
+/** Label–value pairs a person reads (the arguments or details of a call without a richer view). */
+export function FactList({ fields }: { fields: ReadonlyArray<readonly [string, string]> }) {
+  return (
+    <dl class="facts" data-testid="preview-fields">
+      {fields.map(([label, value]) => (
+        <>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
 export function PreviewView({
   preview,
   foldRaw = false,
@@ -106,16 +120,7 @@ export function PreviewView({
       {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
       {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}
-      {fields && (
-        <dl class="facts" data-testid="preview-fields">
-          {fields.map(([label, value]) => (
-            <>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </>
-          ))}
-        </dl>
-      )}
+      {fields && <FactList fields={fields} />}
       {details !== undefined && (
         <details class="raw" open={!readable && !foldRaw}>
           <summary>{readable ? 'Raw details (JSON)' : 'Details'}</summary>
