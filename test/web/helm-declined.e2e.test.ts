@@ -47,8 +47,9 @@ describe.skipIf(!chromiumAvailable)('a declined Helm workflow leaves its session
     await page.waitForURL(/#\/sessions\//);
   }
 
-  /** alice signs in over the API and rejects the one call waiting in her inbox. */
+  /** alice signs in over the API and rejects the call waiting in john's open session (earlier tests leave theirs waiting). */
   async function rejectAsAlice(reason: string): Promise<void> {
+    const sessionId = /#\/sessions\/([^/?]+)/.exec(page.url())?.[1];
     const login = await fetch(`${server.url}/api/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -60,10 +61,10 @@ describe.skipIf(!chromiumAvailable)('a declined Helm workflow leaves its session
       .join('; ');
     const { csrfToken } = (await login.json()) as { csrfToken: string };
     const inbox = (await (await fetch(`${server.url}/api/approvals`, { headers: { cookie } })).json()) as {
-      pending: Array<{ interrupt: { callId: string } }>;
+      pending: Array<{ sessionId: string; interrupt: { callId: string } }>;
     };
-    const callId = inbox.pending[0]?.interrupt.callId;
-    if (!callId) throw new Error('nothing waits in alice’s inbox');
+    const callId = inbox.pending.find((item) => item.sessionId === sessionId)?.interrupt.callId;
+    if (!callId) throw new Error(`nothing of session ${sessionId} waits in alice’s inbox`);
     const rejected = await fetch(`${server.url}/api/approvals/${callId}/reject`, {
       method: 'POST',
       headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json', origin: server.url },
