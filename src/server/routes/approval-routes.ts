@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Identity } from '../../core/identity/index.ts';
@@ -18,18 +19,22 @@ async function findPending(runtime: Runtime, callId: string, actor: Identity): P
 
 /** The approver's inbox: what waits (and for whom), the history, and approve / reject by call id. */
 export function approvalRoutes(app: FastifyInstance, catalog: ApiCatalog, runtime: Runtime): void {
+  // A restart can void what waits (an open sandbox transaction dies with its process). The inbox
+  // polls every few seconds and may never see the server down, so it notices a new process here.
+  const serverInstance = randomUUID();
   apiRoute(
     app,
     catalog,
     {
       method: 'GET',
       path: '/api/approvals',
-      summary: 'Calls waiting for approval in the sessions you may see; `waitingForMe` counts those the policy lets you approve.',
+      summary:
+        'Calls waiting for approval in the sessions you may see; `waitingForMe` counts those the policy lets you approve; `serverInstance` changes when the server process restarts.',
       tag: 'approvals',
     },
     async ({ request }) => {
       const pending = await runtime.pendingApprovals(request.identity);
-      return { pending, waitingForMe: pending.filter((item) => item.mayApprove).length };
+      return { pending, waitingForMe: pending.filter((item) => item.mayApprove).length, serverInstance };
     },
   );
   apiRoute(

@@ -9,14 +9,16 @@ export interface InboxState {
   readonly pending?: readonly PendingApprovalView[];
   readonly waitingForMe: number;
   /**
-   * Counts answers that came after a failed one: the server was unreachable (maybe restarted, which
-   * can void what waits), so whoever shows an approval asks again whether it can still run.
+   * Counts answers that came after a failed one or from a server process not seen before: the server
+   * was unreachable or restarted (which can void what waits), so whoever shows an approval asks
+   * again whether it can still run. A restart between two polls shows only as a new process.
    */
   readonly reconnects: number;
 }
 
 let state: InboxState = { waitingForMe: 0, reconnects: 0 };
 let failed = false;
+const serverInstancesSeen = new Set<string>();
 let inFlight: Promise<void> | undefined;
 const listeners = new Set<(next: InboxState) => void>();
 
@@ -34,7 +36,9 @@ export function refreshInbox(): Promise<void> {
     .pending()
     .then(
       (answer) => {
-        const reconnects = failed ? state.reconnects + 1 : state.reconnects;
+        const newProcess = serverInstancesSeen.size > 0 && !serverInstancesSeen.has(answer.serverInstance);
+        serverInstancesSeen.add(answer.serverInstance);
+        const reconnects = failed || newProcess ? state.reconnects + 1 : state.reconnects;
         failed = false;
         publish({ pending: answer.pending, waitingForMe: answer.waitingForMe, reconnects });
       },
