@@ -20,7 +20,7 @@ export { helmSimulatorMigration, helmSimulatorMigrations } from './backends/simu
 export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
 export { ChartRepository } from './charts/chart-repository.ts';
 export { HelmService } from './helm-service.ts';
-export { createHelmMcpServer, createMcpServer } from './mcp-server.ts';
+export { createHelmMcpServer } from './mcp-server.ts';
 export { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
 export { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/state-middleware.ts';

@@ -1,14 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { UsageError } from '../../cli/command.ts';
 import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
 import { HelmService } from './helm-service.ts';
 import { HelmMcpClient } from './mcp-client.ts';
-import { createHelmMcpServer, createMcpServer, parseHelmServerArgs } from './mcp-server.ts';
+import { createHelmMcpServer } from './mcp-server.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
 
 describe('Helm MCP server', () => {
@@ -80,13 +79,5 @@ describe('Helm MCP server', () => {
     expect(typeof install.preview).toBe('function');
     expect(installs).toBe(0);
     await client.close();
-  });
-
-  it('parses its own arguments and throws UsageError on bad ones', async () => {
-    expect(parseHelmServerArgs([])).toMatchObject({ backend: 'simulator' });
-    expect(parseHelmServerArgs(['--backend', 'cli'])).toMatchObject({ backend: 'cli' });
-    expect(() => parseHelmServerArgs(['--backend', 'k8s'])).toThrow(UsageError);
-    expect(() => parseHelmServerArgs(['--bogus'])).toThrow(UsageError);
-    await expect(createMcpServer({ args: ['--charts', '/nonexistent'] })).rejects.toThrow(UsageError);
   });
 });

@@ -1,16 +1,8 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UsageError } from '../../cli/command.ts';
-import { parseCommandArgs } from '../../cli/parse-args.ts';
 import { OpsgateError } from '../../core/errors/index.ts';
-import { openStore } from '../../core/store/index.ts';
-import type { HelmBackend } from './backends/backend.ts';
 import { withCancellation } from './backends/cli/cancellation.ts';
-import { HelmCli } from './backends/cli/helm-cli.ts';
-import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
-import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
-import { ChartRepository, DEMO_REPOSITORY_DIR } from './charts/chart-repository.ts';
-import { HelmService, type PlanRequest } from './helm-service.ts';
+import type { HelmService, PlanRequest } from './helm-service.ts';
 import { HELM_TOOL_CATALOG } from './tool-catalog.ts';
 import { SIMULATION_NOTE } from './types.ts';
 
@@ -141,45 +133,5 @@ export function createHelmMcpServer(service: HelmService, options: { readonly pr
       return { contents: [{ uri: uri.href, mimeType: 'text/yaml', text: status.manifest }] };
     },
   );
-  return server;
-}
-
-export interface HelmServerArgs {
-  readonly backend: 'cli' | 'simulator';
-  readonly charts: string;
-}
-
-/** Parses the helm server's own arguments: `--backend cli|simulator`, `--charts DIR`. */
-export function parseHelmServerArgs(args: readonly string[]): HelmServerArgs {
-  const { values } = parseCommandArgs(args, { backend: { type: 'string' }, charts: { type: 'string' } });
-  const backend = values.backend ?? 'simulator';
-  if (backend !== 'cli' && backend !== 'simulator') throw new UsageError(`--backend must be "cli" or "simulator", got "${backend}"`);
-  return { backend, charts: values.charts ?? DEMO_REPOSITORY_DIR };
-}
-
-/**
- * Entry point for `opsgate mcp-server helm [--backend cli|simulator] [--charts DIR]`. The
- * simulator keeps its cluster in the opsgate store (`OPSGATE_DATABASE_URL` or the data dir).
- */
-export async function createMcpServer(options: { args: readonly string[] }): Promise<McpServer> {
-  const parsed = parseHelmServerArgs(options.args);
-  const repository = await ChartRepository.open(parsed.charts).catch((error: Error) => {
-    throw new UsageError(`--charts ${parsed.charts} is not a chart repository (${error.message.split('\n')[0]})`);
-  });
-  let backend: HelmBackend;
-  let closeStore: (() => Promise<void>) | undefined;
-  if (parsed.backend === 'cli') {
-    backend = new HelmCli();
-  } else {
-    const store = await openStore({ migrations: helmSimulatorMigrations });
-    closeStore = () => store.close();
-    backend = new SimulatedCluster(store);
-  }
-  const server = createHelmMcpServer(new HelmService(backend, repository));
-  const previous = server.server.onclose;
-  server.server.onclose = () => {
-    previous?.();
-    void closeStore?.();
-  };
   return server;
 }

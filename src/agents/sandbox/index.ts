@@ -12,7 +12,7 @@ export { DbBridge, type SandboxSession, TransactionHandle, type TransactionState
 export { demoDatabasePath, ensureDemoDatabase } from './demo/index.ts';
 export type { ChangePreview, QueryResult, SandboxEngine, SqlParam } from './engine.ts';
 export * from './errors.ts';
-export { createMcpServer, createSandboxMcpServer } from './mcp-server.ts';
+export { createSandboxMcpServer } from './mcp-server.ts';
 export { openSandboxEngine } from './open-engine.ts';
 export { dispatchWriteCall, isRetryableSandboxError, type WriteDispatchOptions } from './orchestrator.ts';
 export { SqliteSandboxEngine } from './sqlite-engine.ts';

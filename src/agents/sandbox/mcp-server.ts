@@ -1,10 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UsageError } from '../../cli/command.ts';
-import { parseCommandArgs } from '../../cli/parse-args.ts';
 import { OpsgateError } from '../../core/errors/index.ts';
 import type { SandboxEngine } from './engine.ts';
-import { openSandboxEngine } from './open-engine.ts';
 import { callSandbox, executeQueryInput, inspectStateInput, runProfilerInput } from './sandbox-calls.ts';
 
 /** Turns an error into the JSON a client rebuilds a typed error from. */
@@ -65,15 +62,4 @@ export function createSandboxMcpServer(engine: SandboxEngine): McpServer {
     void engine.close();
   };
   return server;
-}
-
-export const usage = 'opsgate mcp-server sandbox (--db FILE | --url postgres://…)';
-
-/** Parses `--db FILE` or `--url postgres://…` and serves that database. */
-export async function createMcpServer(options: { args: readonly string[] }): Promise<McpServer> {
-  const { values } = parseCommandArgs(options.args, { db: { type: 'string' }, url: { type: 'string' } });
-  if (!values.db && !values.url) throw new UsageError(`name the database: ${usage}`);
-  if (values.db && values.url) throw new UsageError('use either --db or --url, not both');
-  const engine = await openSandboxEngine(values.url ? { url: values.url } : { db: values.db! });
-  return createSandboxMcpServer(engine);
 }

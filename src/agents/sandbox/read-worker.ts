@@ -3,7 +3,7 @@ import { OpsgateError } from '../../core/errors/index.ts';
 import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
 import { SandboxErrors } from './errors.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
-import { toJsonValue, toParams } from './sqlite-engine.ts';
+import { toJsonValue, toParams } from './sqlite-values.ts';
 
 /**
  * The child process that runs read-path statements for one SQLite file, so that a runaway read

@@ -17,6 +17,7 @@ import {
 import { SandboxErrors, TransactionConflictError } from './errors.ts';
 import { type ReadBudget, resolveReadBudget } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
+import { toJsonValue, toParams } from './sqlite-values.ts';
 
 export interface SqliteEngineOptions {
   /** How long a statement waits for a lock, in milliseconds. Default 5000. */
@@ -37,17 +38,6 @@ interface OpenTransaction {
   readonly session: Session;
   readonly schemaBefore: Map<string, string>;
   readonly statements: StatementRecord[];
-}
-
-export function toJsonValue(value: unknown): JsonValue {
-  if (value === null || typeof value === 'number' || typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Uint8Array) return { blobHex: Buffer.from(value).toString('hex') };
-  return String(value);
-}
-
-export function toParams(params: readonly SqlParam[]): Array<string | number | null> {
-  return params.map((param) => (typeof param === 'boolean' ? (param ? 1 : 0) : param));
 }
 
 /** Column names per prepared statement: they never change, and reading them allocates. */

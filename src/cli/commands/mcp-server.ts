@@ -13,8 +13,8 @@ export interface McpServerModule {
 
 /** The MCP servers opsgate ships, by name; each is loaded only when asked for. */
 export const mcpServers: Readonly<Record<string, () => Promise<McpServerModule>>> = {
-  sandbox: () => import('../../agents/sandbox/mcp-server.ts'),
-  helm: () => import('../../agents/helm/mcp-server.ts' as string) as Promise<McpServerModule>,
+  sandbox: () => import('../mcp-servers/sandbox.ts'),
+  helm: () => import('../mcp-servers/helm.ts'),
 };
 
 const usage = `Usage: opsgate mcp-server <name> [--http PORT] [server options]

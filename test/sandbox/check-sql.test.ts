@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import { ensureDemoDatabase } from './demo/index.ts';
-import { hashDatabaseFiles } from './testing.ts';
+import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
+import { hashDatabaseFiles } from '../../src/agents/sandbox/testing.ts';
+import { main } from '../../src/cli/main.ts';
 
 async function run(args: string[]) {
   const stdout = new PassThrough();
