@@ -2,7 +2,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startAccessBackend } from '../../src/agents/access/embedded-service.ts';
+import { startAccessBackend } from '../../src/agents/access/service/embedded-service.ts';
 import { accessAgent } from '../../src/agents/access/index.ts';
 import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from '../../src/agents/access/service/index.ts';
 import type { AgentSetupContext } from '../../src/core/agent/define-agent.ts';

@@ -12,7 +12,7 @@ import {
   timeout,
   wrap,
 } from 'cockatiel';
-import { toolMessage } from './messages.ts';
+import { toolMessage } from '../errors.ts';
 
 /** Why a call did not give an answer the caller can use. `message` is the spec's text for it. */
 export interface ApiFailure {

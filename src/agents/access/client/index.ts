@@ -1,3 +1,4 @@
+export { AccessToolErrors, GRANTED_MESSAGE, toolMessage } from '../errors.ts';
 export {
   AccessApiClient,
   type AccessApiClientOptions,
@@ -6,4 +7,3 @@ export {
   classifyNetworkError,
   resetBackendPolicies,
 } from './access-api-client.ts';
-export { AccessToolErrors, GRANTED_MESSAGE, toolMessage } from './messages.ts';

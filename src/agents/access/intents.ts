@@ -1,7 +1,14 @@
 import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../core/model/interpreter-rules.ts';
-import { type CatalogEntry, clarifyingQuestion, closestAccesses, explicitNames, isSensitive, matchAccess } from './access-matching.ts';
-import { eligibleAccesses } from './catalog-lookup.ts';
-import { type GrantTerms, grantTerms } from './request-terms.ts';
+import { eligibleAccesses } from './client/catalog-lookup.ts';
+import {
+  type CatalogEntry,
+  clarifyingQuestion,
+  closestAccesses,
+  explicitNames,
+  isSensitive,
+  matchAccess,
+} from './matching/access-matching.ts';
+import { type GrantTerms, grantTerms } from './matching/request-terms.ts';
 
 type Step = InterpreterTurn['steps'][number];
 

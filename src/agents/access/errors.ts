@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../core/errors/index.ts';
+import { defineErrorCodes } from '../../core/errors/index.ts';
 
 /**
  * What the access tools tell the model, verbatim from the spec's tables

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { demoAccesses } from '../service/demo-data.ts';
 import { clarifyingQuestion, closestAccesses, editDistance, matchAccess } from './access-matching.ts';
-import { demoAccesses } from './service/demo-data.ts';
 
 const catalog = demoAccesses;
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((a) => a.name);

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listErrorCodes } from '../../core/errors/index.ts';
-import './client/messages.ts';
+import './errors.ts';
 import './service/errors.ts';
 
 describe('access error codes', () => {
   it('every ACCESS_ code is documented in the README', () => {
-    const readme = readFileSync(join(import.meta.dirname, 'README.md'), 'utf8');
+    const readme = readFileSync(join(import.meta.dirname, 'service', 'README.md'), 'utf8');
     const codes = [...listErrorCodes().keys()].filter((code) => code.startsWith('ACCESS_'));
     expect(codes.length).toBeGreaterThan(20);
     for (const code of codes) expect(readme, code).toContain(`\`${code}\``);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AgentSetupContext } from '../../core/agent/define-agent.ts';
-import { AuditLog } from '../../core/audit/index.ts';
+import type { AgentSetupContext } from '../../../core/agent/define-agent.ts';
+import { AuditLog } from '../../../core/audit/index.ts';
 import {
   accessCatalogMigrations,
   createAccessService,
@@ -8,7 +8,7 @@ import {
   formatDemoTable,
   seedAccessDemoData,
   startExpirySweeper,
-} from './service/index.ts';
+} from './index.ts';
 
 export interface AccessBackend {
   readonly baseUrl: string;

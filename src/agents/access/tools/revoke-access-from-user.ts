@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { type AnyToolDefinition, defineTool } from '../../core/tools/index.ts';
-import { assessRevokeRisk } from './access-risk.ts';
-import { type CatalogLookup, isUserAccesses, userFields } from './catalog-lookup.ts';
-import { toolMessage } from './client/messages.ts';
-import { grantFailure } from './tool-failures.ts';
+import { type AnyToolDefinition, defineTool } from '../../../core/tools/index.ts';
+import { type CatalogLookup, isUserAccesses, userFields } from '../client/catalog-lookup.ts';
+import { toolMessage } from '../errors.ts';
+import { assessRevokeRisk } from '../risk.ts';
+import { grantFailure } from './failures.ts';
 
 export type RevokeOutput =
   | { readonly success: true; readonly access_name: string; readonly revoked_at: string; readonly message: string }

@@ -5,9 +5,9 @@ import type { AnyToolDefinition } from '../../core/tools/index.ts';
 import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
 import { AccessApiClient } from './client/access-api-client.ts';
-import { accessInterpreter } from './interpreter.ts';
+import { accessInterpreter } from './intents.ts';
 import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
-import { createAccessTools } from './tools.ts';
+import { createAccessTools } from './tools/access-tools.ts';
 
 const ADMIN_KEY = 'interpreter-test-key';
 let testStore: TestStore;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessGrantRisk, assessRevokeRisk } from './access-risk.ts';
+import { assessGrantRisk, assessRevokeRisk } from './risk.ts';
 import { demoAccesses } from './service/demo-data.ts';
 
 /** The grant preview as the tool builds it (only the fields the scorer reads). */

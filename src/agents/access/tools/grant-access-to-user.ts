@@ -1,32 +1,12 @@
 import { z } from 'zod';
-import type { Clock } from '../../core/agent/define-agent.ts';
-import { type AnyToolDefinition, defineTool, type ToolContext, type ValidatorVerdict } from '../../core/tools/index.ts';
-import { assessGrantRisk } from './access-risk.ts';
-import { CatalogLookup, eligibleAccesses, isUserAccesses, type ListedAccess, userFields } from './catalog-lookup.ts';
-import type { AccessApiClient } from './client/access-api-client.ts';
-import { GRANTED_MESSAGE, toolMessage } from './client/messages.ts';
-import { createRevokeTool } from './revoke-tool.ts';
-import { expiryFor, formatTimestamp } from './service/time.ts';
-import { grantFailure, userReadFailure } from './tool-failures.ts';
-
-export type { ListedAccess } from './catalog-lookup.ts';
-
-export type ListAccessesOutput = ListedAccess[] | { readonly accesses: []; readonly error: string };
-
-export interface UserAccessesOutputOk {
-  readonly user_id: number;
-  readonly username: string;
-  /** The user's teams: the accesses they may request are those tagged with one of them. Extra to the spec. */
-  readonly teams: readonly string[];
-  readonly accesses: ReadonlyArray<{
-    readonly id: number;
-    readonly name: string;
-    readonly description: string;
-    /** When the grant ends (null: never). Extra to the spec. */
-    readonly expires_at: string | null;
-  }>;
-}
-export type UserAccessesOutput = UserAccessesOutputOk | { readonly error: string; readonly detail?: string };
+import type { Clock } from '../../../core/agent/define-agent.ts';
+import { type AnyToolDefinition, defineTool, type ToolContext, type ValidatorVerdict } from '../../../core/tools/index.ts';
+import type { AccessApiClient } from '../client/access-api-client.ts';
+import { type CatalogLookup, eligibleAccesses, isUserAccesses, userFields } from '../client/catalog-lookup.ts';
+import { GRANTED_MESSAGE, toolMessage } from '../errors.ts';
+import { assessGrantRisk } from '../risk.ts';
+import { expiryFor, formatTimestamp } from '../service/time.ts';
+import { grantFailure } from './failures.ts';
 
 export type GrantOutput =
   | {
@@ -43,20 +23,6 @@ interface GrantBody {
   description: string;
   renewal_period: number | null;
   expires_at?: string | null;
-}
-
-export interface AccessToolsOptions {
-  readonly client: AccessApiClient;
-  /**
-   * Create a catalog account for a signed-in user the catalog does not know yet (embedded mode,
-   * where every opsgate login is a catalog user). Default false: a remote catalog is authoritative
-   * and an unknown user gets "User not found".
-   */
-  readonly provisionUsers?: boolean;
-  /** Teams of an account created by `provisionUsers`. Default none. */
-  readonly provisionTeams?: readonly string[];
-  /** For the expiry shown on the approval panel. Default: the system clock. */
-  readonly clock?: Clock;
 }
 
 const grantInput = z.object({
@@ -78,12 +44,8 @@ const grantInput = z.object({
 });
 type GrantInput = z.infer<typeof grantInput>;
 
-/** The access tools of the spec, plus revoke, bound to one catalog service. */
-export function createAccessTools(options: AccessToolsOptions): AnyToolDefinition[] {
-  const { client } = options;
-  const clock = options.clock ?? { now: () => new Date() };
-  const lookup = new CatalogLookup(options);
-
+/** `grant_access_to_user`: one access of the user's teams, after the person's yes. Mutable: approved first, audited. */
+export function createGrantAccessTool(lookup: CatalogLookup, client: AccessApiClient, clock: Clock): AnyToolDefinition {
   /** Own account only, and only an access of the user's teams within its maximum duration: refused before any approval. */
   async function validateGrant(input: GrantInput, context: ToolContext): Promise<ValidatorVerdict> {
     const own = await lookup.checkOwnUserId(input, context);
@@ -119,56 +81,7 @@ export function createAccessTools(options: AccessToolsOptions): AnyToolDefinitio
     return own;
   }
 
-  const listAvailableAccesses = defineTool({
-    name: 'list_available_accesses',
-    description:
-      'Retrieve all available accesses from the access catalog: id, name, description, renewal_period (days) and team tags. Pass team (e.g. "engineering") to list only that team\'s accesses.',
-    input: z.object({ team: z.string().min(1).max(40).optional().describe('Only accesses tagged with this team.') }),
-    mutability: 'read-only',
-    async execute(input, context): Promise<ListAccessesOutput> {
-      const result = await lookup.catalog(input.team?.toLowerCase(), context.signal);
-      if (result.ok) return result.value;
-      context.logger.warn(
-        { tool: 'list_available_accesses', kind: result.failure.kind, status: result.failure.status },
-        'access catalog call failed',
-      );
-      return { accesses: [], error: result.failure.message };
-    },
-  });
-
-  const getUserAccesses = defineTool({
-    name: 'get_user_accesses',
-    description:
-      "Get all accesses currently assigned to the signed-in user (not expired, not revoked), with each grant's expires_at, and the user's teams (only accesses of those teams may be requested).",
-    input: z.object({ ...userFields }),
-    mutability: 'read-only',
-    identity: { username: 'username' },
-    // Grants expire by themselves: a cached answer would show an expired grant as held.
-    cache: false,
-    validate: (input, context) => lookup.checkOwnUserId(input, context),
-    async execute(input, context): Promise<UserAccessesOutput> {
-      const account = await lookup.account(input.username, context.signal);
-      if (!account.ok) return { ...userReadFailure(account.failure) };
-      const id = account.value.id;
-      if (input.user_id !== undefined && input.user_id !== id) return { error: toolMessage('ACCESS_HTTP_FORBIDDEN') };
-      const result = await client.get<unknown>(`/users/${id}/accesses`, { 'x-username': input.username }, context.signal);
-      if (!result.ok) return userReadFailure(result.failure);
-      if (!isUserAccesses(result.body)) return { error: toolMessage('ACCESS_HTTP_INVALID_RESPONSE') };
-      return {
-        user_id: result.body.user_id,
-        username: result.body.username,
-        teams: result.body.teams ?? account.value.teams,
-        accesses: result.body.accesses.map((a) => ({
-          id: a.id,
-          name: a.name,
-          description: a.description,
-          expires_at: a.expires_at ?? null,
-        })),
-      };
-    },
-  });
-
-  const grantAccessToUser = defineTool({
+  return defineTool({
     name: 'grant_access_to_user',
     description:
       "Grant an access (by its catalog name, e.g. READ_DOCUMENTS) to the signed-in user. Only accesses of the user's teams (see get_user_accesses) can be granted. Needs the person's confirmation: propose it only after they asked for that exact access. Pass their reason, and duration_days when they want it for less than the access's renewal_period.",
@@ -256,6 +169,4 @@ export function createAccessTools(options: AccessToolsOptions): AnyToolDefinitio
       };
     },
   });
-
-  return [listAvailableAccesses, getUserAccesses, grantAccessToUser, createRevokeTool(lookup)];
 }

@@ -1,5 +1,5 @@
-import type { ApiFailure } from './client/access-api-client.ts';
-import { toolMessage } from './client/messages.ts';
+import type { ApiFailure } from '../client/access-api-client.ts';
+import { toolMessage } from '../errors.ts';
 
 /** get_user_accesses' own rows first, then the generic ones. */
 export function userReadFailure(failure: ApiFailure): { error: string; detail?: string } {

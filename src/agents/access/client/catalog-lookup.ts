@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ToolContext, ValidatorVerdict } from '../../core/tools/index.ts';
-import type { AccessApiClient, ApiFailure } from './client/access-api-client.ts';
-import { toolMessage } from './client/messages.ts';
+import type { ToolContext, ValidatorVerdict } from '../../../core/tools/index.ts';
+import { toolMessage } from '../errors.ts';
+import type { AccessApiClient, ApiFailure } from './access-api-client.ts';
 
 /** One catalog entry as the model sees it: the spec's `{id, name, description}` plus the documented extras. */
 export interface ListedAccess {
