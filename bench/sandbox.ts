@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { directChannel } from '../src/agents/sandbox/channel.ts';
-import { connectInMemory, connectStdio } from '../src/agents/sandbox/connect.ts';
-import { DbBridge } from '../src/agents/sandbox/db-bridge.ts';
-import { SqliteSandboxEngine } from '../src/agents/sandbox/sqlite-engine.ts';
+import { directChannel } from '../src/agents/sandbox/bridge/channel.ts';
+import { connectInMemory, connectStdio } from '../src/agents/sandbox/bridge/connect.ts';
+import { DbBridge } from '../src/agents/sandbox/bridge/db-bridge.ts';
+import { SqliteSandboxEngine } from '../src/agents/sandbox/engines/sqlite-engine.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const iterations = { scan: quick ? 100 : 1000, point: quick ? 1000 : 10000, write: quick ? 100 : 500 };

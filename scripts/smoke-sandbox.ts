@@ -3,8 +3,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectStdio } from '../src/agents/sandbox/connect.ts';
-import { DbBridge } from '../src/agents/sandbox/db-bridge.ts';
+import { connectStdio } from '../src/agents/sandbox/bridge/connect.ts';
+import { DbBridge } from '../src/agents/sandbox/bridge/db-bridge.ts';
 import { ensureDemoDatabase } from '../src/agents/sandbox/demo/index.ts';
 
 const lines: string[] = [];

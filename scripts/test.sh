@@ -29,6 +29,6 @@ if [ "$status" -ne 0 ]; then summary; exit "$status"; fi
 echo "== branch coverage floors (registry, policy, sandbox bridge: >= 90 %)"
 vitest run --coverage --coverage.reporter=text-summary --coverage.thresholds.branches=90 \
   --coverage.include=src/core/tools/tool-registry.ts --coverage.include=src/core/policy/policy.ts \
-  --coverage.include=src/core/policy/approval-binding.ts --coverage.include=src/agents/sandbox/db-bridge.ts \
-  src/core/tools src/core/policy src/agents/sandbox/state-pollution.test.ts src/agents/sandbox/tool-registry-scoping.test.ts
+  --coverage.include=src/core/policy/approval-binding.ts --coverage.include=src/agents/sandbox/bridge/db-bridge.ts \
+  src/core/tools src/core/policy src/agents/sandbox/bridge/orchestrator.state-pollution.test.ts src/agents/sandbox/tools/sandbox-tools.scoping.test.ts
 summary

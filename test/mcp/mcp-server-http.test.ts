@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
-import { hashDatabaseFiles } from '../../src/agents/sandbox/testing.ts';
+import { hashDatabaseFiles } from '../../src/agents/sandbox/demo/testing.ts';
 
 /** Starts `opsgate mcp-server …` and reads the URL and the generated token from its banner. */
 async function start(args: string[]): Promise<{ child: ChildProcess; url: string; token: string }> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
-import { hashDatabaseFiles } from '../../src/agents/sandbox/testing.ts';
+import { hashDatabaseFiles } from '../../src/agents/sandbox/demo/testing.ts';
 import { main } from '../../src/cli/main.ts';
 
 async function run(args: string[]) {

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, type SandboxConnection } from '../../src/agents/sandbox/connect.ts';
-import { DbBridge } from '../../src/agents/sandbox/db-bridge.ts';
+import { connectStdio, type SandboxConnection } from '../../src/agents/sandbox/bridge/connect.ts';
+import { DbBridge } from '../../src/agents/sandbox/bridge/db-bridge.ts';
 import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
+import { hashDatabaseFiles } from '../../src/agents/sandbox/demo/testing.ts';
 import { TransactionConflictError, WriteOutsideTransactionError } from '../../src/agents/sandbox/errors.ts';
-import { hashDatabaseFiles } from '../../src/agents/sandbox/testing.ts';
 
 const INSERT =
   "INSERT INTO customers (id, name, email, country, created_at) VALUES (77, 'Remote', 'remote@example.com', 'XX', '2024-07-01')";

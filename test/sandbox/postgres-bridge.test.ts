@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directChannel } from '../../src/agents/sandbox/channel.ts';
-import { DbBridge } from '../../src/agents/sandbox/db-bridge.ts';
-import { PostgresSandboxEngine } from '../../src/agents/sandbox/postgres-engine.ts';
-import { POSTGRES_DISGUISED_WRITES } from '../../src/agents/sandbox/sql-corpus.ts';
+import { directChannel } from '../../src/agents/sandbox/bridge/channel.ts';
+import { DbBridge } from '../../src/agents/sandbox/bridge/db-bridge.ts';
+import { PostgresSandboxEngine } from '../../src/agents/sandbox/engines/postgres-engine.ts';
+import { POSTGRES_DISGUISED_WRITES } from '../../src/agents/sandbox/engines/sql-corpus.ts';
 import { testDatabaseUrl } from '../../src/testing/test-stores.ts';
 
 const SEED = `

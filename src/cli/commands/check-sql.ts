@@ -20,7 +20,7 @@ export const checkSqlCommand: CliCommand = {
     if (!values.db && !values.url) throw new UsageError('name the database with --db FILE or --url postgres://…');
     if (values.db && values.url) throw new UsageError('use either --db or --url, not both');
     if (positionals.length !== 1 || !positionals[0]!.trim()) throw new UsageError('give exactly one SQL text after --, e.g. -- "SELECT 1"');
-    const { openSandboxEngine } = await import('../../agents/sandbox/open-engine.ts');
+    const { openSandboxEngine } = await import('../../agents/sandbox/engines/open-engine.ts');
     const engine = await openSandboxEngine(values.url ? { url: values.url } : { db: values.db! });
     try {
       const result = await engine.query(positionals[0]!);

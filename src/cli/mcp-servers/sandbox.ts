@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createSandboxMcpServer } from '../../agents/sandbox/mcp-server.ts';
-import { openSandboxEngine } from '../../agents/sandbox/open-engine.ts';
+import { createSandboxMcpServer } from '../../agents/sandbox/bridge/mcp-server.ts';
+import { openSandboxEngine } from '../../agents/sandbox/engines/open-engine.ts';
 import { UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 

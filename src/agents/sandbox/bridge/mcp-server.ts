@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { OpsgateError } from '../../core/errors/index.ts';
-import type { SandboxEngine } from './engine.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import type { SandboxEngine } from '../engines/engine.ts';
 import { callSandbox, executeQueryInput, inspectStateInput, runProfilerInput } from './sandbox-calls.ts';
 
 /** Turns an error into the JSON a client rebuilds a typed error from. */

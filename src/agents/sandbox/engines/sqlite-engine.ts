@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DatabaseSync, type Session, type StatementSync } from 'node:sqlite';
+import { SandboxErrors, TransactionConflictError } from '../errors.ts';
 import { BudgetedReader } from './budgeted-reader.ts';
 import { parseChangeset, type RowChange } from './changeset.ts';
 import {
@@ -14,7 +15,6 @@ import {
   summarise,
   type TableSummary,
 } from './engine.ts';
-import { SandboxErrors, TransactionConflictError } from './errors.ts';
 import { type ReadBudget, resolveReadBudget } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
 import { toJsonValue, toParams } from './sqlite-values.ts';

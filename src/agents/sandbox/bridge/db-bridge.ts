@@ -1,6 +1,6 @@
+import type { ChangePreview, ColumnSummary, QueryResult, SqlParam, TableSummary } from '../engines/engine.ts';
+import { TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
 import type { SandboxChannel } from './channel.ts';
-import type { ChangePreview, ColumnSummary, QueryResult, SqlParam, TableSummary } from './engine.ts';
-import { TransactionConflictError, WriteOutsideTransactionError } from './errors.ts';
 
 /** One sandbox session: who it is and how its MCP server is reached. One open transaction at a time. */
 export interface SandboxSession {

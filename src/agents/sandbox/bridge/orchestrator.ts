@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { OpsgateError } from '../../core/errors/index.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { SandboxRetryExhaustedError } from '../errors.ts';
 import type { DbBridge, TransactionHandle } from './db-bridge.ts';
-import { SandboxRetryExhaustedError } from './errors.ts';
 
 export interface WriteDispatchOptions {
   /** Attempts of the work on a retryable failure, in the same transaction. Default 3. */

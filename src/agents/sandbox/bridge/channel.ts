@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { OpsgateError } from '../../core/errors/index.ts';
-import type { QueryResult, SandboxEngine, SqlParam } from './engine.ts';
-import { errorFromJson, SandboxErrors } from './errors.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import type { QueryResult, SandboxEngine, SqlParam } from '../engines/engine.ts';
+import { errorFromJson, SandboxErrors } from '../errors.ts';
 import { errorPayload } from './mcp-server.ts';
 import { callSandbox, type SandboxToolName } from './sandbox-calls.ts';
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpsgateError } from '../../core/errors/index.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
 import { DISGUISED_WRITES, SCARY_READS } from './sql-corpus.ts';
 import { assertSingleStatement, isOnlyTrivia } from './sql-guard.ts';
-import { createSandboxFixture, type SandboxFixture } from './testing.ts';
 
 const REFUSALS = ['WRITE_OUTSIDE_TRANSACTION', 'SQL_NOT_ALLOWED', 'SQL_MULTIPLE_STATEMENTS'];
 

@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpsgateError } from '../../core/errors/index.ts';
-import { propertySeeds } from '../../testing/property-seeds.ts';
-import { createSandboxFixture, type SandboxFixture } from './testing.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { propertySeeds } from '../../../testing/property-seeds.ts';
+import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
 
 let fixture: SandboxFixture;
 beforeAll(async () => {

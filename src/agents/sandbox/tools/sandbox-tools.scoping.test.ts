@@ -2,10 +2,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolAccessDeniedError, ToolNotFoundError } from '../../core/errors/index.ts';
-import { defineTool, ToolRegistry } from '../../core/tools/index.ts';
-import { ToolMutabilityWarning } from './errors.ts';
-import { sandboxTools } from './tools.ts';
+import { ToolAccessDeniedError, ToolNotFoundError } from '../../../core/errors/index.ts';
+import { defineTool, ToolRegistry } from '../../../core/tools/index.ts';
+import { ToolMutabilityWarning } from '../errors.ts';
+import { sandboxTools } from './sandbox-tools.ts';
 
 function tool(
   name: string,

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { SandboxErrors, TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
 import {
   type ChangePreview,
   type ColumnSummary,
@@ -11,7 +12,6 @@ import {
   summarise,
   type TableSummary,
 } from './engine.ts';
-import { SandboxErrors, TransactionConflictError, WriteOutsideTransactionError } from './errors.ts';
 
 interface OpenTransaction {
   readonly id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxInterpreter } from './interpreter.ts';
+import { sandboxInterpreter } from './intents.ts';
 
 /** Issue 22: "The write failed: {"error":…,"code":"SQL_FAILED"}" — a tool's error reads as its sentence, never as JSON. */
 describe('sandbox answers name a failed write in words', () => {

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { errorFromJson, SandboxErrors } from '../errors.ts';
 import type { QueryResult, SqlParam } from './engine.ts';
-import { errorFromJson, SandboxErrors } from './errors.ts';
 import type { ReadBudget } from './read-budget.ts';
 import type { ReadReply, ReadRequest } from './read-worker.ts';
 

@@ -1,6 +1,6 @@
 import { constants, type DatabaseSync, type StatementSync } from 'node:sqlite';
-import { OpsgateError } from '../../core/errors/index.ts';
-import { SandboxErrors, WriteOutsideTransactionError } from './errors.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { SandboxErrors, WriteOutsideTransactionError } from '../errors.ts';
 
 /**
  * Pure, side-effect free SQL functions a statement may call. Anything else (load_extension,

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectInMemory, type SandboxConnection } from './connect.ts';
-import { DbBridge } from './db-bridge.ts';
-import { ensureDemoDatabase } from './demo/index.ts';
-import { type SqliteEngineOptions, SqliteSandboxEngine } from './sqlite-engine.ts';
+import { connectInMemory, type SandboxConnection } from '../bridge/connect.ts';
+import { DbBridge } from '../bridge/db-bridge.ts';
+import { type SqliteEngineOptions, SqliteSandboxEngine } from '../engines/sqlite-engine.ts';
+import { ensureDemoDatabase } from './index.ts';
 
 /** A fresh copy of the demo database served over a real in-memory MCP hop, for tests and scripts. */
 export interface SandboxFixture {

@@ -4,8 +4,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { SandboxEngine } from '../engines/engine.ts';
 import { mcpChannel, type SandboxChannel } from './channel.ts';
-import type { SandboxEngine } from './engine.ts';
 import { createSandboxMcpServer } from './mcp-server.ts';
 
 /** A connected MCP client of a sandbox server, and how to hang up. */
@@ -15,7 +15,7 @@ export interface SandboxConnection {
   close(): Promise<void>;
 }
 
-const OPSGATE_BIN = fileURLToPath(new URL('../../../bin/opsgate', import.meta.url));
+const OPSGATE_BIN = fileURLToPath(new URL('../../../../bin/opsgate', import.meta.url));
 
 async function connect(transport: Transport, onClose: () => Promise<void> = async () => {}): Promise<SandboxConnection> {
   const client = new Client({ name: 'opsgate-db-bridge', version: '0.1.0' });

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../core/runtime/index.ts';
-import { createRuntime } from '../../core/runtime/index.ts';
-import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
-import { testIdentity } from '../../testing/tool-context.ts';
-import { ensureDemoDatabase } from './demo/index.ts';
-import { sandboxAgent } from './index.ts';
+import { ensureDemoDatabase } from '../../src/agents/sandbox/demo/index.ts';
+import { sandboxAgent } from '../../src/agents/sandbox/index.ts';
+import type { Runtime } from '../../src/core/runtime/index.ts';
+import { createRuntime } from '../../src/core/runtime/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
+import { testIdentity } from '../../src/testing/tool-context.ts';
 
 const INSERT = "INSERT INTO customers (id, name, email, country, created_at) VALUES (55, 'E2E', 'e2e@example.com', 'XX', '2024-08-01')";
 const count = (db: string) => {

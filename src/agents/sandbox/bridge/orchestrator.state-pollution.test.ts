@@ -1,12 +1,12 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestToolContext } from '../../testing/tool-context.ts';
+import { createTestToolContext } from '../../../testing/tool-context.ts';
+import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
+import { SandboxErrors, SandboxRetryExhaustedError, TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
+import { sandboxTools } from '../tools/sandbox-tools.ts';
 import { directChannel } from './channel.ts';
 import { DbBridge } from './db-bridge.ts';
-import { SandboxErrors, SandboxRetryExhaustedError, TransactionConflictError, WriteOutsideTransactionError } from './errors.ts';
 import { dispatchWriteCall, isRetryableSandboxError } from './orchestrator.ts';
-import { createSandboxFixture, type SandboxFixture } from './testing.ts';
-import { sandboxTools } from './tools.ts';
 
 const INSERT =
   "INSERT INTO customers (id, name, email, country, created_at) VALUES (42, 'Alan Turing', 'alan@example.com', 'GB', '2024-06-01')";

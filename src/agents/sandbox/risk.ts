@@ -1,5 +1,5 @@
 import type { ApprovalPreview, RiskAssessment } from '../../core/tools/index.ts';
-import type { ChangePreview, TableSummary } from './engine.ts';
+import type { ChangePreview, TableSummary } from './engines/engine.ts';
 
 /** What a commit would do, in counts a person can check: dropped tables with the rows they hold, row changes, other DDL. */
 export interface ChangeImpact {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assessToolRisk } from '../../core/tools/index.ts';
 import { createTestToolContext } from '../../testing/tool-context.ts';
-import { createSandboxFixture, type SandboxFixture } from './testing.ts';
-import { sandboxTools } from './tools.ts';
+import { createSandboxFixture, type SandboxFixture } from './demo/testing.ts';
+import { sandboxTools } from './tools/sandbox-tools.ts';
 
 describe('sandbox risk from the real change preview (docs/risk.md)', () => {
   let fixture: SandboxFixture;

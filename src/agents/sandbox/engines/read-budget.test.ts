@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpsgateError } from '../../core/errors/index.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
 import { resolveReadBudget } from './read-budget.ts';
 import { statementKind } from './sql-guard.ts';
-import { createSandboxFixture, type SandboxFixture } from './testing.ts';
 
 const ENDLESS_COUNT = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c';
 const ENDLESS_ROWS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c';

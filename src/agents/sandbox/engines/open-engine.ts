@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
+import { SandboxErrors } from '../errors.ts';
 import type { SandboxEngine } from './engine.ts';
-import { SandboxErrors } from './errors.ts';
 import { SqliteSandboxEngine } from './sqlite-engine.ts';
 
 /** Opens the engine for a SQLite file (which must exist) or a PostgreSQL URL. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { SandboxEngine } from './engine.ts';
-import { SandboxErrors } from './errors.ts';
+import type { SandboxEngine } from '../engines/engine.ts';
+import { SandboxErrors } from '../errors.ts';
 
 /** The names of the sandbox's MCP tools. */
 export const SANDBOX_TOOL_NAMES = ['execute_query', 'inspect_state', 'run_profiler'] as const;

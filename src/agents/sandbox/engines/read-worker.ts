@@ -1,7 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { OpsgateError } from '../../core/errors/index.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { SandboxErrors } from '../errors.ts';
 import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
-import { SandboxErrors } from './errors.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
 import { toJsonValue, toParams } from './sqlite-values.ts';
 
