@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
 import { troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
-import { troubleshootMigrations } from '../../src/agents/troubleshoot/migrations.ts';
+import { troubleshootMigrations } from '../../src/agents/troubleshoot/store/migrations.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
 import { sqliteTestStore } from '../../src/testing/test-stores.ts';

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
-import { troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
-import { troubleshootMigrations } from '../../src/agents/troubleshoot/migrations.ts';
-import { createTroubleshootParts } from '../../src/agents/troubleshoot/parts.ts';
+import { createTroubleshootParts, troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
+import { troubleshootMigrations } from '../../src/agents/troubleshoot/store/migrations.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
-import { troubleshootMigrations } from '../../src/agents/troubleshoot/migrations.ts';
 import { ShellPool } from '../../src/agents/troubleshoot/ssh/shell-pool.ts';
+import { troubleshootMigrations } from '../../src/agents/troubleshoot/store/migrations.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 import { MemorySecretStore } from './helpers.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandHistory } from '../../src/agents/troubleshoot/history/command-history.ts';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
-import { troubleshootMigrations } from '../../src/agents/troubleshoot/migrations.ts';
+import { troubleshootMigrations } from '../../src/agents/troubleshoot/store/migrations.ts';
 import { type TestStore, testStoreFactories } from '../../src/testing/test-stores.ts';
 import { MemorySecretStore } from './helpers.ts';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTroubleshootParts, type TroubleshootParts } from '../../src/agents/troubleshoot/parts.ts';
+import { createTroubleshootParts, type TroubleshootParts } from '../../src/agents/troubleshoot/index.ts';
 import type { CommandResult } from '../../src/agents/troubleshoot/tools/command-result.ts';
 import type { AgentSetupContext } from '../../src/core/agent/define-agent.ts';
 import { ToolContinuation } from '../../src/core/runtime/tool-continuation.ts';

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
-import { troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
-import { createTroubleshootParts } from '../../src/agents/troubleshoot/parts.ts';
+import { createTroubleshootParts, troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock, SecretStore } from '../../../core/agent/define-agent.ts';
 import type { Store } from '../../../core/store/index.ts';
 import { TroubleshootErrors } from '../errors.ts';
-import type { CommandHistoryTable, HostAuthKind, HostOs, HostsTable } from '../schema.ts';
+import type { CommandHistoryTable, HostAuthKind, HostOs, HostsTable } from '../store/schema.ts';
 
 export interface Host {
   readonly id: number;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../../core/tools/index.ts';
-import type { HostOs } from '../schema.ts';
 import type { ShellFamily } from '../ssh/command-markers.ts';
+import type { HostOs } from '../store/schema.ts';
 import { recordOutcome } from './command-result.ts';
 import { resolveHost, type TroubleshootDeps, terminalEmitter } from './deps.ts';
 

@@ -3,8 +3,8 @@ import { ToolContinuation } from '../../../core/runtime/tool-continuation.ts';
 import { defineTool, type ToolContext, type ValidatorVerdict } from '../../../core/tools/index.ts';
 import { TroubleshootErrors } from '../errors.ts';
 import type { Host } from '../hosts/host-repository.ts';
+import { assessCommandRisk } from '../risk.ts';
 import { type CommandResult, recordOutcome } from './command-result.ts';
-import { assessCommandRisk } from './command-risk.ts';
 import { resolveHost, type TroubleshootDeps, terminalEmitter, validatorOs } from './deps.ts';
 
 /** Control characters other than tab and newline would act as keystrokes in the terminal. */

@@ -1,7 +1,7 @@
-import type { ValidatorVerdict } from '../../core/tools/index.ts';
+import type { ValidatorVerdict } from '../../../core/tools/index.ts';
+import type { CommandCheck } from '../tools/deps.ts';
+import { createCommandValidator } from '../validator/index.ts';
 import type { SyncCommandCheck } from './policy.ts';
-import type { CommandCheck } from './tools/deps.ts';
-import { createCommandValidator } from './validator/index.ts';
 
 /** The `CommandValidator` (validator/) as the tools' check: Linux rules unless the host is Windows. */
 export async function createCommandCheck(): Promise<{ check: CommandCheck; checkSync: SyncCommandCheck }> {

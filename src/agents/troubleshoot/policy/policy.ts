@@ -1,6 +1,6 @@
-import type { AutoApproveRule, ToolMiddleware } from '../../core/agent/define-agent.ts';
-import type { ValidatorVerdict } from '../../core/tools/index.ts';
-import type { ApprovalInfo } from './tools/deps.ts';
+import type { AutoApproveRule, ToolMiddleware } from '../../../core/agent/define-agent.ts';
+import type { ValidatorVerdict } from '../../../core/tools/index.ts';
+import type { ApprovalInfo } from '../tools/deps.ts';
 
 export const AUTO_APPROVE_RULE = 'agent-mode-auto-approve';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessCommandRisk } from './command-risk.ts';
+import { assessCommandRisk } from './risk.ts';
 
 describe('troubleshoot command risk (docs/risk.md)', () => {
   it.each([

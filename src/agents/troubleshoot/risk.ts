@@ -1,4 +1,4 @@
-import type { Risk, RiskAssessment } from '../../../core/tools/index.ts';
+import type { Risk, RiskAssessment } from '../../core/tools/index.ts';
 
 /** Programs that only read: diagnostics people run first. */
 const READ_ONLY = new Set(

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { StoreMigration } from '../../core/store/index.ts';
+import type { StoreMigration } from '../../../core/store/index.ts';
 
 /** Hosts (with the pinned host key) and the spec's `command_history` (AR-02). */
 export const troubleshootHostsMigration: StoreMigration = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../core/tools/index.ts';
-import { troubleshootAgent } from './index.ts';
+import { defineTool } from '../../../core/tools/index.ts';
+import { troubleshootAgent } from '../index.ts';
+import { MAX_ITERATIONS, TROUBLESHOOT_INSTRUCTIONS } from '../prompt.ts';
 import { AUTO_APPROVE_RULE, agentModeAutoApprove } from './policy.ts';
-import { MAX_ITERATIONS, TROUBLESHOOT_INSTRUCTIONS } from './prompt.ts';
 
 const tool = defineTool({
   name: 'suggest_ssh_command',

@@ -1,6 +1,6 @@
 /** Tables the troubleshoot agent adds to the store (see `migrations.ts`). */
 import type { Generated } from 'kysely';
-import type { CoreDatabase } from '../../core/store/index.ts';
+import type { CoreDatabase } from '../../../core/store/index.ts';
 
 export type HostOs = 'linux' | 'windows' | 'unknown';
 export type HostAuthKind = 'key' | 'password';

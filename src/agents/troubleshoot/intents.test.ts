@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InterpreterTurn } from '../../core/model/interpreter-rules.ts';
 import { extractRunbookLinks, parseSuggestions } from '../../core/text/index.ts';
-import { troubleshootInterpreter } from './interpreter.ts';
+import { troubleshootInterpreter } from './intents.ts';
 
 type Step = InterpreterTurn['steps'][number];
 const rules = troubleshootInterpreter();
