@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { TroubleshootErrors } from '../../agents/troubleshoot/errors.ts';
 import { HostRepository } from '../../agents/troubleshoot/hosts/host-repository.ts';
-import { troubleshootMigrations } from '../../agents/troubleshoot/store/migrations.ts';
 import { probeHostKey } from '../../agents/troubleshoot/ssh/ssh-connect.ts';
+import { troubleshootMigrations } from '../../agents/troubleshoot/store/migrations.ts';
 import { trustHostKey } from '../../app/host-directory.ts';
 import { createStoreSecretStore } from '../../core/agent/index.ts';
 import { AuditLog, SYSTEM_ACTOR } from '../../core/audit/index.ts';
