@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sqliteTestStore, type TestStore } from '../../testing/index.ts';
-import { defineAgent } from '../agent/index.ts';
-import { AuditLog } from '../audit/index.ts';
-import { defineTool } from '../tools/index.ts';
-import { createRuntime } from './create-runtime.ts';
+import { defineAgent } from '../../src/core/agent/index.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { createRuntime } from '../../src/core/runtime/create-runtime.ts';
+import { defineTool } from '../../src/core/tools/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
 
 const alice = { userId: 1, username: 'alice', roles: ['user'] };
 

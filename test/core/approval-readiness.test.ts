@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fixedClock, sqliteTestStore, type TestStore } from '../../testing/index.ts';
-import { defineAgent } from '../agent/index.ts';
-import { AuditLog } from '../audit/index.ts';
-import { OpsgateError } from '../errors/index.ts';
-import { defineTool } from '../tools/index.ts';
-import { createRuntime } from './create-runtime.ts';
-import type { Runtime } from './runtime-api.ts';
+import { defineAgent } from '../../src/core/agent/index.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { OpsgateError } from '../../src/core/errors/index.ts';
+import { createRuntime } from '../../src/core/runtime/create-runtime.ts';
+import type { Runtime } from '../../src/core/runtime/runtime-api.ts';
+import { defineTool } from '../../src/core/tools/index.ts';
+import { fixedClock, sqliteTestStore, type TestStore } from '../../src/testing/index.ts';
 
 const alice = { userId: 1, username: 'alice', roles: ['user'] };
 

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InterpreterTurn } from '../../core/model/interpreter-rules.ts';
-import type { AnyToolDefinition } from '../../core/tools/index.ts';
-import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
-import { createTestToolContext } from '../../testing/tool-context.ts';
-import { AccessApiClient } from './client/access-api-client.ts';
-import { accessInterpreter } from './intents.ts';
-import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from './service/index.ts';
-import { createAccessTools } from './tools/access-tools.ts';
+import { AccessApiClient } from '../../src/agents/access/client/access-api-client.ts';
+import { accessInterpreter } from '../../src/agents/access/intents.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from '../../src/agents/access/service/index.ts';
+import { createAccessTools } from '../../src/agents/access/tools/access-tools.ts';
+import type { InterpreterTurn } from '../../src/core/model/interpreter-rules.ts';
+import type { AnyToolDefinition } from '../../src/core/tools/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
+import { createTestToolContext } from '../../src/testing/tool-context.ts';
 
 const ADMIN_KEY = 'interpreter-test-key';
 let testStore: TestStore;

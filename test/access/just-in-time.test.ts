@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../../core/audit/index.ts';
-import { type TestStore, testStoreFactories } from '../../../testing/test-stores.ts';
-import { createAccessService } from './create-access-service.ts';
-import { seedAccessDemoData } from './demo-data.ts';
-import { EXPIRY_SWEEPER_ACTOR, startExpirySweeper } from './expiry-sweeper.ts';
-import { accessCatalogMigrations } from './migration.ts';
+import { createAccessService } from '../../src/agents/access/service/create-access-service.ts';
+import { seedAccessDemoData } from '../../src/agents/access/service/demo-data.ts';
+import { EXPIRY_SWEEPER_ACTOR, startExpirySweeper } from '../../src/agents/access/service/expiry-sweeper.ts';
+import { accessCatalogMigrations } from '../../src/agents/access/service/migration.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { type TestStore, testStoreFactories } from '../../src/testing/test-stores.ts';
 
 const ADMIN_KEY = 'test-admin-key-0123456789';
 

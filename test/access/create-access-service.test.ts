@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type TestStore, testStoreFactories } from '../../../testing/test-stores.ts';
-import { createAccessService } from './create-access-service.ts';
-import { catalogUserIdFor, seedAccessDemoData } from './demo-data.ts';
-import { accessCatalogMigrations } from './migration.ts';
+import { createAccessService } from '../../src/agents/access/service/create-access-service.ts';
+import { catalogUserIdFor, seedAccessDemoData } from '../../src/agents/access/service/demo-data.ts';
+import { accessCatalogMigrations } from '../../src/agents/access/service/migration.ts';
+import { type TestStore, testStoreFactories } from '../../src/testing/test-stores.ts';
 
 const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -187,7 +187,9 @@ describe.each(testStoreFactories())('access service on $dialect', (factory) => {
       payload: { access_name: 'WRITE_DOCUMENTS', reason: 'editing the Q1 handbook' },
     });
     expect(res.json()).toMatchObject({ name: 'WRITE_DOCUMENTS', renewal_period: 90, expires_at: '2026-05-12T10:30:00Z' });
-    const row = await (testStore.store.db as never as import('kysely').Kysely<import('./schema.ts').AccessDatabase>)
+    const row = await (
+      testStore.store.db as never as import('kysely').Kysely<import('../../src/agents/access/service/schema.ts').AccessDatabase>
+    )
       .selectFrom('user_accesses')
       .select(['reason'])
       .executeTakeFirstOrThrow();

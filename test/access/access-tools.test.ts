@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../../core/tools/index.ts';
-import { sqliteTestStore, type TestStore } from '../../../testing/test-stores.ts';
-import { createTestToolContext } from '../../../testing/tool-context.ts';
-import { AccessApiClient, type AccessApiClientOptions } from '../client/access-api-client.ts';
-import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from '../service/index.ts';
-import { createAccessTools } from './access-tools.ts';
+import { AccessApiClient, type AccessApiClientOptions } from '../../src/agents/access/client/access-api-client.ts';
+import { accessCatalogMigrations, createAccessService, seedAccessDemoData } from '../../src/agents/access/service/index.ts';
+import { createAccessTools } from '../../src/agents/access/tools/access-tools.ts';
+import type { AnyToolDefinition } from '../../src/core/tools/index.ts';
+import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
+import { createTestToolContext } from '../../src/testing/tool-context.ts';
 
 const ADMIN_KEY = 'tools-test-admin-key';
 const clock = { now: () => new Date('2026-02-11T10:30:00Z') };

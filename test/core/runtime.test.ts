@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import type { Identity } from '../../src/core/identity/index.ts';
+import { DEFAULT_POLICY_DIR } from '../../src/core/policy/index.ts';
+import { createRuntime } from '../../src/core/runtime/create-runtime.ts';
+import type { RuntimeOptions } from '../../src/core/runtime/runtime-api.ts';
 import {
   createLedgerAgent,
   createLedgerModel,
@@ -10,12 +15,7 @@ import {
   type LedgerRecorder,
   type TestStore,
   testStoreFactories,
-} from '../../testing/index.ts';
-import { AuditLog } from '../audit/index.ts';
-import type { Identity } from '../identity/index.ts';
-import { DEFAULT_POLICY_DIR } from '../policy/index.ts';
-import { createRuntime } from './create-runtime.ts';
-import type { RuntimeOptions } from './runtime-api.ts';
+} from '../../src/testing/index.ts';
 
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'] };
 const bob: Identity = { userId: 2, username: 'bob', roles: ['user'] };

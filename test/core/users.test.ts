@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type TestStore, testStoreFactories } from '../../testing/test-stores.ts';
-import { OpsgateError } from '../errors/index.ts';
-import { hashPassword, UserRepository, verifyPassword } from './users.ts';
+import { OpsgateError } from '../../src/core/errors/index.ts';
+import { hashPassword, UserRepository, verifyPassword } from '../../src/core/identity/users.ts';
+import { type TestStore, testStoreFactories } from '../../src/testing/test-stores.ts';
 
 describe('password hashes', () => {
   it('salts per user and verifies only the right password', async () => {

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../command.ts';
-import { main } from '../main.ts';
+import type { CliIo } from '../../src/cli/command.ts';
+import { main } from '../../src/cli/main.ts';
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
@@ -62,7 +62,7 @@ describe('opsgate check-command', () => {
   });
 
   it('AR-01 works as a real process through bin/opsgate', () => {
-    const bin = fileURLToPath(new URL('../../../bin/opsgate', import.meta.url));
+    const bin = fileURLToPath(new URL('../../bin/opsgate', import.meta.url));
     const blocked = spawnSync(bin, ['check-command', '--os', 'linux', '--', ':(){ :|:& };:'], { encoding: 'utf8' });
     expect(blocked.status).toBe(3);
     expect(JSON.parse(blocked.stdout).category).toBe('fork-bomb');
