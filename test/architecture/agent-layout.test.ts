@@ -9,13 +9,13 @@ import { root, sourceFiles, src } from './source-graph.ts';
  * prompt, the offline rules, the risk scoring, the tools and the errors of any agent in the same
  * place and a fifth agent has a template (docs/agents/new-agent.md).
  */
-export const REQUIRED_FILES = ['index.ts', 'README.md', 'prompt.ts', 'intents.ts', 'risk.ts', 'errors.ts'] as const;
-export const REQUIRED_FOLDERS = ['tools'] as const;
+const REQUIRED_FILES = ['index.ts', 'README.md', 'prompt.ts', 'intents.ts', 'risk.ts', 'errors.ts'] as const;
+const REQUIRED_FOLDERS = ['tools'] as const;
 /** A README longer than this is not one screen: the details belong in docs/agents/<name>.md or a folder's own README. */
-export const README_MAX_LINES = 40;
+const README_MAX_LINES = 40;
 
 /** What is wrong with the layout of the agent folder `dir` (empty when it follows the rule). */
-export function layoutProblems(dir: string, name = relative(join(src, 'agents'), dir)): string[] {
+function layoutProblems(dir: string, name = relative(join(src, 'agents'), dir)): string[] {
   const problems: string[] = [];
   const entries = readdirSync(dir);
   const isFolder = (entry: string) => statSync(join(dir, entry)).isDirectory();

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTERFACES, layerOf, relativeImports, root, sourceFiles, src } from './source-graph.ts';
@@ -8,7 +9,7 @@ import { INTERFACES, layerOf, relativeImports, root, sourceFiles, src } from './
  * and starts nothing; a test that starts something, or enters through an interface, or runs the
  * assembled runtime, lives under test/<area>/. Each marker below is one of those reasons.
  */
-export const STARTS_SOMETHING: ReadonlyArray<readonly [reason: string, pattern: RegExp]> = [
+const STARTS_SOMETHING: ReadonlyArray<readonly [reason: string, pattern: RegExp]> = [
   ['starts a process', /['"]node:child_process['"]|StdioClientTransport|bin\/opsgate|fake-helm\/install-fakes/],
   ['listens on a port', /\.listen\(/],
   ['drives Chromium', /['"]playwright-core['"]/],
@@ -29,7 +30,7 @@ function withHelpers(file: string, seen = new Set<string>()): string[] {
 }
 
 /** Why a test belongs under test/ (empty: it is a unit test and belongs beside its file). */
-export function reasonsForTestFolder(file: string): string[] {
+function reasonsForTestFolder(file: string): string[] {
   const files = withHelpers(file);
   const reasons = STARTS_SOMETHING.filter(([, pattern]) => files.some((f) => pattern.test(read(f)))).map(([reason]) => reason);
   const entered = files.flatMap((f) => relativeImports(f)).filter((t) => (INTERFACES as readonly string[]).includes(layerOf(t)));
@@ -38,7 +39,7 @@ export function reasonsForTestFolder(file: string): string[] {
 }
 
 /** What is wrong with a test beside the code (empty when it follows the rule). */
-export function unitTestProblems(file: string): string[] {
+function unitTestProblems(file: string): string[] {
   const problems: string[] = [];
   const base = basename(file).split('.')[0]!;
   if (!['.ts', '.tsx'].some((ext) => existsSync(join(dirname(file), `${base}${ext}`))))
@@ -51,6 +52,28 @@ export function unitTestProblems(file: string): string[] {
 const tests = (dir: string) => sourceFiles(dir).filter((f) => /\.test\.tsx?$/.test(f));
 
 describe('one test rule', () => {
+  it('flags a unit test with no file beside it or that starts something, and a test/ file that needs neither', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-test-rule-'));
+    try {
+      writeFileSync(join(dir, 'parser.ts'), 'export const parse = 1;\n');
+      writeFileSync(join(dir, 'parser.test.ts'), "import { parse } from './parser.ts';\n");
+      writeFileSync(join(dir, 'parser.edge-cases.test.ts'), "import { spawn } from 'node:child_process';\nserver.listen(0);\n");
+      writeFileSync(join(dir, 'helpers.test.ts'), '\n');
+      expect(unitTestProblems(join(dir, 'parser.test.ts'))).toEqual([]);
+      expect(unitTestProblems(join(dir, 'parser.edge-cases.test.ts'))).toEqual([
+        'starts a process: belongs under test/',
+        'listens on a port: belongs under test/',
+      ]);
+      expect(unitTestProblems(join(dir, 'helpers.test.ts'))).toEqual([
+        'no helpers.ts beside it (name a test <file>.test.ts or <file>.<aspect>.test.ts)',
+      ]);
+      expect(reasonsForTestFolder(join(dir, 'parser.test.ts'))).toEqual([]);
+      expect(reasonsForTestFolder(join(dir, 'parser.edge-cases.test.ts'))).toEqual(['starts a process', 'listens on a port']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('every test under src/ sits beside its file and starts nothing', () => {
     const offenders = tests(src).flatMap((f) => unitTestProblems(f).map((p) => `${relative(root, f)}: ${p}`));
     expect(offenders).toEqual([]);
