@@ -7,9 +7,9 @@ import { parseHelmHooks } from '../../src/agents/helm/backends/cli/parse-output.
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { parseManifest } from '../../src/agents/helm/charts/render-chart.ts';
-import { HelmService, splitChartString } from '../../src/agents/helm/helm-service.ts';
-import { buildPlan } from '../../src/agents/helm/plan.ts';
-import { releaseName } from '../../src/agents/helm/tool-catalog.ts';
+import { releaseName } from '../../src/agents/helm/mcp/tool-catalog.ts';
+import { HelmService, splitChartString } from '../../src/agents/helm/service/helm-service.ts';
+import { buildPlan } from '../../src/agents/helm/service/plan.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 // Issue 20 (review 2026-11-24-helm): what a team meets the first day opsgate runs against its own

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import type { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService } from '../../src/agents/helm/helm-service.ts';
+import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { type FakeHelmVersion, type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
 describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kubectl (Helm output shapes)', (version: FakeHelmVersion) => {

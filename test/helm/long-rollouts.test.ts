@@ -7,9 +7,9 @@ import { withCancellation } from '../../src/agents/helm/backends/cli/cancellatio
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService } from '../../src/agents/helm/helm-service.ts';
-import { HelmMcpClient } from '../../src/agents/helm/mcp-client.ts';
-import { createHelmMcpServer } from '../../src/agents/helm/mcp-server.ts';
+import { HelmMcpClient } from '../../src/agents/helm/mcp/mcp-client.ts';
+import { createHelmMcpServer } from '../../src/agents/helm/mcp/mcp-server.ts';
+import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { type FakeHelm, type InProcessFakeHelm, inProcessFakeHelm, installFakeHelm } from './fake-helm/install-fakes.ts';
 
 // Issue 20, break 1 (review 2026-11-24-helm C1 and baseline point 5): a Helm call stopped after the

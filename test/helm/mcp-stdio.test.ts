@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HelmMcpClient } from '../../src/agents/helm/mcp-client.ts';
+import { HelmMcpClient } from '../../src/agents/helm/mcp/mcp-client.ts';
 
 const serveEntry = new URL('./serve-stdio.ts', import.meta.url).pathname;
 const cliVerb = new URL('../../src/cli/commands/mcp-server.ts', import.meta.url).pathname;

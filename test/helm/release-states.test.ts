@@ -9,7 +9,7 @@ import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulato
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService } from '../../src/agents/helm/helm-service.ts';
+import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 

@@ -5,26 +5,26 @@ import type { CommandRunner } from './backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
-import { HelmService } from './helm-service.ts';
-import { HelmMcpClient } from './mcp-client.ts';
-import { createHelmMcpServer } from './mcp-server.ts';
+import { helmInterpreterRules } from './intents.ts';
+import { HelmMcpClient } from './mcp/mcp-client.ts';
+import { createHelmMcpServer } from './mcp/mcp-server.ts';
 import { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
 import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 import { HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
-import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompts.ts';
+import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompt.ts';
+import { HelmService } from './service/helm-service.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
-import { helmInterpreterRules } from './workflow/interpreter.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
 export { helmSimulatorMigration, helmSimulatorMigrations } from './backends/simulator/migration.ts';
 export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
 export { ChartRepository } from './charts/chart-repository.ts';
-export { HelmService } from './helm-service.ts';
-export { createHelmMcpServer } from './mcp-server.ts';
+export { createHelmMcpServer } from './mcp/mcp-server.ts';
 export { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
 export { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
-export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompts.ts';
+export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompt.ts';
+export { HelmService } from './service/helm-service.ts';
 export { classifyHelmRequest } from './workflow/route.ts';
 
 export const HELM_PHASE_DEFINITIONS = [

@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import type { HelmStatus } from '../../../src/agents/helm/backends/types.ts';
 import { loadChartArchive } from '../../../src/agents/helm/charts/load-chart.ts';
 import { parseManifest } from '../../../src/agents/helm/charts/render-chart.ts';
-import type { HelmStatus } from '../../../src/agents/helm/types.ts';
 import { OpsgateError } from '../../../src/core/errors/index.ts';
 import { parseArgs } from './fake-args.ts';
 import { checkHelmFlags, flagKind } from './helm-flags.ts';

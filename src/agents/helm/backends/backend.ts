@@ -1,4 +1,5 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
+import type { Values } from '../values/merge-values.ts';
 import type {
   BackendKind,
   ClusterInfo,
@@ -9,8 +10,7 @@ import type {
   ReleaseHook,
   RenderedRelease,
   WorkloadHealth,
-} from '../types.ts';
-import type { Values } from '../values/merge-values.ts';
+} from './types.ts';
 
 /** An install or upgrade, fully decided: exactly these user values are applied (no implicit reuse). */
 export interface ReleaseRequest {

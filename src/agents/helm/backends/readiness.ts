@@ -1,5 +1,5 @@
 import { parseManifest } from '../charts/render-chart.ts';
-import type { PodHealth, WorkloadHealth } from '../types.ts';
+import type { PodHealth, WorkloadHealth } from './types.ts';
 
 /** The workload kinds `helm --wait` waits for, and that Phase 5 checks. */
 export const WAITED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job'] as const;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import type { HelmSearchItem } from '../backends/types.ts';
 import { HelmErrors } from '../errors.ts';
-import type { HelmSearchItem } from '../types.ts';
 import { compareVersions, parseVersion, requireConstraints, type SemverVersion, satisfiesConstraints } from './kube-version.ts';
 import { type LoadedChart, loadChartArchive } from './load-chart.ts';
 

@@ -1,4 +1,4 @@
-import type { ReleaseHook } from '../types.ts';
+import type { ReleaseHook } from '../backends/types.ts';
 import { parseManifest } from './render-chart.ts';
 
 /** A hook with the text Helm stores for it. */

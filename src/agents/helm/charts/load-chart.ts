@@ -1,7 +1,7 @@
 import { Parser, type ReadEntry } from 'tar';
 import { parse as parseYaml } from 'yaml';
+import type { HelmChartMetadata } from '../backends/types.ts';
 import { HelmErrors } from '../errors.ts';
-import type { HelmChartMetadata } from '../types.ts';
 import { parseVersion } from './kube-version.ts';
 
 /** Any JSON document: what `values.schema.json` holds before it is checked against its metaschema. */

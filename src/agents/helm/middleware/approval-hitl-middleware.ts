@@ -1,6 +1,6 @@
 import type { ToolCallInvocation, ToolMiddleware } from '../../../core/agent/define-agent.ts';
 import { HelmErrors } from '../errors.ts';
-import { MUTATING_TOOLS } from '../tool-catalog.ts';
+import { MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
 
 /**
  * The safety net under gate 2: a call of a mutable tool (by opsgate's own mapping — the tool's

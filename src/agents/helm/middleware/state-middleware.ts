@@ -1,6 +1,6 @@
 import type { ToolCallInvocation, ToolMiddleware } from '../../../core/agent/define-agent.ts';
 import { OpsgateError } from '../../../core/errors/index.ts';
-import { MUTATING_TOOLS } from '../tool-catalog.ts';
+import { MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
 
 export type ScenarioType = 'INSTALL' | 'UPGRADE' | 'ROLLBACK' | 'UNINSTALL';
 

@@ -7,9 +7,9 @@ import {
   type ToolContext,
   type ValidatorVerdict,
 } from '../../../core/tools/index.ts';
-import type { HelmMcpClient } from '../mcp-client.ts';
-import type { InstallationPlan } from '../plan.ts';
-import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../tool-catalog.ts';
+import type { HelmMcpClient } from '../mcp/mcp-client.ts';
+import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
+import type { InstallationPlan } from '../service/plan.ts';
 
 /** Fields opsgate adds to a server tool's input; they are stripped before the MCP call. */
 const LOCAL_FIELDS: Readonly<Record<string, z.ZodRawShape>> = {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { releaseHealth } from '../readiness.ts';
 import type {
   ClusterInfo,
   HelmHistoryItem,
@@ -12,9 +14,7 @@ import type {
   ReleaseHook,
   RenderedRelease,
   WorkloadHealth,
-} from '../../types.ts';
-import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
-import { releaseHealth } from '../readiness.ts';
+} from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
 import {
   classifyHelmError,

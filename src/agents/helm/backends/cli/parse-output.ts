@@ -1,5 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 import { HelmErrors } from '../../errors.ts';
+import { podHealth } from '../readiness.ts';
 import type {
   HelmHistoryItem,
   HelmListItem,
@@ -9,8 +10,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
-} from '../../types.ts';
-import { podHealth } from '../readiness.ts';
+} from '../types.ts';
 
 /** Helm and kubectl output is untrusted text: parse it strictly and fail with the command named. */
 function parseJson(command: string, text: string): unknown {

@@ -4,6 +4,10 @@ import type { Store } from '../../../../core/store/index.ts';
 import { splitHooks } from '../../charts/hooks.ts';
 import { parseManifest, renderChart } from '../../charts/render-chart.ts';
 import { HelmErrors } from '../../errors.ts';
+import { mergeValues } from '../../values/merge-values.ts';
+import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { goJsonTime, goTimeString } from '../go-time.ts';
+import { releaseHealth } from '../readiness.ts';
 import type {
   ClusterInfo,
   HelmHistoryItem,
@@ -14,11 +18,7 @@ import type {
   ReleaseHook,
   RenderedRelease,
   WorkloadHealth,
-} from '../../types.ts';
-import { mergeValues } from '../../values/merge-values.ts';
-import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
-import { goJsonTime, goTimeString } from '../go-time.ts';
-import { releaseHealth } from '../readiness.ts';
+} from '../types.ts';
 import type { SimulatorDatabase } from './migration.ts';
 import { matchesSelector, podObject, type RolloutOutcome, SIMULATED_NODES, simulateWorkloads } from './simulated-workloads.ts';
 

@@ -14,9 +14,9 @@ import {
   parseKubectlObjects,
   parseKubectlPods,
   parseKubectlVersion,
-} from './parse-output.ts';
+} from '../../src/agents/helm/backends/cli/parse-output.ts';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../../../test/helm/fixtures/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const golden = (version: 'v3.21.4' | 'v4-main', name: string) => fixture(`helm-testdata/${version}/${name}`);
 
 describe.each(['v3.21.4', 'v4-main'] as const)("Helm's own output goldens (%s) parse", (version) => {

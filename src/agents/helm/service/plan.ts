@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
-import { parseManifest } from './charts/render-chart.ts';
-import type { ReleaseHook } from './types.ts';
-import type { Values } from './values/merge-values.ts';
-import type { ValueChange } from './values/values-diff.ts';
+import type { ReleaseHook } from '../backends/types.ts';
+import { parseManifest } from '../charts/render-chart.ts';
+import { planRisks } from '../risk.ts';
+import type { Values } from '../values/merge-values.ts';
+import type { ValueChange } from '../values/values-diff.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
@@ -120,13 +121,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     { context: 3 },
   );
   const steps = rollbackSteps(input);
-  const risks = [...(input.risks ?? [])];
-  if (remove.length > 0) risks.push(`${remove.length} resource(s) will be deleted: ${remove.join(', ')}`);
-  if (input.operation === 'uninstall') risks.push('uninstall removes the release history; a rollback is not possible afterwards');
-  if (input.volatile && input.volatile.length > 0)
-    risks.push(
-      `the chart renders ${input.volatile.join(', ')} differently every time (random or time functions): the applied content of these objects will differ from this preview`,
-    );
+  const risks = planRisks(input, remove);
   const plan: Omit<InstallationPlan, 'planHash'> = {
     format: 'opsgate-helm-plan-v1',
     operation: input.operation,

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { OpsgateError } from '../../core/errors/index.ts';
-import { HelmErrors } from './errors.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { HelmErrors } from '../errors.ts';
 
 /** How long a call may go without an answer or a progress report (the server reports every 15 s). */
 const SILENCE_LIMIT_MS = 60_000;

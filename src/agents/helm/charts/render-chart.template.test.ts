@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatGoFloat, formatGoValue, goQuote, goToJson, goToYaml } from '../../src/agents/helm/charts/go-values.ts';
-import { renderTemplate } from '../../src/agents/helm/charts/render-chart.ts';
+import { formatGoFloat, formatGoValue, goQuote, goToJson, goToYaml } from './go-values.ts';
+import { renderTemplate } from './render-chart.ts';
 
 // Expected strings are what Go's fmt/text/template, Sprig and Helm's engine print for the same
 // input (Helm v3.21.4 pkg/engine: `<no value>` deleted, toYaml = sigs.k8s.io/yaml minus the last newline).

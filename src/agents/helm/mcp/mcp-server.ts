@@ -1,10 +1,10 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { OpsgateError } from '../../core/errors/index.ts';
-import { withCancellation } from './backends/cli/cancellation.ts';
-import type { HelmService, PlanRequest } from './helm-service.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { withCancellation } from '../backends/cli/cancellation.ts';
+import { SIMULATION_NOTE } from '../backends/types.ts';
+import type { HelmService, PlanRequest } from '../service/helm-service.ts';
 import { HELM_TOOL_CATALOG } from './tool-catalog.ts';
-import { SIMULATION_NOTE } from './types.ts';
 
 type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 

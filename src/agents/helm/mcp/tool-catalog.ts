@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Mutability, Risk, Scope } from '../../core/tools/index.ts';
+import type { Mutability, Risk, Scope } from '../../../core/tools/index.ts';
 
 /** Helm release names: DNS-1123 subdomain-style labels joined by dots, at most 53 characters (Helm's `pkg/chartutil/validate_name.go`). */
 export const releaseName = z

@@ -1,15 +1,15 @@
-import { OpsgateError } from '../../core/errors/index.ts';
-import type { HelmBackend, RenderRequest } from './backends/backend.ts';
-import type { ChartRepository } from './charts/chart-repository.ts';
-import { checkKubeVersion } from './charts/kube-version.ts';
-import type { LoadedChart } from './charts/load-chart.ts';
-import { parseManifest } from './charts/render-chart.ts';
-import { HelmErrors } from './errors.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
+import type { ChartRepository } from '../charts/chart-repository.ts';
+import { checkKubeVersion } from '../charts/kube-version.ts';
+import type { LoadedChart } from '../charts/load-chart.ts';
+import { parseManifest } from '../charts/render-chart.ts';
+import { HelmErrors } from '../errors.ts';
+import { mergeValues, type Values } from '../values/merge-values.ts';
+import { requiredFields, type ValuesValidation, validateValues } from '../values/validate-values.ts';
+import { diffValues } from '../values/values-diff.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from './types.ts';
-import { mergeValues, type Values } from './values/merge-values.ts';
-import { requiredFields, type ValuesValidation, validateValues } from './values/validate-values.ts';
-import { diffValues } from './values/values-diff.ts';
 
 export interface PlanRequest {
   readonly operation: HelmOperation;

@@ -1,14 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sqliteTestStore, type TestStore } from '../../testing/test-stores.ts';
-import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
-import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
-import { ChartRepository } from './charts/chart-repository.ts';
-import { HelmService } from './helm-service.ts';
+import { sqliteTestStore, type TestStore } from '../../../testing/test-stores.ts';
+import { helmSimulatorMigrations } from '../backends/simulator/migration.ts';
+import { SimulatedCluster } from '../backends/simulator/simulated-cluster.ts';
+import { ChartRepository } from '../charts/chart-repository.ts';
+import { HelmService } from '../service/helm-service.ts';
+import { createHelmTools } from '../tools/helm-tools.ts';
 import { HelmMcpClient } from './mcp-client.ts';
 import { createHelmMcpServer } from './mcp-server.ts';
-import { createHelmTools } from './tools/helm-tools.ts';
 
 describe('Helm MCP server', () => {
   let testStore: TestStore;

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type TestStore, testStoreFactories } from '../../testing/test-stores.ts';
-import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
-import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
-import { ChartRepository } from './charts/chart-repository.ts';
-import { HelmService } from './helm-service.ts';
+import { helmSimulatorMigrations } from '../../src/agents/helm/backends/simulator/migration.ts';
+import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
+import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
+import { type TestStore, testStoreFactories } from '../../src/testing/test-stores.ts';
 
 describe.each(testStoreFactories())('HelmService on the simulated cluster ($dialect)', (factory) => {
   let testStore: TestStore;

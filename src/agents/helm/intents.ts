@@ -1,9 +1,9 @@
-import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../../core/model/interpreter-rules.ts';
-import type { InstallationPlan } from '../plan.ts';
-import { MUTATING_TOOLS } from '../tool-catalog.ts';
-import { mergeValues, parseSetAssignments, type Values } from '../values/merge-values.ts';
-import { diffValues } from '../values/values-diff.ts';
-import { HELM_GRAMMAR, type HelmCommand, parseHelmCommand } from './parse-command.ts';
+import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../core/model/interpreter-rules.ts';
+import { MUTATING_TOOLS } from './mcp/tool-catalog.ts';
+import type { InstallationPlan } from './service/plan.ts';
+import { mergeValues, parseSetAssignments, type Values } from './values/merge-values.ts';
+import { diffValues } from './values/values-diff.ts';
+import { HELM_GRAMMAR, type HelmCommand, parseHelmCommand } from './workflow/parse-command.ts';
 
 type Step = InterpreterTurn['steps'][number];
 type Call = { toolName: string; input: Record<string, unknown> };
