@@ -53,8 +53,10 @@ describe('declaredRequirements', () => {
     expect(declaredRequirements(AGENT_DOC)).toEqual(['DEMO-1', 'DEMO-2', 'DEMO-3']);
   });
 
-  it('finds none in a page without a Requirements section', () => {
+  it('finds none in a page without a Requirements section, nor in a fenced template', () => {
     expect(declaredRequirements('# How to add an agent\n\n- **Step 1** copy a folder\n')).toEqual([]);
+    const template = '# New agent\n\n```md\n## Requirements\n\n- **MINE-1** — what it promises\n```\n';
+    expect(declaredRequirements(template)).toEqual([]);
   });
 });
 

@@ -9,12 +9,16 @@ const DECLARATION = /^- \*\*([^*\s]+)\*\*/;
 
 /**
  * The requirement IDs an agent doc declares: the list items of its `## Requirements` section (up to
- * the next `## ` heading) that start with a bold ID. Other sections may mention IDs freely.
+ * the next `## ` heading) that start with a bold ID. Other sections, and fenced code blocks (a
+ * template in docs/agents/new-agent.md), may mention IDs freely.
  */
 export function declaredRequirements(markdown: string): string[] {
   const ids: string[] = [];
   let inRequirements = false;
+  let inFence = false;
   for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
     if (/^## /.test(line)) inRequirements = /^## Requirements\s*$/.test(line);
     if (!inRequirements) continue;
     const id = DECLARATION.exec(line)?.[1];
