@@ -41,12 +41,6 @@ describe('read budget: a runaway read is stopped with a clear error and the data
     expect(readdirSync(fixture.dir).sort()).toEqual(files);
   });
 
-  it('stops a read that returns more rows than its budget', async () => {
-    const error = await refusal(fixture.bridge.query(ENDLESS_ROWS));
-    expect(error.code).toBe('READ_BUDGET_EXCEEDED');
-    expect(error.fields).toMatchObject({ limit: 'rows', maxRows: 50 });
-  });
-
   it('answers the next read after a runaway one was stopped', async () => {
     await refusal(fixture.bridge.query(ENDLESS_COUNT));
     const { rows } = await fixture.bridge.query('SELECT count(*) AS n FROM customers');
@@ -63,6 +57,21 @@ describe('read budget: a runaway read is stopped with a clear error and the data
     expect(resolveReadBudget({ timeMs: 50 })).toEqual({ timeMs: 50, maxRows: 10_000 });
     expect(() => resolveReadBudget({ maxRows: 0 })).toThrow(RangeError);
     expect(() => resolveReadBudget({ timeMs: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('read budget: rows', () => {
+  let fixture: SandboxFixture;
+  // A time budget no machine reaches first, however loaded: only the row budget can stop this read.
+  beforeAll(async () => {
+    fixture = await createSandboxFixture('row-budget-test', { readBudget: { timeMs: 120_000, maxRows: 50 } });
+  });
+  afterAll(() => fixture.dispose());
+
+  it('stops a read that returns more rows than its budget', async () => {
+    const error = await refusal(fixture.bridge.query(ENDLESS_ROWS));
+    expect(error.code).toBe('READ_BUDGET_EXCEEDED');
+    expect(error.fields).toMatchObject({ limit: 'rows', maxRows: 50 });
   });
 });
 

@@ -25,8 +25,7 @@ export interface DecidedApprovalView {
 }
 
 export const inboxApi = {
-  pending: () =>
-    request<{ pending: PendingApprovalView[]; waitingForMe: number; serverInstance: string }>('GET', '/api/approvals'),
+  pending: () => request<{ pending: PendingApprovalView[]; waitingForMe: number; serverInstance: string }>('GET', '/api/approvals'),
   history: () => request<{ decided: DecidedApprovalView[] }>('GET', '/api/approvals/history'),
   approve: (callId: string) => request<TurnResult>('POST', `/api/approvals/${encodeURIComponent(callId)}/approve`, {}),
   reject: (callId: string, reason: string) =>
