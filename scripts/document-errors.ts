@@ -27,11 +27,19 @@ function classCodes(): Array<{ code: string; status: string; file: string }> {
   return found;
 }
 
-export async function renderErrorsDoc(): Promise<string> {
+/**
+ * Imports every module that defines error codes, wherever it lives (a route file may hold its own
+ * table), so the registry is whole whatever the caller imported before.
+ */
+export async function importEveryErrorTable(): Promise<void> {
   for (const file of sourceFiles(join(root, 'src'))) {
-    if (/errors?\.ts$|error-codes\.ts$|users\.ts$/.test(file)) await import(file);
+    if (/defineErrorCodes\(/.test(readFileSync(file, 'utf8'))) await import(file);
   }
   await import('../src/agents/index.ts');
+}
+
+export async function renderErrorsDoc(): Promise<string> {
+  await importEveryErrorTable();
   const rows = new Map<string, { status: string; message: string }>();
   for (const [code, spec] of listErrorCodes()) rows.set(code, { status: String(spec.status), message: spec.message });
   for (const entry of classCodes())

@@ -31,6 +31,6 @@ export const GatewayErrors = defineErrorCodes({
   GATEWAY_TOOL_DENIED: { status: 403, message: 'An admin has denied {tool} on this gateway. Ask an admin if you need it.' },
   GATEWAY_CALL_NOT_FOUND: {
     status: 404,
-    message: 'No gateway call {callId} of yours is known here. Use the call id the "waiting for approval" result gave you.',
+    message: 'No gateway call of yours has that id here. Use the call id the "waiting for approval" result gave you.',
   },
 });

@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import '../../src/agents/index.ts';
-import '../../src/server/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importEveryErrorTable } from '../../scripts/document-errors.ts';
 import { CoreErrors } from '../../src/core/errors/core-errors.ts';
 import { listErrorCodes } from '../../src/core/errors/opsgate-error.ts';
 
@@ -10,6 +9,8 @@ import { listErrorCodes } from '../../src/core/errors/opsgate-error.ts';
  * so no message template fills one in; the ids stay in the error's fields for logs and clients.
  */
 describe('error messages name no raw ids', () => {
+  beforeAll(importEveryErrorTable);
+
   it('no template has a session, call or transaction id placeholder', () => {
     const withIds = [...listErrorCodes()]
       .filter(([, spec]) => /\{(sessionId|callId|transactionId)\}/.test(spec.message))

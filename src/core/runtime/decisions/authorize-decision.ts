@@ -30,7 +30,13 @@ export type DecisionRequest =
 
 export type DecisionAuthorization =
   /** The decision takes effect now; for approve and modify, the call may run with this person as its approver. */
-  | { readonly kind: 'allowed'; readonly marks: DecisionMarks; readonly policyId?: string }
+  | {
+      readonly kind: 'allowed';
+      readonly marks: DecisionMarks;
+      readonly policyId?: string;
+      /** Modify: who the policy lets approve the edited call (asked with the same question). */
+      readonly eligibleApprovers?: readonly string[];
+    }
   /** Approve: this approval was recorded, and the call waits for another person. */
   | { readonly kind: 'waiting'; readonly marks: DecisionMarks; readonly interrupt: ApprovalInterrupt }
   /** Modify: this person may not approve the edited call, so the edit becomes a new proposal for someone who may. */
@@ -64,7 +70,7 @@ export async function authorizeDecision(request: DecisionRequest): Promise<Decis
       const { context, edited } = request;
       const verdict = await askMayApprove(context, edited, []);
       if (!verdict.allowed || edited.requiredApprovals > 1) return { kind: 'fresh-proposal', marks, verdict };
-      return { kind: 'allowed', marks, policyId: verdict.policyId };
+      return { kind: 'allowed', marks, policyId: verdict.policyId, eligibleApprovers: verdict.eligibleApprovers };
     }
     case 'withdraw': {
       const { session, actor, interrupt } = request.context;

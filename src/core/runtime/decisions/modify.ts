@@ -1,7 +1,7 @@
 import { userActor } from '../../audit/index.ts';
 import { approvalHash, decidePolicy } from '../../policy/index.ts';
 import { assessToolRisk } from '../../tools/index.ts';
-import { eligibleApprovers, policySubject } from '../approval-policy.ts';
+import { policySubject } from '../approval-policy.ts';
 import { proposalAudit } from '../tool-call-lifecycle.ts';
 import type { CallOutcome } from '../tool-calls.ts';
 import { createToolContext } from '../tool-context.ts';
@@ -115,7 +115,13 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
         ),
       },
     );
-    const approvers = await eligibleApprovers(env, session, tool, input, [], risk.level);
+    // The authorizer already asked who may approve the edited call.
+    const approvers =
+      authorization.kind === 'fresh-proposal'
+        ? authorization.verdict.eligibleApprovers
+        : authorization.kind === 'allowed'
+          ? (authorization.eligibleApprovers ?? [])
+          : [];
     context.recordOutcome(original.id, original.tool, {
       kind: 'denied',
       reason: `${actor.username} modified the arguments to ${JSON.stringify(input)}; the new proposal waits for approval by ${approvers.join(', ') || 'someone the policy allows'}.`,
