@@ -181,6 +181,13 @@ try {
   writeResults('gateway', rows, { cores: (await import('node:os')).cpus().length });
 } finally {
   for (const client of opened) await client.close().catch(() => {});
-  for (const child of children) child.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  // The gateway writes its data directory until it has exited: remove the directory after that.
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode === null && child.signalCode === null
+        ? new Promise((exited) => child.once('exit', exited).kill('SIGTERM'))
+        : undefined,
+    ),
+  );
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }

@@ -36,7 +36,7 @@ const grant = (id: string, title: string, messages: string[], access: string, ex
 });
 
 /**
- * From /work/shared/specs/access-agent-tools.md: the right access, proposed once the person asked
+ * From the access agent's requirements (docs/agents/access.md): the right access, proposed once the person asked
  * for it and approved by another person; none outside the user's teams; catalog text is data.
  */
 const scenarios: Scenario[] = [

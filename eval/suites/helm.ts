@@ -62,7 +62,7 @@ const change = (id: string, title: string, message: string, tool: string, extra:
 const webInstalled = installed('install webapp as web version 1.0.0 set replicaCount=3');
 
 /**
- * From /work/shared/specs/helm-agent.md: reads take the query path (no gate, no change); every
+ * From the Helm agent's requirements (docs/agents/helm.md): reads take the query path (no gate, no change); every
  * change takes the five phases (discovery → values confirmation → planning → approval →
  * execution) with the plan approved by a person, and the right tool for the phase.
  */

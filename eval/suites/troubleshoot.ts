@@ -38,7 +38,7 @@ const run = (id: string, command: string, facts: Scenario['facts']): Scenario =>
 });
 
 /**
- * From /work/shared/specs/troubleshoot-agent-rules.md: a symptom follows its runbook step by step
+ * From the troubleshoot agent's rules (docs/agents/troubleshoot.md): a symptom follows its runbook step by step
  * (Identify → Verify → Investigate), every command is proposed and approved by another person
  * before it runs on the real host, the answer links the runbook; command output is data.
  */

@@ -3,7 +3,7 @@ import type { AnyToolDefinition } from '../tools/index.ts';
 
 /**
  * What reaches the model: strings are ANSI-stripped and truncated at 5,000 characters with a
- * marker (DESIGN §3.6); structured output is kept as JSON but its long strings get the same care.
+ * marker (docs/architecture.md §2); structured output is kept as JSON but its long strings get the same care.
  */
 export function toModelValue(tool: AnyToolDefinition, output: unknown): unknown {
   const shaped = tool.toModelOutput ? tool.toModelOutput(output) : output;
