@@ -24,11 +24,17 @@ start_postgres() {
   if [ -z "$bin" ]; then echo "== PostgreSQL not installed; PostgreSQL suites will be skipped" >&2; return 0; fi
   PG_TMP="$(mktemp -d /tmp/opsgate-pg.XXXXXX)"
   chmod 755 "$PG_TMP"
-  local port; port=$(( 20000 + RANDOM % 20000 ))
   local runas=()
   if [ "$(id -u)" = 0 ]; then chown postgres "$PG_TMP"; runas=(runuser -u postgres --); fi
   "${runas[@]}" "$bin/initdb" -D "$PG_TMP/data" -U opsgate --auth=trust -E UTF8 >/dev/null
-  "${runas[@]}" "$bin/pg_ctl" -D "$PG_TMP/data" -o "-p $port -k $PG_TMP -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" -w -l "$PG_TMP/log" start >/dev/null
+  # A port below Linux's ephemeral range (32768-60999), where any connection's client side may sit;
+  # another cluster may still hold it, so a failed start tries another.
+  local port attempt
+  for attempt in 1 2 3 4 5; do
+    port=$(( 20000 + RANDOM % 12000 ))
+    if "${runas[@]}" "$bin/pg_ctl" -D "$PG_TMP/data" -o "-p $port -k $PG_TMP -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" -w -l "$PG_TMP/log" start >/dev/null; then break; fi
+    if [ "$attempt" = 5 ]; then echo "== PostgreSQL did not start (see $PG_TMP/log)" >&2; return 1; fi
+  done
   export OPSGATE_TEST_DATABASE_URL="postgres://opsgate@127.0.0.1:$port/postgres"
   echo "== PostgreSQL throwaway cluster on 127.0.0.1:$port"
 }

@@ -36,6 +36,22 @@ export function postgresBinDir(): string | undefined {
   return newest ? join(root, newest, 'bin') : undefined;
 }
 
+/**
+ * Ports below Linux's ephemeral range (32768–60999), where the client side of any connection on the
+ * machine may sit; another test's cluster can still hold one, so a failed start tries another.
+ */
+function startOnFreePort(startOn: (port: number) => void): number {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    try {
+      startOn(port);
+      return port;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
 export function startPostgresCluster(options: PostgresClusterOptions = {}): PostgresCluster {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
@@ -47,19 +63,20 @@ export function startPostgresCluster(options: PostgresClusterOptions = {}): Post
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
     execFileSync(file as string, argv as string[], { stdio: 'ignore' });
   };
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'opsgate', '--auth=trust', '-E', 'UTF8']);
-  const serverOptions = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    '-c listen_addresses=127.0.0.1',
-    `-c fsync=${options.fsync ? 'on' : 'off'}`,
-    `-c max_connections=${options.maxConnections ?? 300}`,
-  ].join(' ');
-  const start = () => run('pg_ctl', ['-D', data, '-o', serverOptions, '-w', '-l', join(dir, 'log'), 'start']);
+  const serverOptions = (port: number) =>
+    [
+      `-p ${port}`,
+      `-k ${dir}`,
+      '-c listen_addresses=127.0.0.1',
+      `-c fsync=${options.fsync ? 'on' : 'off'}`,
+      `-c max_connections=${options.maxConnections ?? 300}`,
+    ].join(' ');
+  const startOn = (port: number) => run('pg_ctl', ['-D', data, '-o', serverOptions(port), '-w', '-l', join(dir, 'log'), 'start']);
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-  start();
+  const port = startOnFreePort(startOn);
+  const start = () => startOn(port);
   let disposed = false;
   return {
     url: `postgres://opsgate@127.0.0.1:${port}/postgres`,
