@@ -9,7 +9,7 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
-import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
+import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 
 export interface PlanRequest {
   readonly operation: HelmOperation;
@@ -74,10 +74,17 @@ export class HelmService {
   readonly backend: HelmBackend;
   readonly repository: ChartRepository;
   readonly #sleep: (ms: number) => Promise<void>;
+  /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
+  readonly #cluster: PlanCluster | undefined;
 
-  constructor(backend: HelmBackend, repository: ChartRepository, options: { sleep?: (ms: number) => Promise<void> } = {}) {
+  constructor(
+    backend: HelmBackend,
+    repository: ChartRepository,
+    options: { sleep?: (ms: number) => Promise<void>; cluster?: PlanCluster } = {},
+  ) {
     this.backend = backend;
     this.repository = repository;
+    this.#cluster = options.cluster;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -306,6 +313,7 @@ export class HelmService {
       );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     return buildPlan({
+      ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: request.operation,
       release: request.release,
       namespace: request.namespace,
@@ -333,6 +341,7 @@ export class HelmService {
     };
     if (request.operation === 'uninstall') {
       return buildPlan({
+      ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
         release: request.release,
         namespace: request.namespace,
@@ -350,6 +359,7 @@ export class HelmService {
     }
     const targetItem = history.find((item) => item.revision === target)!;
     return buildPlan({
+      ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: 'rollback',
       release: request.release,
       namespace: request.namespace,
