@@ -52,15 +52,7 @@ async function explain(values: { dir?: string; user?: string; tool?: string; arg
     const record = await users.findByName(values.user);
     if (!record) throw new UsageError(`there is no user named ${values.user}; list them with "opsgate users list"`);
     const user = { username: record.username, roles: record.roles };
-    const target = tool.policyTarget?.(args);
-    const call: PolicyCall = {
-      tool: tool.name,
-      agent,
-      mutable: tool.mutability === 'mutable',
-      risk: tool.risk as Risk,
-      args,
-      ...(target ? { target } : {}),
-    };
+    const call: PolicyCall = { tool: tool.name, agent, mutable: tool.mutability === 'mutable', risk: tool.risk as Risk, args };
     const at = new Date();
     const decision = policy.decideCall({ user, call, at });
     const lines = [

@@ -14,9 +14,9 @@ export interface HelmClustersTable {
   created_at: string;
 }
 
-export interface HelmClustersDatabase {
+export type HelmClustersDatabase = {
   helm_clusters: HelmClustersTable;
-}
+};
 
 /** The registry of target clusters (issue 20, "several clusters"). */
 export const helmClustersMigration: StoreMigration = {
