@@ -122,7 +122,9 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     expect((gate2.interrupt as unknown as { preview: { summary: string } }).preview.summary).toContain('on cluster staging-eu (staging)');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
     expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
-    const helmInstall = fake.calls.slice(before).find((argv) => argv[0] === 'helm' && argv[1] === 'install' && !argv.some((a) => a.startsWith('--dry-run')));
+    const helmInstall = fake.calls
+      .slice(before)
+      .find((argv) => argv[0] === 'helm' && argv[1] === 'install' && !argv.some((a) => a.startsWith('--dry-run')));
     expect(helmInstall).toEqual(expect.arrayContaining(['--kube-context', 'kind-staging']));
   });
 
@@ -130,7 +132,9 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     await clusters.add({ name: 'staging-eu', kubeContext: 'kind-staging', environment: 'staging', namespaces: ['default'] });
     await clusters.add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['shop'] });
     const before = fake.calls.length;
-    expect(await refusal('install webapp as web on nowhere')).toMatch(/Cluster "nowhere" is not a registered target: the registered clusters are prod-eu, staging-eu/);
+    expect(await refusal('install webapp as web on nowhere')).toMatch(
+      /Cluster "nowhere" is not a registered target: the registered clusters are prod-eu, staging-eu/,
+    );
     expect(await refusal('install webapp as web in kube-system on prod-eu')).toMatch(
       /Namespace "kube-system" is not on the allow-list of cluster "prod-eu" \(shop\)/,
     );

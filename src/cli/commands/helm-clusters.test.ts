@@ -28,12 +28,26 @@ describe('opsgate helm-clusters', () => {
 
   it('adds, lists and removes clusters, on the record as the local administrator', async () => {
     const added = await run(
-      ['helm-clusters', 'add', 'prod-eu', '--context', 'gke_prod', '--kubeconfig', '/etc/opsgate/prod.kubeconfig', '--environment', 'production', '--namespaces', 'shop, web'],
+      [
+        'helm-clusters',
+        'add',
+        'prod-eu',
+        '--context',
+        'gke_prod',
+        '--kubeconfig',
+        '/etc/opsgate/prod.kubeconfig',
+        '--environment',
+        'production',
+        '--namespaces',
+        'shop, web',
+      ],
       env,
     );
     expect(added).toMatchObject({ code: 0, err: '' });
     expect(added.out).toContain('added cluster prod-eu (production, context gke_prod, namespaces shop,web)');
-    expect(await run(['helm-clusters', 'add', 'dev', '--context', 'kind-dev', '--environment', 'dev', '--namespaces', '*'], env)).toMatchObject({ code: 0 });
+    expect(
+      await run(['helm-clusters', 'add', 'dev', '--context', 'kind-dev', '--environment', 'dev', '--namespaces', '*'], env),
+    ).toMatchObject({ code: 0 });
     const listed = await run(['helm-clusters', 'list'], env);
     expect(listed.out).toBe(
       'dev\tdev\tcontext kind-dev\tnamespaces *\nprod-eu\tproduction\tcontext gke_prod (/etc/opsgate/prod.kubeconfig)\tnamespaces shop,web\n',

@@ -74,7 +74,9 @@ add     registers a target: the kube context helm and kubectl use (--kube-contex
         });
       if (action === 'list') {
         for (const c of await clusters.list())
-          io.stdout.write(`${c.name}\t${c.environment}\tcontext ${c.kubeContext}${c.kubeconfig ? ` (${c.kubeconfig})` : ''}\tnamespaces ${c.namespaces.join(',')}\n`);
+          io.stdout.write(
+            `${c.name}\t${c.environment}\tcontext ${c.kubeContext}${c.kubeconfig ? ` (${c.kubeconfig})` : ''}\tnamespaces ${c.namespaces.join(',')}\n`,
+          );
       } else if (action === 'remove') {
         await clusters.remove(positionals[0]!);
         await record('helm_cluster_removed', { name: positionals[0] });
@@ -88,7 +90,9 @@ add     registers a target: the kube context helm and kubectl use (--kube-contex
           environment: cluster.environment,
           namespaces: cluster.namespaces,
         });
-        io.stdout.write(`added cluster ${cluster.name} (${cluster.environment}, context ${cluster.kubeContext}, namespaces ${cluster.namespaces.join(',')})\n`);
+        io.stdout.write(
+          `added cluster ${cluster.name} (${cluster.environment}, context ${cluster.kubeContext}, namespaces ${cluster.namespaces.join(',')})\n`,
+        );
       }
       return 0;
     } finally {

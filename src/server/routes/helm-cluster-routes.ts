@@ -18,7 +18,13 @@ export interface HelmClusterView {
 /** What the server needs of the helm agent's cluster registry. */
 export interface HelmClusterDirectory {
   list(): Promise<readonly HelmClusterView[]>;
-  add(input: { name: string; kubeContext: string; kubeconfig?: string; environment: string; namespaces: string[] }): Promise<HelmClusterView>;
+  add(input: {
+    name: string;
+    kubeContext: string;
+    kubeconfig?: string;
+    environment: string;
+    namespaces: string[];
+  }): Promise<HelmClusterView>;
   remove(name: string): Promise<void>;
 }
 
@@ -52,7 +58,7 @@ export function helmClusterRoutes(app: FastifyInstance, catalog: ApiCatalog, clu
   apiRoute(
     app,
     catalog,
-    { method: 'GET', path: '/api/helm/clusters', summary: 'Admins: the helm agent\'s registered target clusters.', tag: 'helm' },
+    { method: 'GET', path: '/api/helm/clusters', summary: "Admins: the helm agent's registered target clusters.", tag: 'helm' },
     async ({ request }) => {
       requireAdmin(request);
       return { clusters: await clusters.list() };

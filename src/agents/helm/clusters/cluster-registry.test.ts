@@ -48,7 +48,10 @@ describe('ClusterRegistry (SQLite store)', () => {
     [{ ...dev, namespaces: [] }, /at least one namespace/],
     [{ ...dev, namespaces: ['shop', 'Kube_System'] }, /"Kube_System" is not a Kubernetes namespace/],
   ])('refuses an invalid registration with a message naming the field (%#)', async (input, message) => {
-    await expect(registry.add(input)).rejects.toMatchObject({ code: 'HELM_CLUSTER_INPUT_INVALID', message: expect.stringMatching(message) });
+    await expect(registry.add(input)).rejects.toMatchObject({
+      code: 'HELM_CLUSTER_INPUT_INVALID',
+      message: expect.stringMatching(message),
+    });
     expect(await registry.list()).toEqual([]);
   });
 });

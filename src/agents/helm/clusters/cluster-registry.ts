@@ -45,7 +45,8 @@ function toCluster(row: Omit<HelmClustersTable, 'id'> & { id: number }): HelmClu
 export function checkClusterInput(input: AddClusterInput): void {
   const invalid = (detail: string) => HelmErrors.HELM_CLUSTER_INPUT_INVALID({ detail });
   if (!NAME.test(input.name)) throw invalid(`the name "${input.name}" must be 1-63 lower-case letters, digits or "-".`);
-  if (!CONTEXT.test(input.kubeContext)) throw invalid(`the kube context "${input.kubeContext}" must be non-empty, without spaces, not starting with "-".`);
+  if (!CONTEXT.test(input.kubeContext))
+    throw invalid(`the kube context "${input.kubeContext}" must be non-empty, without spaces, not starting with "-".`);
   if (input.kubeconfig !== undefined && !input.kubeconfig.startsWith('/'))
     throw invalid(`the kubeconfig "${input.kubeconfig}" must be an absolute path on the server.`);
   if (!ENVIRONMENT.test(input.environment))
@@ -93,8 +94,7 @@ export class ClusterRegistry {
 
   async remove(name: string): Promise<void> {
     const result = await this.#db.deleteFrom('helm_clusters').where('name', '=', name).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0)
-      throw HelmErrors.HELM_CLUSTER_UNKNOWN({ cluster: name, detail: 'there is nothing to remove' });
+    if (Number(result.numDeletedRows) === 0) throw HelmErrors.HELM_CLUSTER_UNKNOWN({ cluster: name, detail: 'there is nothing to remove' });
   }
 }
 
@@ -111,7 +111,10 @@ export function resolveCluster(
   const names = clusters.map((c) => c.name).join(', ');
   if (clusters.length === 0) {
     if (requested === undefined) return undefined;
-    throw HelmErrors.HELM_CLUSTER_UNKNOWN({ cluster: requested, detail: 'no cluster is registered; omit "cluster" to use the default one' });
+    throw HelmErrors.HELM_CLUSTER_UNKNOWN({
+      cluster: requested,
+      detail: 'no cluster is registered; omit "cluster" to use the default one',
+    });
   }
   let cluster: HelmCluster | undefined;
   if (requested === undefined) {

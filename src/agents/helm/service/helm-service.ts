@@ -341,7 +341,7 @@ export class HelmService {
     };
     if (request.operation === 'uninstall') {
       return buildPlan({
-      ...(this.#cluster ? { cluster: this.#cluster } : {}),
+        ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
         release: request.release,
         namespace: request.namespace,

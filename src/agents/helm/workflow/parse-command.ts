@@ -100,7 +100,9 @@ function parseBody(text: string): { command: HelmCommandBody; on?: string } | un
   if (kind === 'list') {
     if (rest[0]?.toLowerCase() === 'releases' || rest[0]?.toLowerCase() === 'release') rest = rest.slice(1);
     const parsed = options(rest);
-    return parsed ? { command: { kind, ...(parsed.in ? { namespace: parsed.in } : {}) }, ...(parsed.on ? { on: parsed.on } : {}) } : undefined;
+    return parsed
+      ? { command: { kind, ...(parsed.in ? { namespace: parsed.in } : {}) }, ...(parsed.on ? { on: parsed.on } : {}) }
+      : undefined;
   }
   if (rest[0]?.toLowerCase() === 'release' || rest[0]?.toLowerCase() === 'chart') rest = rest.slice(1);
   const subject = rest[0];
