@@ -113,7 +113,10 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
             backend.kind === 'simulated-cluster'
               ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.'
               : 'Backend: helm/kubectl on a real cluster.',
-          ].join('\n\n'),
+            targets.describe(),
+          ]
+            .filter((part) => part !== undefined)
+            .join('\n\n'),
         close: () => targets.close(),
       };
     },

@@ -71,6 +71,20 @@ export class HelmTargets {
     return chosen ? { name: chosen.name, environment: chosen.environment } : undefined;
   }
 
+  /**
+   * What the model is told about the targets (names, environments, namespaces; never a context
+   * or kubeconfig path): undefined with none registered.
+   */
+  describe(): string | undefined {
+    if (this.#known.length === 0) return undefined;
+    const lines = this.#known.map((c) => `- ${c.name} (${c.environment}; namespaces ${c.namespaces.join(', ')})`);
+    const choice =
+      this.#known.length === 1
+        ? 'It is the default target; "cluster" may be omitted.'
+        : 'Pass "cluster" on every tool call; ask the user which cluster when the request does not say.';
+    return ['Registered clusters (the only targets; other namespaces are refused):', ...lines, choice].join('\n');
+  }
+
   async close(): Promise<void> {
     const clients = await Promise.allSettled(this.#clients.values());
     this.#clients.clear();
