@@ -14,12 +14,20 @@ import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-f
 // by namespace, named in the plan (and its hash), the approval and the audit, and seen by Cedar.
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'], channel: 'web' };
 const carol: Identity = { userId: 2, username: 'carol', roles: ['approver'], channel: 'web' };
-const dave: Identity = { userId: 3, username: 'dave', roles: ['approver'], channel: 'web' };
+const dave: Identity = { userId: 3, username: 'dave', roles: ['admin'], channel: 'web' };
+const erin: Identity = { userId: 4, username: 'erin', roles: ['admin'], channel: 'web' };
 
-// The default policy plus a site rule reading the target's environment: production changes need two approvers.
-const PRODUCTION_TWO_APPROVERS = `@id("production-clusters-two-approvers")
+// The default policy plus site rules reading the target's environment: production changes need two
+// approvers, both admins.
+const PRODUCTION_RULES = `@id("production-clusters-two-approvers")
 permit (principal, action == Opsgate::Action::"requireSecondApprover", resource)
 when { context.mutable && context.environment == "production" };
+
+@id("production-clusters-admins-approve")
+@reason("changes to production clusters are approved by admins")
+forbid (principal, action == Opsgate::Action::"approve", resource)
+when { context.environment == "production" }
+unless { principal in Opsgate::Role::"admin" };
 `;
 
 describe('helm clusters as targets (helm CLI, in-process fake)', () => {
@@ -33,7 +41,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     fake = await inProcessFakeHelm('v4');
     policyDir = mkdtempSync(join(tmpdir(), 'opsgate-clusters-policy-'));
     cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
-    writeFileSync(join(policyDir, 'production.cedar'), PRODUCTION_TWO_APPROVERS);
+    writeFileSync(join(policyDir, 'production.cedar'), PRODUCTION_RULES);
     runtime = await createRuntime({
       store: testStore.store,
       policyDir,
@@ -89,10 +97,17 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     await expect(runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, alice)).rejects.toThrow(
       /may not approve helm_install_chart/,
     );
-    const first = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
+    // The inbox answers as the decision will: the approver may not, the admin may.
+    const mayApprove = async (who: Identity) => (await runtime.pendingApprovals(who)).find((p) => p.sessionId === id)?.mayApprove;
+    expect(await mayApprove(carol)).toBe(false);
+    expect(await mayApprove(dave)).toBe(true);
+    await expect(runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol)).rejects.toThrow(
+      /production-clusters-admins-approve/,
+    );
+    const first = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, dave);
     expect(first.interrupt?.type).toBe('approval');
     expect(first.messages.at(-1)?.text ?? '').not.toContain('Workflow COMPLETED');
-    const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, dave);
+    const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, erin);
     expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
 
     const calls = fake.calls.slice(before).filter((argv) => !(argv[0] === 'helm' && argv[1] === 'version'));
@@ -120,6 +135,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     const before = fake.calls.length;
     const { id, gate2 } = await toApproval('install webapp as web version 1.0.0');
     expect((gate2.interrupt as unknown as { preview: { summary: string } }).preview.summary).toContain('on cluster staging-eu (staging)');
+    expect((await runtime.pendingApprovals(carol)).find((p) => p.sessionId === id)?.mayApprove).toBe(true);
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
     expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
     const helmInstall = fake.calls
