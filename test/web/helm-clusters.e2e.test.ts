@@ -22,6 +22,7 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
       prepare: async (store) => {
         await new ClusterRegistry(store).add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['*'] });
       },
+      helmClusters: (store) => new ClusterRegistry(store),
     });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
@@ -52,6 +53,39 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
       expect(await cluster.getAttribute('class')).toContain('env-production');
       expect(await page.getByTestId('approval-panel').textContent()).toContain('on cluster prod-eu (production)');
       await page.screenshot({ path: join(SHOTS, 'helm-cluster-approval.png'), fullPage: true });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'an admin registers and removes a cluster on the admin screen; a bad namespace is refused with what to do',
+    async () => {
+      const admin = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+      await admin.goto(`${server.url}/`);
+      await admin.getByLabel('Username').fill('admin');
+      await admin.getByLabel('Password').fill(PASSWORD);
+      await admin.getByRole('button', { name: 'Sign in' }).click();
+      await admin.getByTestId('who').waitFor();
+      await admin.goto(`${server.url}/#/admin`);
+      const section = admin.getByTestId('admin-clusters');
+      await section.getByTestId('cluster-prod-eu').waitFor();
+      const form = admin.getByTestId('add-cluster');
+      await form.getByLabel('Name', { exact: true }).fill('staging-eu');
+      await form.getByLabel('Kube context').fill('kind-staging');
+      await form.getByLabel('Kubeconfig path (optional)').fill('/etc/opsgate/staging.kubeconfig');
+      await form.getByLabel('Environment').fill('staging');
+      await form.getByLabel('Namespaces (comma-separated, * for all)').fill('shop, Web_1');
+      await form.getByRole('button', { name: 'Register cluster' }).click();
+      await expect.poll(() => section.getByTestId('clusters-message').textContent()).toContain('"Web_1" is not a Kubernetes namespace');
+      await form.getByLabel('Namespaces (comma-separated, * for all)').fill('shop, web');
+      await form.getByRole('button', { name: 'Register cluster' }).click();
+      await section.getByTestId('cluster-staging-eu').waitFor();
+      expect(await section.getByTestId('cluster-staging-eu').textContent()).toContain('shop, web');
+      await admin.screenshot({ path: join(SHOTS, 'helm-clusters-admin.png'), fullPage: true });
+      admin.once('dialog', (dialog) => void dialog.accept());
+      await section.getByTestId('cluster-staging-eu').getByRole('button', { name: 'Remove' }).click();
+      await expect.poll(() => section.getByTestId('cluster-staging-eu').count()).toBe(0);
+      expect((await new ClusterRegistry(server.store).list()).map((c) => c.name)).toEqual(['prod-eu']);
     },
     TIMEOUT,
   );

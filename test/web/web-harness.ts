@@ -14,7 +14,7 @@ import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
-import { createServer, type HostDirectory } from '../../src/server/index.ts';
+import { createServer, type HelmClusterDirectory, type HostDirectory } from '../../src/server/index.ts';
 import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -60,6 +60,8 @@ export async function startWebServer(
     prepare?: (store: Store, secrets: SecretStore) => Promise<void>;
     /** The hosts behind /api/hosts (absent: no host routes). */
     hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
+    /** The helm clusters behind /api/helm/clusters (absent: no cluster routes). */
+    helmClusters?: (store: Store) => HelmClusterDirectory;
     /** Slack and Teams options (a local Slack API). */
     chat?: ChatIntegrationOptions;
     /** A language model instead of the offline interpreter (e.g. a real provider pointed at the wire server). */
@@ -105,6 +107,7 @@ export async function startWebServer(
     auditVerify: () => audit.verify(),
     logger,
     ...(hosts ? { hosts } : {}),
+    ...(options.helmClusters ? { helmClusters: options.helmClusters(store) } : {}),
     ...(options.chat ? { chat: options.chat } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
