@@ -22,7 +22,6 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
       prepare: async (store) => {
         await new ClusterRegistry(store).add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['*'] });
       },
-      helmClusters: (store) => new ClusterRegistry(store),
     });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, errorText, request } from './api.ts';
+import { api, errorText, request } from './api.ts';
 
 interface ClusterView {
   readonly name: string;
@@ -27,13 +27,9 @@ export function ClustersSection() {
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>();
   const [form, setForm] = useState(EMPTY);
   const reload = useCallback(async () => {
-    try {
-      setClusters(await clustersApi.list());
-    } catch (error) {
-      // No helm agent on this server: the routes do not exist, and neither does the section.
-      if (error instanceof ApiError && error.status === 404) setClusters('absent');
-      else throw error;
-    }
+    // No helm agent on this server: the routes do not exist, and neither does the section.
+    if (!(await api.agents()).some((agent) => agent.name === 'helm')) setClusters('absent');
+    else setClusters(await clustersApi.list());
   }, []);
   useEffect(() => {
     reload().catch((error: unknown) => setMessage({ ok: false, text: errorText(error) }));
