@@ -144,6 +144,17 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     expect(helmInstall).toEqual(expect.arrayContaining(['--kube-context', 'kind-staging']));
   });
 
+  it('an in-cluster target (no context, no kubeconfig) leaves helm and kubectl on their default', async () => {
+    await clusters.add({ name: 'here', environment: 'dev', namespaces: ['*'] });
+    const before = fake.calls.length;
+    const { id, gate2 } = await toApproval('install webapp as web version 1.0.0');
+    expect((gate2.interrupt as unknown as { preview: { summary: string } }).preview.summary).toContain('on cluster here (dev)');
+    await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
+    const calls = fake.calls.slice(before);
+    expect(calls.some((argv) => argv[0] === 'helm' && argv[1] === 'install')).toBe(true);
+    expect(calls.filter((argv) => argv.some((a) => ['--kube-context', '--context', '--kubeconfig'].includes(a)))).toEqual([]);
+  });
+
   it('refuses an unknown cluster, a namespace off the allow-list, and no cluster named when several are registered, before any helm command', async () => {
     await clusters.add({ name: 'staging-eu', kubeContext: 'kind-staging', environment: 'staging', namespaces: ['default'] });
     await clusters.add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['shop'] });

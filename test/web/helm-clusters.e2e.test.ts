@@ -70,7 +70,7 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
       await section.getByTestId('cluster-prod-eu').waitFor();
       const form = admin.getByTestId('add-cluster');
       await form.getByLabel('Name', { exact: true }).fill('staging-eu');
-      await form.getByLabel('Kube context').fill('kind-staging');
+      await form.getByLabel('Kube context (empty: in-cluster)').fill('kind-staging');
       await form.getByLabel('Kubeconfig path (optional)').fill('/etc/opsgate/staging.kubeconfig');
       await form.getByLabel('Environment').fill('staging');
       await form.getByLabel('Namespaces (comma-separated, * for all)').fill('shop, Web_1');

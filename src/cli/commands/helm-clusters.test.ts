@@ -44,14 +44,27 @@ describe('opsgate helm-clusters', () => {
       env,
     );
     expect(added).toMatchObject({ code: 0, err: '' });
-    expect(added.out).toContain('added cluster prod-eu (production, context gke_prod, namespaces shop,web)');
+    expect(added.out).toContain('added cluster prod-eu (production, context gke_prod (/etc/opsgate/prod.kubeconfig), namespaces shop,web)');
     expect(
       await run(['helm-clusters', 'add', 'dev', '--context', 'kind-dev', '--environment', 'dev', '--namespaces', '*'], env),
     ).toMatchObject({ code: 0 });
+    expect(
+      await run(['helm-clusters', 'add', 'here', '--in-cluster', '--environment', 'staging', '--namespaces', 'apps'], env),
+    ).toMatchObject({ code: 0, out: "added cluster here (staging, in-cluster (the server's default context), namespaces apps)\n" });
+    expect(
+      await run(['helm-clusters', 'add', 'edge', '--kubeconfig', '/srv/edge.kubeconfig', '--environment', 'dev', '--namespaces', 'a'], env),
+    ).toMatchObject({ code: 0 });
     const listed = await run(['helm-clusters', 'list'], env);
     expect(listed.out).toBe(
-      'dev\tdev\tcontext kind-dev\tnamespaces *\nprod-eu\tproduction\tcontext gke_prod (/etc/opsgate/prod.kubeconfig)\tnamespaces shop,web\n',
+      [
+        'dev\tdev\tcontext kind-dev\tnamespaces *',
+        'edge\tdev\tcurrent context (/srv/edge.kubeconfig)\tnamespaces a',
+        "here\tstaging\tin-cluster (the server's default context)\tnamespaces apps",
+        'prod-eu\tproduction\tcontext gke_prod (/etc/opsgate/prod.kubeconfig)\tnamespaces shop,web',
+        '',
+      ].join('\n'),
     );
+    for (const name of ['edge', 'here']) expect(await run(['helm-clusters', 'remove', name], env)).toMatchObject({ code: 0 });
     expect(await run(['helm-clusters', 'remove', 'dev'], env)).toMatchObject({ code: 0, out: 'removed cluster dev\n' });
     expect((await run(['helm-clusters', 'list'], env)).out).not.toContain('kind-dev');
     const store = await openStore({ dataDir: dir, databaseUrl: '' });
@@ -60,6 +73,10 @@ describe('opsgate helm-clusters', () => {
     expect(events.filter((e) => e.type.startsWith('helm_cluster_')).map((e) => [e.type, e.payload.name, e.payload.by])).toEqual([
       ['helm_cluster_added', 'prod-eu', 'local-admin'],
       ['helm_cluster_added', 'dev', 'local-admin'],
+      ['helm_cluster_added', 'here', 'local-admin'],
+      ['helm_cluster_added', 'edge', 'local-admin'],
+      ['helm_cluster_removed', 'edge', 'local-admin'],
+      ['helm_cluster_removed', 'here', 'local-admin'],
       ['helm_cluster_removed', 'dev', 'local-admin'],
     ]);
     await audit.close();
@@ -68,7 +85,9 @@ describe('opsgate helm-clusters', () => {
 
   it.each([
     [['helm-clusters'], /expected "add", "list" or "remove"/],
-    [['helm-clusters', 'add', 'x', '--context', 'c', '--environment', 'dev'], /needs --context, --environment and --namespaces/],
+    [['helm-clusters', 'add', 'x', '--context', 'c', '--environment', 'dev'], /needs --environment and --namespaces/],
+    [['helm-clusters', 'add', 'x', '--environment', 'dev', '--namespaces', 'a'], /--context and\/or --kubeconfig, or --in-cluster alone/],
+    [['helm-clusters', 'add', 'x', '--in-cluster', '--context', 'c', '--environment', 'dev', '--namespaces', 'a'], /--in-cluster alone/],
     [['helm-clusters', 'add', '--context', 'c', '--environment', 'dev', '--namespaces', 'a'], /takes 1 positional argument/],
     [['helm-clusters', 'add', 'Bad Name', '--context', 'c', '--environment', 'dev', '--namespaces', 'a'], /the name "Bad Name"/],
     [['helm-clusters', 'add', 'x', '--context', 'c', '--environment', 'dev', '--namespaces', 'a', '--kubeconfig', 'rel'], /absolute path/],

@@ -1,5 +1,5 @@
 import { helmClustersMigration } from '../../agents/helm/clusters/cluster-migration.ts';
-import { type AddClusterInput, ClusterRegistry, checkClusterInput } from '../../agents/helm/clusters/cluster-registry.ts';
+import { type AddClusterInput, ClusterRegistry, checkClusterInput, type HelmCluster } from '../../agents/helm/clusters/cluster-registry.ts';
 import { AuditLog, SYSTEM_ACTOR } from '../../core/audit/index.ts';
 import { LOCAL_ADMIN } from '../../core/identity/identity-audit.ts';
 import { openStore, resolveDataDir } from '../../core/store/index.ts';
@@ -9,20 +9,31 @@ import { parseCommandArgs } from '../parse-args.ts';
 const OPTIONS = {
   context: { type: 'string' },
   kubeconfig: { type: 'string' },
+  'in-cluster': { type: 'boolean' },
   environment: { type: 'string' },
   namespaces: { type: 'string' },
 } as const;
+
+/** How helm and kubectl reach the cluster, in words. */
+function where(cluster: HelmCluster): string {
+  if (!cluster.kubeContext && !cluster.kubeconfig) return "in-cluster (the server's default context)";
+  const context = cluster.kubeContext ? `context ${cluster.kubeContext}` : 'current context';
+  return cluster.kubeconfig ? `${context} (${cluster.kubeconfig})` : context;
+}
 
 export const helmClustersCommand: CliCommand = {
   name: 'helm-clusters',
   summary: 'Register Kubernetes clusters as targets of the helm agent (helm-clusters add | list | remove)',
   usage: `Usage:
-  opsgate helm-clusters add NAME --context KUBE_CONTEXT --environment production|staging|dev|… --namespaces NS[,NS…] [--kubeconfig /abs/path]
+  opsgate helm-clusters add NAME (--context KUBE_CONTEXT [--kubeconfig /abs/path] | --kubeconfig /abs/path | --in-cluster)
+                             --environment production|staging|dev|… --namespaces NS[,NS…]
   opsgate helm-clusters list
   opsgate helm-clusters remove NAME
 
 add     registers a target: the kube context helm and kubectl use (--kube-context / --context),
-        optionally a kubeconfig file on the server (its path only: opsgate stores no credentials),
+        optionally a kubeconfig file on the server (its path only: opsgate stores no credentials;
+        without --context its current context), or --in-cluster: no context and no kubeconfig, so
+        helm and kubectl use the server's default (in a pod, its service account),
         an environment label Cedar policies read (context.environment; the default policy lets
         nobody approve their own change to a "production" target), and the namespaces the agent
         may act in ("*" for all). A call naming another namespace is refused.
@@ -39,11 +50,12 @@ add     registers a target: the kube context helm and kubectl use (--kube-contex
       throw new UsageError(`options belong to "helm-clusters add", not "helm-clusters ${action}"`);
     let input: AddClusterInput | undefined;
     if (action === 'add') {
-      if (!values.context || !values.environment || !values.namespaces)
-        throw new UsageError('helm-clusters add needs --context, --environment and --namespaces');
+      if (!values.environment || !values.namespaces) throw new UsageError('helm-clusters add needs --environment and --namespaces');
+      if (values['in-cluster'] ? Boolean(values.context || values.kubeconfig) : !values.context && !values.kubeconfig)
+        throw new UsageError('helm-clusters add needs --context and/or --kubeconfig, or --in-cluster alone');
       input = {
         name: positionals[0]!,
-        kubeContext: values.context,
+        ...(values.context ? { kubeContext: values.context } : {}),
         ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
         environment: values.environment,
         namespaces: values.namespaces
@@ -74,9 +86,7 @@ add     registers a target: the kube context helm and kubectl use (--kube-contex
         });
       if (action === 'list') {
         for (const c of await clusters.list())
-          io.stdout.write(
-            `${c.name}\t${c.environment}\tcontext ${c.kubeContext}${c.kubeconfig ? ` (${c.kubeconfig})` : ''}\tnamespaces ${c.namespaces.join(',')}\n`,
-          );
+          io.stdout.write(`${c.name}\t${c.environment}\t${where(c)}\tnamespaces ${c.namespaces.join(',')}\n`);
       } else if (action === 'remove') {
         await clusters.remove(positionals[0]!);
         await record('helm_cluster_removed', { name: positionals[0] });
@@ -85,13 +95,13 @@ add     registers a target: the kube context helm and kubectl use (--kube-contex
         const cluster = await clusters.add(input!);
         await record('helm_cluster_added', {
           name: cluster.name,
-          kubeContext: cluster.kubeContext,
+          ...(cluster.kubeContext ? { kubeContext: cluster.kubeContext } : {}),
           ...(cluster.kubeconfig ? { kubeconfig: cluster.kubeconfig } : {}),
           environment: cluster.environment,
           namespaces: cluster.namespaces,
         });
         io.stdout.write(
-          `added cluster ${cluster.name} (${cluster.environment}, context ${cluster.kubeContext}, namespaces ${cluster.namespaces.join(',')})\n`,
+          `added cluster ${cluster.name} (${cluster.environment}, ${where(cluster)}, namespaces ${cluster.namespaces.join(',')})\n`,
         );
       }
       return 0;

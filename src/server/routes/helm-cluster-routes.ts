@@ -8,7 +8,8 @@ import { type ApiCatalog, apiRoute } from '../api-route.ts';
 /** One target cluster of the helm agent as the server shows it: no credentials exist to leak (a context name and a path). */
 export interface HelmClusterView {
   readonly name: string;
-  readonly kubeContext: string;
+  /** Absent: the server's default context, or its in-cluster identity. */
+  readonly kubeContext?: string;
   readonly kubeconfig?: string;
   readonly environment: string;
   readonly namespaces: readonly string[];
@@ -20,7 +21,7 @@ export interface HelmClusterDirectory {
   list(): Promise<readonly HelmClusterView[]>;
   add(input: {
     name: string;
-    kubeContext: string;
+    kubeContext?: string;
     kubeconfig?: string;
     environment: string;
     namespaces: string[];
@@ -32,7 +33,7 @@ const clusterName = z.string().min(1).max(63);
 const addClusterBody = z
   .object({
     name: clusterName,
-    kubeContext: z.string().min(1).max(253),
+    kubeContext: z.string().min(1).max(253).optional(),
     kubeconfig: z.string().min(1).max(4096).optional(),
     environment: z.string().min(1).max(32),
     namespaces: z.array(z.string().min(1).max(63)).min(1).max(200),
@@ -79,7 +80,7 @@ export function helmClusterRoutes(app: FastifyInstance, catalog: ApiCatalog, clu
       const cluster = await clusters.add(body as Parameters<HelmClusterDirectory['add']>[0]);
       await record(request, 'helm_cluster_added', {
         name: cluster.name,
-        kubeContext: cluster.kubeContext,
+        ...(cluster.kubeContext ? { kubeContext: cluster.kubeContext } : {}),
         ...(cluster.kubeconfig ? { kubeconfig: cluster.kubeconfig } : {}),
         environment: cluster.environment,
         namespaces: cluster.namespaces,

@@ -3,7 +3,7 @@ import { api, errorText, request } from './api.ts';
 
 interface ClusterView {
   readonly name: string;
-  readonly kubeContext: string;
+  readonly kubeContext?: string;
   readonly kubeconfig?: string;
   readonly environment: string;
   readonly namespaces: readonly string[];
@@ -11,7 +11,7 @@ interface ClusterView {
 
 const clustersApi = {
   list: () => request<{ clusters: ClusterView[] }>('GET', '/api/helm/clusters').then((a) => a.clusters),
-  add: (input: { name: string; kubeContext: string; kubeconfig?: string; environment: string; namespaces: string[] }) =>
+  add: (input: { name: string; kubeContext?: string; kubeconfig?: string; environment: string; namespaces: string[] }) =>
     request('POST', '/api/helm/clusters', input),
   remove: (name: string) => request('DELETE', `/api/helm/clusters/${encodeURIComponent(name)}`),
 };
@@ -78,7 +78,11 @@ export function ClustersSection() {
                   <td>{cluster.name}</td>
                   <td class={`plan-target env-${cluster.environment}`}>{cluster.environment}</td>
                   <td>
-                    <code>{cluster.kubeContext}</code>
+                    {cluster.kubeContext ? (
+                      <code>{cluster.kubeContext}</code>
+                    ) : (
+                      <span class="muted">{cluster.kubeconfig ? 'current context' : 'in-cluster (server default)'}</span>
+                    )}
                     {cluster.kubeconfig && <span class="muted"> ({cluster.kubeconfig})</span>}
                   </td>
                   <td>{cluster.namespaces.join(', ')}</td>
@@ -111,7 +115,7 @@ export function ClustersSection() {
             const name = form.name.trim();
             await clustersApi.add({
               name,
-              kubeContext: form.kubeContext.trim(),
+              ...(form.kubeContext.trim() ? { kubeContext: form.kubeContext.trim() } : {}),
               ...(form.kubeconfig.trim() ? { kubeconfig: form.kubeconfig.trim() } : {}),
               environment: form.environment.trim(),
               namespaces: form.namespaces
@@ -131,8 +135,8 @@ export function ClustersSection() {
             <input required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
           </label>
           <label>
-            Kube context
-            <input required value={form.kubeContext} onInput={(e) => setForm({ ...form, kubeContext: e.currentTarget.value })} />
+            Kube context (empty: in-cluster)
+            <input value={form.kubeContext} onInput={(e) => setForm({ ...form, kubeContext: e.currentTarget.value })} />
           </label>
           <label>
             Kubeconfig path (optional)

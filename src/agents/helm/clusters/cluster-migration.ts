@@ -5,7 +5,8 @@ import type { StoreMigration } from '../../../core/store/index.ts';
 export interface HelmClustersTable {
   id: Generated<number>;
   name: string;
-  kube_context: string;
+  /** Null: the server's default (its current context, or the pod's in-cluster identity). */
+  kube_context: string | null;
   kubeconfig: string | null;
   /** A free label such as production, staging or dev; Cedar policies read it. */
   environment: string;
@@ -27,7 +28,7 @@ export const helmClustersMigration: StoreMigration = {
       .createTable('helm_clusters')
       .addColumn('id', autoId as never)
       .addColumn('name', 'text', (c) => c.notNull().unique())
-      .addColumn('kube_context', 'text', (c) => c.notNull())
+      .addColumn('kube_context', 'text')
       .addColumn('kubeconfig', 'text')
       .addColumn('environment', 'text', (c) => c.notNull())
       .addColumn('namespaces', 'text', (c) => c.notNull())

@@ -6,8 +6,11 @@ import type { HelmClustersDatabase, HelmClustersTable } from './cluster-migratio
 
 export interface HelmCluster {
   readonly name: string;
-  /** The kubeconfig context helm and kubectl use (`--kube-context` / `--context`). */
-  readonly kubeContext: string;
+  /**
+   * The kubeconfig context helm and kubectl use (`--kube-context` / `--context`). Absent: their
+   * default, which in a pod without a kubeconfig is the in-cluster service account.
+   */
+  readonly kubeContext?: string;
   /** A kubeconfig file on the server; default: the server's own ($KUBECONFIG or ~/.kube/config). */
   readonly kubeconfig?: string;
   readonly environment: string;
@@ -18,7 +21,7 @@ export interface HelmCluster {
 
 export interface AddClusterInput {
   readonly name: string;
-  readonly kubeContext: string;
+  readonly kubeContext?: string;
   readonly kubeconfig?: string;
   readonly environment: string;
   readonly namespaces: readonly string[];
@@ -33,7 +36,7 @@ const CONTEXT = /^[^\s-][^\s]{0,252}$/;
 function toCluster(row: Omit<HelmClustersTable, 'id'> & { id: number }): HelmCluster {
   return {
     name: row.name,
-    kubeContext: row.kube_context,
+    ...(row.kube_context ? { kubeContext: row.kube_context } : {}),
     ...(row.kubeconfig ? { kubeconfig: row.kubeconfig } : {}),
     environment: row.environment,
     namespaces: JSON.parse(row.namespaces) as string[],
@@ -45,7 +48,7 @@ function toCluster(row: Omit<HelmClustersTable, 'id'> & { id: number }): HelmClu
 export function checkClusterInput(input: AddClusterInput): void {
   const invalid = (detail: string) => HelmErrors.HELM_CLUSTER_INPUT_INVALID({ detail });
   if (!NAME.test(input.name)) throw invalid(`the name "${input.name}" must be 1-63 lower-case letters, digits or "-".`);
-  if (!CONTEXT.test(input.kubeContext))
+  if (input.kubeContext !== undefined && !CONTEXT.test(input.kubeContext))
     throw invalid(`the kube context "${input.kubeContext}" must be non-empty, without spaces, not starting with "-".`);
   if (input.kubeconfig !== undefined && !input.kubeconfig.startsWith('/'))
     throw invalid(`the kubeconfig "${input.kubeconfig}" must be an absolute path on the server.`);
@@ -73,7 +76,7 @@ export class ClusterRegistry {
       .insertInto('helm_clusters')
       .values({
         name: input.name,
-        kube_context: input.kubeContext,
+        kube_context: input.kubeContext ?? null,
         kubeconfig: input.kubeconfig ?? null,
         environment: input.environment,
         namespaces: JSON.stringify([...new Set(input.namespaces)].sort()),

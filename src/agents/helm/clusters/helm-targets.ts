@@ -17,7 +17,7 @@ export interface HelmTarget {
 export type OpenClusterClient = (cluster: HelmCluster) => Promise<HelmMcpClient>;
 
 function clientKey(cluster: HelmCluster): string {
-  return JSON.stringify([cluster.name, cluster.kubeContext, cluster.kubeconfig ?? '', cluster.environment]);
+  return JSON.stringify([cluster.name, cluster.kubeContext ?? '', cluster.kubeconfig ?? '', cluster.environment]);
 }
 
 /**
