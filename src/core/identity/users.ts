@@ -168,6 +168,17 @@ function checkRoles(roles: readonly string[]): void {
 /** A hash of a random password, verified against when the user does not exist so that timing does not tell. */
 let decoyHash: Promise<string> | undefined;
 
+const changesByStore = new WeakMap<Store, number>();
+
+/**
+ * How many changes to people (accounts, roles, passwords, tokens) this process has made in a
+ * store: a cache of the people in the store is current while this number stays the same and no
+ * other process changed them (such caches keep a short lifetime for that).
+ */
+export function peopleChangesIn(store: Store): number {
+  return changesByStore.get(store) ?? 0;
+}
+
 /**
  * People and their API tokens, over the core `users` and `api_tokens` tables (SQLite or PostgreSQL).
  * A change made on someone's behalf (`by`) is audited in the same transaction as the change.
@@ -189,14 +200,19 @@ export class UserRepository {
     type: IdentityAuditEventType,
     work: (trx: WriteTransaction) => Promise<{ result: T; payload: Record<string, unknown> }>,
   ): Promise<T> {
-    return runInTransaction(this.#store, async (trx) => {
-      const { result, payload } = await work(trx);
-      if (by) {
-        const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
-        await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
-      }
-      return result;
-    });
+    try {
+      return await runInTransaction(this.#store, async (trx) => {
+        const { result, payload } = await work(trx);
+        if (by) {
+          const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
+          await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
+        }
+        return result;
+      });
+    } finally {
+      // After the commit: a cache filled before it is dropped, one filled after it is current.
+      changesByStore.set(this.#store, peopleChangesIn(this.#store) + 1);
+    }
   }
 
   async create(input: { username: string; password?: string; roles?: readonly string[] }, by?: ChangedBy): Promise<UserRecord> {
