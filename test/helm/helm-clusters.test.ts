@@ -155,6 +155,22 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     expect(calls.filter((argv) => argv.some((a) => ['--kube-context', '--context', '--kubeconfig'].includes(a)))).toEqual([]);
   });
 
+  it('listings across namespaces show only the allowed ones', async () => {
+    for (const command of ['install webapp as web version 1.0.0', 'install webapp as shop-web in shop version 1.0.0']) {
+      const { id, gate2 } = await toApproval(command);
+      await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
+    }
+    const list = async () => {
+      const { id } = await runtime.startSession({ agent: 'helm', identity: alice });
+      return (await runtime.send(id, 'list releases', alice)).messages.at(-1)?.text ?? '';
+    };
+    expect(await list()).toMatch(/^web\s+default/m);
+    await clusters.add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['shop'] });
+    const listed = await list();
+    expect(listed).toMatch(/^shop-web\s+shop/m);
+    expect(listed).not.toMatch(/^web\s+default/m);
+  });
+
   it('refuses an unknown cluster, a namespace off the allow-list, and no cluster named when several are registered, before any helm command', async () => {
     await clusters.add({ name: 'staging-eu', kubeContext: 'kind-staging', environment: 'staging', namespaces: ['default'] });
     await clusters.add({ name: 'prod-eu', kubeContext: 'kind-prod', environment: 'production', namespaces: ['shop'] });

@@ -122,6 +122,23 @@ async function planStillCurrent(
   };
 }
 
+/**
+ * A listing across namespaces shows only the cluster's allowed ones: calls naming a namespace are
+ * refused outside the allow-list, so a cluster-wide listing must not show the rest either.
+ */
+function withinAllowList(
+  toolName: string,
+  answer: Record<string, unknown>,
+  namespaces: readonly string[] | undefined,
+): Record<string, unknown> {
+  if (!namespaces || namespaces.includes('*')) return answer;
+  if (toolName === 'helm_list_releases' && Array.isArray(answer.releases))
+    return { ...answer, releases: answer.releases.filter((r: { namespace?: unknown }) => namespaces.includes(String(r.namespace))) };
+  if (toolName === 'kubernetes_list_namespaces' && Array.isArray(answer.namespaces))
+    return { ...answer, namespaces: answer.namespaces.filter((n: unknown) => namespaces.includes(String(n))) };
+  return answer;
+}
+
 function toolFor(targets: HelmTargets, spec: HelmToolSpec): AnyToolDefinition {
   const local = { ...(LOCAL_FIELDS[spec.name] ?? {}), ...CLUSTER_FIELD };
   const input = spec.input.extend(local);
@@ -155,7 +172,7 @@ function toolFor(targets: HelmTargets, spec: HelmToolSpec): AnyToolDefinition {
             environment: target.cluster.environment,
             namespace: args.namespace,
           });
-        return await target.client.call(spec.name, remote, context.signal);
+        return withinAllowList(spec.name, await target.client.call(spec.name, remote, context.signal), target.cluster?.namespaces);
       } catch (error) {
         if (mutable && OpsgateError.isInstance(error))
           await context.audit('helm_operation_refused', { tool: spec.name, code: error.code, ...(cluster ? { cluster } : {}) });
