@@ -36,12 +36,15 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
   let fake: InProcessFakeHelm;
   let clusters: ClusterRegistry;
   let policyDir: string;
+  let kubeconfig: string;
   beforeEach(async () => {
     testStore = await sqliteTestStore.create();
     fake = await inProcessFakeHelm('v4');
     policyDir = mkdtempSync(join(tmpdir(), 'opsgate-clusters-policy-'));
     cpSync(DEFAULT_POLICY_DIR, policyDir, { recursive: true });
     writeFileSync(join(policyDir, 'production.cedar'), PRODUCTION_RULES);
+    kubeconfig = join(policyDir, 'prod.kubeconfig');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
     runtime = await createRuntime({
       store: testStore.store,
       policyDir,
@@ -78,7 +81,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     await clusters.add({
       name: 'prod-eu',
       kubeContext: 'kind-prod',
-      kubeconfig: '/etc/opsgate/prod.kubeconfig',
+      kubeconfig,
       environment: 'production',
       namespaces: ['shop'],
     });
@@ -115,7 +118,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     for (const argv of calls) {
       const flag = argv[0] === 'helm' ? '--kube-context' : '--context';
       expect(argv[argv.indexOf(flag) + 1], argv.join(' ')).toBe('kind-prod');
-      expect(argv[argv.indexOf('--kubeconfig') + 1], argv.join(' ')).toBe('/etc/opsgate/prod.kubeconfig');
+      expect(argv[argv.indexOf('--kubeconfig') + 1], argv.join(' ')).toBe(kubeconfig);
     }
     expect(calls.some((argv) => argv[0] === 'helm' && argv[1] === 'install')).toBe(true);
     expect(calls.some((argv) => argv[0] === 'kubectl')).toBe(true);

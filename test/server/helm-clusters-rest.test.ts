@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { helmClustersMigration } from '../../src/agents/helm/clusters/cluster-migration.ts';
@@ -8,6 +11,10 @@ import type { HelmClusterDirectory } from '../../src/server/index.ts';
 import { type ActorName, createServerFixture, type ServerFixture } from '../../src/server/testing/server-fixture.ts';
 
 // Issue 20: target clusters are registered by admins over REST too; users and approvers are refused.
+const files = mkdtempSync(join(tmpdir(), 'opsgate-rest-kubeconfig-'));
+const kubeconfig = join(files, 'prod.kubeconfig');
+writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+
 describe('/api/helm/clusters (admin only, on the record)', () => {
   let fixture: ServerFixture;
   let registry: ClusterRegistry;
@@ -22,14 +29,17 @@ describe('/api/helm/clusters (admin only, on the record)', () => {
     await runMigrations(fixture.store.db as unknown as Kysely<unknown>, 'sqlite', [helmClustersMigration]);
     registry = new ClusterRegistry(fixture.store);
   });
-  afterAll(async () => fixture.dispose());
+  afterAll(async () => {
+    await fixture.dispose();
+    rmSync(files, { recursive: true, force: true });
+  });
 
   const call = (actor: ActorName, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
     fixture.app.inject({ method, url, headers: { authorization: `Bearer ${fixture.tokens[actor]}` }, ...(payload ? { payload } : {}) });
   const prod = {
     name: 'prod-eu',
     kubeContext: 'gke_prod',
-    kubeconfig: '/etc/opsgate/prod.kubeconfig',
+    kubeconfig,
     environment: 'production',
     namespaces: ['shop'],
   };

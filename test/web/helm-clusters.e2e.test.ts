@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +71,9 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
       const form = admin.getByTestId('add-cluster');
       await form.getByLabel('Name', { exact: true }).fill('staging-eu');
       await form.getByLabel('Kube context (empty: in-cluster)').fill('kind-staging');
-      await form.getByLabel('Kubeconfig path (optional)').fill('/etc/opsgate/staging.kubeconfig');
+      const kubeconfig = join(server.dataDir, 'staging.kubeconfig');
+      writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+      await form.getByLabel('Kubeconfig path (optional)').fill(kubeconfig);
       await form.getByLabel('Environment').fill('staging');
       await form.getByLabel('Namespaces (comma-separated, * for all)').fill('shop, Web_1');
       await form.getByRole('button', { name: 'Register cluster' }).click();

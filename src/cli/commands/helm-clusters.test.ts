@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -23,6 +23,8 @@ describe('opsgate helm-clusters', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'opsgate-helm-clusters-'));
     env = { OPSGATE_DATA_DIR: dir, USER: 'ops' };
+    for (const file of ['prod.kubeconfig', 'edge.kubeconfig'])
+      writeFileSync(join(dir, file), 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -35,7 +37,7 @@ describe('opsgate helm-clusters', () => {
         '--context',
         'gke_prod',
         '--kubeconfig',
-        '/etc/opsgate/prod.kubeconfig',
+        join(dir, 'prod.kubeconfig'),
         '--environment',
         'production',
         '--namespaces',
@@ -44,7 +46,9 @@ describe('opsgate helm-clusters', () => {
       env,
     );
     expect(added).toMatchObject({ code: 0, err: '' });
-    expect(added.out).toContain('added cluster prod-eu (production, context gke_prod (/etc/opsgate/prod.kubeconfig), namespaces shop,web)');
+    expect(added.out).toContain(
+      `added cluster prod-eu (production, context gke_prod (${join(dir, 'prod.kubeconfig')}), namespaces shop,web)`,
+    );
     expect(
       await run(['helm-clusters', 'add', 'dev', '--context', 'kind-dev', '--environment', 'dev', '--namespaces', '*'], env),
     ).toMatchObject({ code: 0 });
@@ -52,15 +56,18 @@ describe('opsgate helm-clusters', () => {
       await run(['helm-clusters', 'add', 'here', '--in-cluster', '--environment', 'staging', '--namespaces', 'apps'], env),
     ).toMatchObject({ code: 0, out: "added cluster here (staging, in-cluster (the server's default context), namespaces apps)\n" });
     expect(
-      await run(['helm-clusters', 'add', 'edge', '--kubeconfig', '/srv/edge.kubeconfig', '--environment', 'dev', '--namespaces', 'a'], env),
+      await run(
+        ['helm-clusters', 'add', 'edge', '--kubeconfig', join(dir, 'edge.kubeconfig'), '--environment', 'dev', '--namespaces', 'a'],
+        env,
+      ),
     ).toMatchObject({ code: 0 });
     const listed = await run(['helm-clusters', 'list'], env);
     expect(listed.out).toBe(
       [
         'dev\tdev\tcontext kind-dev\tnamespaces *',
-        'edge\tdev\tcurrent context (/srv/edge.kubeconfig)\tnamespaces a',
+        `edge\tdev\tcurrent context (${join(dir, 'edge.kubeconfig')})\tnamespaces a`,
         "here\tstaging\tin-cluster (the server's default context)\tnamespaces apps",
-        'prod-eu\tproduction\tcontext gke_prod (/etc/opsgate/prod.kubeconfig)\tnamespaces shop,web',
+        `prod-eu\tproduction\tcontext gke_prod (${join(dir, 'prod.kubeconfig')})\tnamespaces shop,web`,
         '',
       ].join('\n'),
     );

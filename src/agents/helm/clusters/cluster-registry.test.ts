@@ -1,12 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteTestStore, type TestStore } from '../../../testing/test-stores.ts';
 import { helmClustersMigration } from './cluster-migration.ts';
 import { type AddClusterInput, ClusterRegistry, resolveCluster } from './cluster-registry.ts';
 
+const files = mkdtempSync(join(tmpdir(), 'opsgate-kubeconfig-'));
+const kubeconfig = join(files, 'prod.kubeconfig');
+writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+
 const prod: AddClusterInput = {
   name: 'prod-eu',
   kubeContext: 'gke_acme_europe-west1_prod',
-  kubeconfig: '/etc/opsgate/prod.kubeconfig',
+  kubeconfig,
   environment: 'production',
   namespaces: ['shop', 'web', 'shop'],
 };
@@ -25,7 +33,7 @@ describe('ClusterRegistry (SQLite store)', () => {
     expect(await registry.add(prod)).toEqual({
       name: 'prod-eu',
       kubeContext: 'gke_acme_europe-west1_prod',
-      kubeconfig: '/etc/opsgate/prod.kubeconfig',
+      kubeconfig,
       environment: 'production',
       namespaces: ['shop', 'web'],
       createdAt: '2026-11-24T19:00:00.000Z',
@@ -52,6 +60,31 @@ describe('ClusterRegistry (SQLite store)', () => {
       code: 'HELM_CLUSTER_INPUT_INVALID',
       message: expect.stringMatching(message),
     });
+    expect(await registry.list()).toEqual([]);
+  });
+});
+
+describe('ClusterRegistry kubeconfig check', () => {
+  let testStore: TestStore;
+  beforeEach(async () => {
+    testStore = await sqliteTestStore.create([helmClustersMigration]);
+  });
+  afterEach(async () => testStore.dispose());
+
+  it('refuses a path that is not a readable kubeconfig, never quoting the file', async () => {
+    const registry = new ClusterRegistry(testStore.store);
+    const secret = join(files, 'shadow');
+    writeFileSync(secret, 'root:$6$SENTINEL-HASH:19000:0:99999:7:::\n');
+    mkdirSync(join(files, 'a-directory'), { recursive: true });
+    for (const [path, why] of [
+      [secret, /is not a kubeconfig/],
+      [join(files, 'missing'), /cannot be read by the opsgate server \(ENOENT\)/],
+      [join(files, 'a-directory'), /is not a regular file/],
+    ] as const) {
+      const refused = registry.add({ ...dev, name: 'x', kubeconfig: path });
+      await expect(refused).rejects.toMatchObject({ code: 'HELM_CLUSTER_INPUT_INVALID', message: expect.stringMatching(why) });
+      await expect(refused).rejects.not.toMatchObject({ message: expect.stringContaining('SENTINEL') });
+    }
     expect(await registry.list()).toEqual([]);
   });
 });

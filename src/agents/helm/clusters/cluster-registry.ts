@@ -1,5 +1,8 @@
+import { readFileSync, statSync } from 'node:fs';
 import type { Kysely } from 'kysely';
+import { parse } from 'yaml';
 import type { Clock } from '../../../core/agent/define-agent.ts';
+import { OpsgateError } from '../../../core/errors/index.ts';
 import type { Store } from '../../../core/store/index.ts';
 import { HelmErrors } from '../errors.ts';
 import type { HelmClustersDatabase, HelmClustersTable } from './cluster-migration.ts';
@@ -59,6 +62,35 @@ export function checkClusterInput(input: AddClusterInput): void {
   if (bad !== undefined) throw invalid(`the namespace "${bad}" is not a Kubernetes namespace name (or "*").`);
 }
 
+const KUBECONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The kubeconfig must be one (a YAML file with `kind: Config`): helm and kubectl quote parts of a
+ * file they cannot read in their errors, and those reach the model and the audit, so a path to any
+ * other file on the server would leak it. The refusal never quotes the file.
+ */
+export function checkKubeconfigFile(path: string): void {
+  const invalid = (why: string) => HelmErrors.HELM_CLUSTER_INPUT_INVALID({ detail: `the kubeconfig ${path} ${why}.` });
+  let text: string;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw invalid('is not a regular file');
+    if (stat.size > KUBECONFIG_MAX_BYTES) throw invalid('is larger than 1 MiB, which no kubeconfig is');
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (OpsgateError.isInstance(error)) throw error;
+    throw invalid(`cannot be read by the opsgate server (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    document = undefined;
+  }
+  if (!document || typeof document !== 'object' || (document as { kind?: unknown }).kind !== 'Config')
+    throw invalid('is not a kubeconfig (a YAML file with "kind: Config")');
+}
+
 /** Target clusters of the helm agent, in the opsgate store. No credentials: a context name and a kubeconfig path. */
 export class ClusterRegistry {
   readonly #db: Kysely<HelmClustersDatabase>;
@@ -71,6 +103,7 @@ export class ClusterRegistry {
 
   async add(input: AddClusterInput): Promise<HelmCluster> {
     checkClusterInput(input);
+    if (input.kubeconfig !== undefined) checkKubeconfigFile(input.kubeconfig);
     if (await this.find(input.name)) throw HelmErrors.HELM_CLUSTER_EXISTS({ cluster: input.name });
     await this.#db
       .insertInto('helm_clusters')
