@@ -9,13 +9,17 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
 
 export interface PlanRequest {
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
-  /** Chart reference (`webapp` or `demo/webapp`); upgrade defaults to the release's chart. */
+  /**
+   * Chart reference: `webapp` or `demo/webapp` (opsgate's repository), `REPO/NAME` (a `helm repo`
+   * repository) or `oci://…`; upgrade defaults to the release's chart.
+   */
   readonly chart?: string;
   readonly version?: string;
   /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
@@ -106,11 +110,12 @@ export class HelmService {
   }
 
   async chartInfo(reference: string, version?: string) {
-    const entry = this.repository.entry(reference, version);
-    const chart = await this.repository.load(reference, entry.version);
+    const resolved = await resolveChart(this.backend, this.repository, reference, version);
+    const { chart } = resolved;
+    const entry = resolved.source ? undefined : this.repository.entry(reference, chart.metadata.version);
     return {
-      repository: this.repository.name,
-      chart: { ...chart.metadata, digest: entry.digest, url: entry.urls[0] ?? '' },
+      repository: resolved.source ? resolved.source : this.repository.name,
+      chart: { ...chart.metadata, digest: resolved.digest ?? entry?.digest ?? '', url: resolved.source ?? entry?.urls[0] ?? '' },
       valuesYaml: chart.valuesYaml,
       defaults: chart.defaults,
       hasSchema: chart.schema !== undefined,
@@ -169,11 +174,12 @@ export class HelmService {
     return { status, history };
   }
 
-  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<LoadedChart> {
-    const reference = request.chart ?? current?.chart.metadata.name;
-    if (!reference) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
-    const version = request.version ?? (request.chart || !current ? undefined : current.chart.metadata.version);
-    return this.repository.load(reference, version);
+  /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
+  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
+    if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
+    if (!current) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
+    if (request.version) return resolveChart(this.backend, this.repository, current.chart.metadata.name, request.version);
+    return resolveReleaseChart(this.backend, this.repository, request.release, current);
   }
 
   /**
@@ -195,13 +201,17 @@ export class HelmService {
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
-    const chart = await this.#chartFor(request, current);
+    const { chart } = await this.#chartFor(request, current);
     const userValues = await this.effectiveValues(request, current);
     return { ...validateValues(chart, userValues), userValues, chart: `${chart.metadata.name}-${chart.metadata.version}` };
   }
 
   async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
-    const chart = await this.repository.load(request.chart, request.version);
+    const { chart } = await resolveChart(this.backend, this.repository, request.chart, request.version);
+    return this.#prerequisites(chart, request);
+  }
+
+  async #prerequisites(chart: LoadedChart, request: { namespace: string; createNamespace?: boolean | undefined }) {
     const info = await this.backend.clusterInfo();
     // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
     const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
@@ -249,14 +259,20 @@ export class HelmService {
 
   /** Computes the plan; invalid values or failed prerequisites throw before any plan exists. */
   async plan(request: PlanRequest): Promise<InstallationPlan> {
-    if (request.operation === 'rollback' || request.operation === 'uninstall') return this.#planRemoval(request);
+    return (await this.#plan(request)).plan;
+  }
+
+  /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
+  async #plan(request: PlanRequest): Promise<{ plan: InstallationPlan; resolved?: ResolvedChart }> {
+    if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
       throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
     if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
-    const chart = await this.#chartFor(request, current);
+    const resolved = await this.#chartFor(request, current);
+    const { chart } = resolved;
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues);
     if (!validation.valid) {
@@ -266,9 +282,7 @@ export class HelmService {
         errors: validation.errors,
       });
     }
-    const prerequisites = await this.checkPrerequisites({
-      chart: chart.metadata.name,
-      version: chart.metadata.version,
+    const prerequisites = await this.#prerequisites(chart, {
       namespace: request.namespace,
       createNamespace: request.operation === 'install' ? request.createNamespace : true,
     });
@@ -287,7 +301,7 @@ export class HelmService {
       release: request.release,
       namespace: request.namespace,
       chart,
-      chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
+      chartArchive: resolved.archive,
       values: userValues,
       createNamespace: Boolean(request.createNamespace),
       revision: nextRevision,
@@ -304,12 +318,21 @@ export class HelmService {
       risks.push(
         "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
       );
+    if (resolved.foundBySearch)
+      risks.push(
+        `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+      );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
-    return buildPlan({
+    const plan = buildPlan({
       operation: request.operation,
       release: request.release,
       namespace: request.namespace,
-      chart: { name: chart.metadata.name, version: chart.metadata.version, appVersion: chart.metadata.appVersion ?? '' },
+      chart: {
+        name: chart.metadata.name,
+        version: chart.metadata.version,
+        appVersion: chart.metadata.appVersion ?? '',
+        ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
+      },
       ...(current ? { currentRevision: current.version, valueChanges: diffValues(current.config, userValues) } : {}),
       nextRevision,
       currentManifest: current?.manifest ?? '',
@@ -321,6 +344,7 @@ export class HelmService {
       createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
       risks,
     });
+    return { plan, resolved };
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
@@ -369,25 +393,24 @@ export class HelmService {
   }
 
   /** Recomputes the plan right before running and refuses when its hash is not the approved one. */
-  async #recheck(request: PlanRequest, planHash: string): Promise<InstallationPlan> {
-    const plan = await this.plan(request);
-    if (plan.planHash !== planHash)
-      throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: plan.planHash, planHash: plan.planHash });
-    return plan;
+  async #recheck(request: PlanRequest, planHash: string): Promise<{ plan: InstallationPlan; resolved?: ResolvedChart }> {
+    const checked = await this.#plan(request);
+    if (checked.plan.planHash !== planHash)
+      throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: checked.plan.planHash, planHash: checked.plan.planHash });
+    return checked;
   }
 
   async execute(
     request: PlanRequest,
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
-    const plan = await this.#recheck(request, planHash);
-    if (plan.operation === 'install' || plan.operation === 'upgrade') {
-      const chart = await this.repository.load(plan.chart!.name, plan.chart!.version);
+    const { plan, resolved } = await this.#recheck(request, planHash);
+    if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,
         namespace: plan.namespace,
-        chart,
-        chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
+        chart: resolved.chart,
+        chartArchive: resolved.archive,
         values: plan.values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),

@@ -8,13 +8,23 @@ import type { ValueChange } from '../values/values-diff.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
+export interface PlanChart {
+  readonly name: string;
+  readonly version: string;
+  readonly appVersion: string;
+  /** A chart from outside opsgate's repository: `REPO/NAME` of a `helm repo` repository or `oci://…`. */
+  readonly source?: string;
+  /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
+  readonly digest?: string;
+}
+
 /** What an operation would do, shown at gate 2; its hash binds the approval. */
 export interface InstallationPlan {
   readonly format: 'opsgate-helm-plan-v1';
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
-  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  readonly chart?: PlanChart;
   /** The revision running now (absent on install). */
   readonly currentRevision?: number;
   /** Rollback only: the revision whose manifest and values come back. */
@@ -82,7 +92,7 @@ export interface PlanInput {
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
-  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  readonly chart?: PlanChart;
   readonly currentRevision?: number;
   readonly nextRevision?: number;
   readonly currentManifest: string;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
@@ -23,6 +23,7 @@ import {
   parseHelmHooks,
   parseHelmList,
   parseHelmMetadata,
+  parseHelmSearch,
   parseHelmStatus,
   parseHelmValues,
   parseKubectlNamespaces,
@@ -68,6 +69,7 @@ export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
   readonly #options: HelmCliOptions;
   #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly text: string }> | undefined;
+  readonly #pulled = new Map<string, Promise<string>>();
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
@@ -253,6 +255,51 @@ export class HelmCli implements HelmBackend {
         namespace,
       ),
     );
+  }
+
+  /**
+   * `helm pull REF [--version V] --destination DIR`: Helm resolves `REPO/NAME` through its own
+   * `helm repo` configuration and `oci://` through its registry login, with their credentials, so
+   * opsgate never holds them. The archive stays in a private folder for as long as the backend
+   * lives, and the same reference and version is pulled once: what is installed is the archive
+   * that was planned.
+   */
+  pullChart(reference: string, version?: string): Promise<string> {
+    const key = `${reference}@${version ?? ''}`;
+    const cached = this.#pulled.get(key);
+    if (cached) return cached;
+    const pulled = (async () => {
+      const destination = await mkdtemp(join(tmpdir(), 'opsgate-helm-pull-'));
+      const chart = version ? `${reference} ${version}` : reference;
+      try {
+        await this.#run('helm', ['pull', reference, ...(version ? ['--version', version] : []), '--destination', destination], 'pull');
+      } catch (error) {
+        await rm(destination, { recursive: true, force: true });
+        if (OpsgateError.isInstance(error) && error.code === 'HELM_OPERATION_FAILED')
+          throw HelmErrors.HELM_CHART_PULL_FAILED({ chart, detail: String(error.fields.detail ?? '') });
+        throw error;
+      }
+      const archives = (await readdir(destination)).filter((file) => file.endsWith('.tgz'));
+      if (archives.length !== 1)
+        throw HelmErrors.HELM_BAD_OUTPUT({ command: 'pull', detail: `expected one chart archive, found ${archives.length}` });
+      return join(destination, archives[0]!);
+    })();
+    this.#pulled.set(key, pulled);
+    pulled.catch(() => this.#pulled.delete(key));
+    return pulled;
+  }
+
+  /**
+   * `helm search repo` over the configured repositories' cached indexes, for exactly NAME (the
+   * search's text per chart is `NAME\vREPO/NAME\v…`, v3 `cmd/helm/search/search.go` indstr) at
+   * exactly `version`.
+   */
+  async findChart(name: string, version: string): Promise<string[]> {
+    const pattern = `\\v[^/\\v]+/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\v`;
+    const output = await this.#run('helm', ['search', 'repo', pattern, '--regexp', '--version', version, '--output', 'json'], 'search');
+    return parseHelmSearch(output)
+      .filter((found) => found.version === version && found.name.endsWith(`/${name}`))
+      .map((found) => found.name);
   }
 
   /**
