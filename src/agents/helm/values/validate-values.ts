@@ -24,6 +24,12 @@ export interface ValuesValidation {
   readonly checked: ReadonlyArray<{ readonly chart: string; readonly draft: string }>;
   /** Charts without a `values.schema.json`. */
   readonly unchecked: readonly string[];
+  /**
+   * Schema documents the charts' schemas refer to by URL (`$ref` to http, https or file), which
+   * opsgate never fetches: values are checked against the rest of each schema, and these parts
+   * are left to Helm, which fetches them itself when it validates (also in the plan's server dry run).
+   */
+  readonly unresolvedRefs: ReadonlyArray<{ readonly chart: string; readonly ref: string }>;
   readonly merged: Values;
 }
 
@@ -90,14 +96,53 @@ function describe(error: ErrorObject): string {
   return error.message ?? error.keyword;
 }
 
-function check(
-  chart: LoadedChart,
-  values: Values,
-  label: string,
-  prefix: string,
-  out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] },
-  tags: unknown = values.tags,
-): void {
+interface Collected {
+  errors: ValuesError[];
+  checked: Array<{ chart: string; draft: string }>;
+  unchecked: string[];
+  unresolvedRefs: Array<{ chart: string; ref: string }>;
+}
+
+/** How many distinct documents one schema may refer to before opsgate stops standing them in. */
+const MAX_EXTERNAL_DOCUMENTS = 64;
+
+/**
+ * Compiles a schema without ever fetching: each document it refers to by URL (Helm ≥ 3.18.5 loads
+ * `http`, `https` and `file` references, v3.21.4 `pkg/chartutil/jsonschema.go:127-133`) is stood in
+ * by the empty schema, which accepts anything. Reason: a chart is third-party content, and
+ * following its URLs from the opsgate server would let a chart make the server read its own
+ * files or reach internal addresses; Helm validates those parts itself when it installs.
+ */
+function compileOffline(ajv: Ajv, schema: AnySchema, unresolved: (ref: string) => void): ValidateFunction {
+  const standIns = new Map<string, Record<string, unknown>>();
+  for (let stood = 0; ; stood++) {
+    try {
+      return ajv.compile(schema);
+    } catch (error) {
+      const { missingSchema, missingRef } = error as { missingSchema?: unknown; missingRef?: unknown };
+      if (typeof missingSchema !== 'string' || !missingSchema || stood >= MAX_EXTERNAL_DOCUMENTS) throw error;
+      let standIn = standIns.get(missingSchema);
+      if (!standIn) {
+        standIn = {};
+        standIns.set(missingSchema, standIn);
+        unresolved(missingSchema);
+      } else ajv.removeSchema(missingSchema);
+      // A reference into the document (`…/_definitions.json#/definitions/X`) needs that path to exist.
+      const pointer = typeof missingRef === 'string' ? missingRef.split('#', 2)[1] : undefined;
+      if (pointer?.startsWith('/')) {
+        let node = standIn;
+        for (const token of pointer.slice(1).split('/')) {
+          const key = decodeURIComponent(token).replaceAll('~1', '/').replaceAll('~0', '~');
+          node[key] ??= {};
+          node = node[key] as Record<string, unknown>;
+        }
+      } else if (pointer) throw error;
+      ajv.addSchema(standIn, missingSchema);
+    }
+  }
+}
+
+function check(chart: LoadedChart, values: Values, label: string, prefix: string, out: Collected, tags: unknown = values.tags): void {
   if (chart.schema !== undefined) {
     let draft: SchemaDraft;
     try {
@@ -108,7 +153,7 @@ function check(
     }
     let validate: ValidateFunction;
     try {
-      validate = makeAjv(draft).compile(chart.schema as AnySchema);
+      validate = compileOffline(makeAjv(draft), chart.schema as AnySchema, (ref) => out.unresolvedRefs.push({ chart: label, ref }));
     } catch (error) {
       // Helm compiles the schema against its metaschema first and fails the install when it is not one.
       out.errors.push({
@@ -163,9 +208,16 @@ function check(
  */
 export function validateValues(chart: LoadedChart, userValues: Values): ValuesValidation {
   const merged = mergeChartValues(chart, userValues);
-  const out = { errors: [] as ValuesError[], checked: [] as Array<{ chart: string; draft: string }>, unchecked: [] as string[] };
+  const out: Collected = { errors: [], checked: [], unchecked: [], unresolvedRefs: [] };
   check(chart, merged, chart.metadata.name, '', out);
-  return { valid: out.errors.length === 0, errors: out.errors, checked: out.checked, unchecked: out.unchecked, merged };
+  return {
+    valid: out.errors.length === 0,
+    errors: out.errors,
+    checked: out.checked,
+    unchecked: out.unchecked,
+    unresolvedRefs: out.unresolvedRefs,
+    merged,
+  };
 }
 
 /** Required fields of the chart's schema (top level and nested), with their defaults — for gate 1 on install. */
