@@ -188,7 +188,7 @@ describe("Helm 3 / kubectl output parsers (demo-release fixtures in Helm's shape
     });
     const { status, rendered } = parseDryRunRelease(output, 'upgrade --dry-run');
     expect(status.version).toBe(4);
-    expect(rendered.hooks).toEqual([{ key: 'Job/web-migrate', events: ['pre-upgrade'] }]);
+    expect(rendered.hooks).toEqual([{ key: 'Job/web-migrate', events: ['pre-upgrade'], manifest: '...' }]);
     expect(rendered.manifest).not.toContain('web-migrate');
   });
 

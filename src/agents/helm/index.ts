@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { defineAgent } from '../../core/agent/define-agent.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
@@ -13,6 +14,7 @@ import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.
 import { HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
 import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompt.ts';
 import { HelmService } from './service/helm-service.ts';
+import { SecretRedactor } from './service/redact-secrets.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
@@ -26,6 +28,9 @@ export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/stat
 export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompt.ts';
 export { HelmService } from './service/helm-service.ts';
 export { classifyHelmRequest } from './workflow/route.ts';
+
+/** The secret-store name of the key that digests hidden Secret data in plans. */
+const REDACTION_KEY_SECRET = 'helm-plan-redaction-key';
 
 export const HELM_PHASE_DEFINITIONS = [
   { name: 'discovery', title: 'Discovery & context' },
@@ -67,7 +72,14 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
             })
           : new SimulatedCluster(context.store, context.clock);
       const repository = await ChartRepository.open(context.options.charts);
-      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));
+      // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.
+      let redactionKey = await context.secrets.get(REDACTION_KEY_SECRET);
+      if (!redactionKey) {
+        redactionKey = randomBytes(32).toString('base64');
+        await context.secrets.set(REDACTION_KEY_SECRET, redactionKey);
+      }
+      const service = new HelmService(backend, repository, { redactor: new SecretRedactor(redactionKey) });
+      const client = await HelmMcpClient.inProcess(createHelmMcpServer(service));
       context.logger.info(
         { backend: backend.kind },
         backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl',

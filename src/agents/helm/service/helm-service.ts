@@ -11,6 +11,14 @@ import { requiredFields, type ValuesValidation, validateValues } from '../values
 import { diffValues } from '../values/values-diff.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
+import { SecretRedactor } from './redact-secrets.ts';
+
+/** A plan with what only the service sees: the chart archive it was rendered from and the real (unhidden) values. */
+interface Planned {
+  readonly plan: InstallationPlan;
+  readonly resolved?: ResolvedChart;
+  readonly values?: Values;
+}
 
 export interface PlanRequest {
   readonly operation: HelmOperation;
@@ -78,11 +86,18 @@ export class HelmService {
   readonly backend: HelmBackend;
   readonly repository: ChartRepository;
   readonly #sleep: (ms: number) => Promise<void>;
+  /** Secret data and secret-looking values are hidden in everything this service returns (plans, status, validation). */
+  readonly #redact: SecretRedactor;
 
-  constructor(backend: HelmBackend, repository: ChartRepository, options: { sleep?: (ms: number) => Promise<void> } = {}) {
+  constructor(
+    backend: HelmBackend,
+    repository: ChartRepository,
+    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor } = {},
+  ) {
     this.backend = backend;
     this.repository = repository;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#redact = options.redactor ?? new SecretRedactor();
   }
 
   /**
@@ -171,7 +186,7 @@ export class HelmService {
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
     const status = await this.backend.status(release, namespace);
     const history = await this.backend.history(release, namespace);
-    return { status, history };
+    return { status: this.#redact.status(status), history };
   }
 
   /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
@@ -203,7 +218,13 @@ export class HelmService {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
     const { chart } = await this.#chartFor(request, current);
     const userValues = await this.effectiveValues(request, current);
-    return { ...validateValues(chart, userValues), userValues, chart: `${chart.metadata.name}-${chart.metadata.version}` };
+    const validation = validateValues(chart, userValues);
+    return {
+      ...validation,
+      merged: this.#redact.values(validation.merged),
+      userValues: this.#redact.values(userValues),
+      chart: `${chart.metadata.name}-${chart.metadata.version}`,
+    };
   }
 
   async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
@@ -263,7 +284,7 @@ export class HelmService {
   }
 
   /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
-  async #plan(request: PlanRequest): Promise<{ plan: InstallationPlan; resolved?: ResolvedChart }> {
+  async #plan(request: PlanRequest): Promise<Planned> {
     if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
@@ -309,7 +330,11 @@ export class HelmService {
       ...(replaces ? { replace: true } : {}),
     };
     const [rendered, again] = await this.#renderTwice(renderRequest);
-    const volatile = volatileObjects(rendered.manifest, again.manifest);
+    // A hook rendered differently twice (a generated password) binds its presence, not its text.
+    const hookAgain = new Map(again.hooks.map((hook) => [hook.key, hook.manifest]));
+    const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
+    const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
+    const volatile = [...volatileObjects(rendered.manifest, again.manifest), ...volatileHooks];
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
@@ -337,18 +362,23 @@ export class HelmService {
         appVersion: chart.metadata.appVersion ?? '',
         ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
       },
-      ...(current ? { currentRevision: current.version, valueChanges: diffValues(current.config, userValues) } : {}),
+      ...(current
+        ? {
+            currentRevision: current.version,
+            valueChanges: diffValues(this.#redact.values(current.config), this.#redact.values(userValues)),
+          }
+        : {}),
       nextRevision,
-      currentManifest: current?.manifest ?? '',
-      proposedManifest: rendered.manifest,
-      hooks: rendered.hooks,
+      currentManifest: this.#redact.manifest(current?.manifest ?? ''),
+      proposedManifest: this.#redact.manifest(rendered.manifest),
+      hooks: this.#redact.hooks(hooks),
       volatile,
       ...(replaces ? { replace: true } : {}),
-      values: userValues,
+      values: this.#redact.values(userValues),
       createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
       risks,
     });
-    return { plan, resolved };
+    return { plan, resolved, values: userValues };
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
@@ -366,10 +396,10 @@ export class HelmService {
         namespace: request.namespace,
         chart,
         currentRevision: current.version,
-        currentManifest: current.manifest,
+        currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: await this.backend.revisionHooks(request.release, request.namespace, current.version),
-        values: current.config,
+        hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, current.version)),
+        values: this.#redact.values(current.config),
       });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
@@ -388,16 +418,16 @@ export class HelmService {
       currentRevision: current.version,
       nextRevision: current.version + 1,
       rollbackRevision: target,
-      currentManifest: current.manifest,
-      proposedManifest: await this.backend.revisionManifest(request.release, request.namespace, target),
+      currentManifest: this.#redact.manifest(current.manifest),
+      proposedManifest: this.#redact.manifest(await this.backend.revisionManifest(request.release, request.namespace, target)),
       // Helm runs the target revision's rollback hooks.
-      hooks: await this.backend.revisionHooks(request.release, request.namespace, target),
+      hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, target)),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
     });
   }
 
   /** Recomputes the plan right before running and refuses when its hash is not the approved one. */
-  async #recheck(request: PlanRequest, planHash: string): Promise<{ plan: InstallationPlan; resolved?: ResolvedChart }> {
+  async #recheck(request: PlanRequest, planHash: string): Promise<Planned> {
     const checked = await this.#plan(request);
     if (checked.plan.planHash !== planHash)
       throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: checked.plan.planHash, planHash: checked.plan.planHash });
@@ -408,20 +438,25 @@ export class HelmService {
     request: PlanRequest,
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
-    const { plan, resolved } = await this.#recheck(request, planHash);
+    const { plan, resolved, values } = await this.#recheck(request, planHash);
     if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,
         namespace: plan.namespace,
         chart: resolved.chart,
         chartArchive: resolved.archive,
-        values: plan.values ?? {},
+        // The plan shows hidden secrets; Helm gets the real values.
+        values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
-      return { plan, status, confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})` };
+      return {
+        plan,
+        status: this.#redact.status(status),
+        confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})`,
+      };
     }
     if (plan.operation === 'rollback') {
       await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
@@ -437,7 +472,7 @@ export class HelmService {
       const status = await this.backend.status(plan.release, plan.namespace);
       return {
         plan,
-        status,
+        status: this.#redact.status(status),
         history,
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };

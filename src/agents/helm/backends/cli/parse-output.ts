@@ -211,7 +211,12 @@ export function parseDryRunRelease(output: string, command: string): { status: H
       manifest: status.manifest,
       hooks: hooks.map((hook) => {
         const item = record(command, hook, 'a hook');
-        return { key: `${text(item.kind)}/${text(item.name)}`, events: Array.isArray(item.events) ? item.events.map(text) : [] };
+        const manifest = text(item.manifest);
+        return {
+          key: `${text(item.kind)}/${text(item.name)}`,
+          events: Array.isArray(item.events) ? item.events.map(text) : [],
+          ...(manifest ? { manifest } : {}),
+        };
       }),
     },
   };
@@ -266,7 +271,7 @@ export function parseHelmHooks(output: string): ReleaseHook[] {
       .map((event) => event.trim())
       .filter(Boolean);
     const name = String(object.metadata?.name ?? object.metadata?.generateName ?? '');
-    if (events.length > 0) hooks.push({ key: `${String(object.kind ?? '')}/${name}`, events });
+    if (events.length > 0) hooks.push({ key: `${String(object.kind ?? '')}/${name}`, events, manifest: String(document).trim() });
   }
   return hooks;
 }
