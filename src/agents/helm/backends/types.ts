@@ -74,6 +74,8 @@ export interface PodHealth {
   readonly status: string;
   readonly ready: boolean;
   readonly restarts: number;
+  /** The Job that owns the pod (`metadata.ownerReferences`): its failures are judged by the Job. */
+  readonly job?: string;
 }
 
 export interface WorkloadHealth {

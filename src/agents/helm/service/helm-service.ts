@@ -1,5 +1,6 @@
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import { healthProblems } from '../backends/readiness.ts';
 import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
 import { checkKubeVersion } from '../charts/kube-version.ts';
@@ -78,8 +79,6 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
 
 /** How long a server dry run is reused for the same inputs. */
 const RENDER_REUSE_MS = 5 * 60_000;
-
-const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
 export class HelmService {
@@ -502,12 +501,7 @@ export class HelmService {
       polls++;
       const status = await this.backend.status(release, namespace);
       const { pods, workloads } = await this.backend.health(release, namespace, status.manifest);
-      const problems = [
-        ...pods.filter((pod) => FAILING_POD_STATES.has(pod.status)).map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
-        ...workloads
-          .filter((w) => w.condition !== undefined)
-          .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: w.condition ?? w.reason })),
-      ];
+      const problems = healthProblems(pods, workloads);
       if (status.info.status === 'failed') problems.push({ object: `release/${release}`, reason: status.info.description });
       // Healthy the way `helm --wait` means it: every workload of the manifest ready (observed
       // generation, updated and ready replicas, completed Jobs) — zero pods is not a pass.
