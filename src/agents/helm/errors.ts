@@ -14,6 +14,11 @@ export const HelmErrors = defineErrorCodes({
     status: 403,
     message: 'The cluster refused the request: {detail}. Nothing was changed; ask a cluster admin for the needed RBAC rights.',
   },
+  HELM_RELEASE_STORAGE_FORBIDDEN: {
+    status: 403,
+    message:
+      "The cluster refused to let Helm read or record the release {release}: {detail}. Helm stores releases as Secrets in the release namespace and stopped before applying the chart: no revision was recorded and no release object changed (only a namespace made by createNamespace, or the chart's CRDs, may already exist). Ask a cluster admin for get/list/create/update on Secrets in that namespace.",
+  },
   HELM_RELEASE_PENDING: {
     status: 409,
     message:
