@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
@@ -25,6 +25,7 @@ describe('what a plan binds and shows', () => {
   let fake: InProcessFakeHelm | undefined;
   let dir: string | undefined;
   afterEach(async () => {
+    vi.useRealTimers();
     await fake?.close();
     fake = undefined;
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -154,5 +155,28 @@ describe('what a plan binds and shows', () => {
     } finally {
       await client.close();
     }
+  });
+
+  // M8: a `now | date` stamp at day or second resolution renders alike twice in a row, so it was
+  // not found volatile, and the plan came back HELM_PLAN_STALE at every execution after midnight.
+  it('M8: a plan made before midnight still runs after it; the stamp is masked, everything else stays bound', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-24T23:59:58Z'));
+    const helm = await service(await repository());
+    const install = { operation: 'install' as const, release: 'app', namespace: 'default', chart: 'stamped' };
+    const plan = await helm.plan(install);
+    expect(plan.manifestDiff).toContain('deployed-at: "<render time>"');
+    expect(plan.manifestDiff).toContain('day: "<render time>"');
+    expect(plan.manifestDiff).toContain('epoch: "<render time>"');
+    expect(plan.manifestDiff).toContain('since: "2020-01-01"');
+    expect(plan.volatile).toBeUndefined();
+    expect(plan.risks.join(' ')).toMatch(/ConfigMap\/app-stamped carries the time of rendering/);
+    vi.setSystemTime(new Date('2026-11-25T00:03:10Z'));
+    const done = await helm.execute(install, plan.planHash);
+    expect(done.status?.manifest).toContain('day: "2026-11-25"');
+    // The rest is still bound: another greeting is another plan.
+    const other = await helm.plan({ operation: 'upgrade', release: 'app', namespace: 'default', values: { greeting: 'hi' } });
+    expect(other.resources.change).toEqual(['ConfigMap/app-stamped']);
+    expect(other.manifestDiff).toMatch(/- {2}greeting: "hello"\n\+ {2}greeting: "hi"/);
   });
 });

@@ -186,9 +186,44 @@ const FUNCTIONS: Record<string, (args: readonly unknown[]) => unknown> = {
     const length = wantInt('randAlphaNum', only('randAlphaNum', args));
     return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
   },
+  // Sprig's clock functions (charts stamp ConfigMaps and annotations with them): `now | date LAYOUT`
+  // with Go's reference-time layout, and `now | unixEpoch`. Times print in UTC.
+  now: (args) => {
+    arity('now', args, 0);
+    return new Date();
+  },
+  date: (args) => {
+    arity('date', args, 2);
+    const [layout, time] = args;
+    if (!(time instanceof Date)) throw new TemplateError('error calling date: the time must come from now');
+    return formatGoLayout(wantString('date', layout), time);
+  },
+  unixEpoch: (args) => {
+    const time = only('unixEpoch', args);
+    if (!(time instanceof Date)) throw new TemplateError('error calling unixEpoch: the time must come from now');
+    return String(Math.floor(time.getTime() / 1000));
+  },
   upper: (args) => wantString('upper', only('upper', args)).toUpperCase(),
   lower: (args) => wantString('lower', only('lower', args)).toLowerCase(),
 };
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Go's layout by its reference time (Mon Jan 2 15:04:05 MST 2006): the numeric fields and the month name. */
+function formatGoLayout(layout: string, time: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const fields: Record<string, string> = {
+    '2006': String(time.getUTCFullYear()),
+    '01': two(time.getUTCMonth() + 1),
+    Jan: MONTHS[time.getUTCMonth()]!,
+    '02': two(time.getUTCDate()),
+    '15': two(time.getUTCHours()),
+    '04': two(time.getUTCMinutes()),
+    '05': two(time.getUTCSeconds()),
+    MST: 'UTC',
+  };
+  return layout.replace(/2006|01|Jan|02|15|04|05|MST/g, (token) => fields[token]!);
+}
 
 function evaluatePipeline(pipeline: Pipeline, scope: Scope): unknown {
   let piped: { value: unknown } | undefined;

@@ -13,6 +13,7 @@ import { diffValues } from '../values/values-diff.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
+import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
 
 /** A plan with what only the service sees: the chart archive it was rendered from and the real (unhidden) values. */
 interface Planned {
@@ -328,7 +329,17 @@ export class HelmService {
       isUpgrade: Boolean(current),
       ...(replaces ? { replace: true } : {}),
     };
-    const [rendered, again] = await this.#renderTwice(renderRequest);
+    const renders = await this.#renderTwice(renderRequest);
+    // Stamps of the render time (`now | date …`) are shown as <render time> and not bound, so the
+    // same plan an hour or a day later is still the same plan; the rest of each object stays bound.
+    const renderedAt = Date.now();
+    const [rendered, again] = renders.map((release) => withoutRenderTimes(release, renderedAt)) as [RenderedRelease, RenderedRelease];
+    const stamped = [
+      ...parseManifest(rendered.manifest)
+        .filter((resource) => resource.text.includes(RENDER_TIME))
+        .map((resource) => resource.key),
+      ...rendered.hooks.filter((hook) => hook.manifest?.includes(RENDER_TIME)).map((hook) => hook.key),
+    ];
     // A hook rendered differently twice (a generated password) binds its presence, not its text.
     const hookAgain = new Map(again.hooks.map((hook) => [hook.key, hook.manifest]));
     const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
@@ -349,6 +360,10 @@ export class HelmService {
     if (resolved.foundBySearch)
       risks.push(
         `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+      );
+    if (stamped.length > 0)
+      risks.push(
+        `${stamped.join(', ')} carr${stamped.length === 1 ? 'ies' : 'y'} the time of rendering, shown as ${RENDER_TIME}: the approval binds everything else in ${stamped.length === 1 ? 'it' : 'them'}`,
       );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     const plan = buildPlan({
@@ -524,6 +539,15 @@ export class HelmService {
       await this.#sleep(intervalMs);
     }
   }
+}
+
+/** A render with its time stamps masked (see render-times.ts). */
+function withoutRenderTimes(release: RenderedRelease, renderedAt: number): RenderedRelease {
+  return {
+    ...release,
+    manifest: maskRenderTimes(release.manifest, renderedAt),
+    hooks: release.hooks.map((hook) => (hook.manifest ? { ...hook, manifest: maskRenderTimes(hook.manifest, renderedAt) } : hook)),
+  };
 }
 
 /** Keys of the objects whose content differs between two renders of the same inputs. */
