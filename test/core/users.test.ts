@@ -74,4 +74,21 @@ describe.each(testStoreFactories())('UserRepository on $dialect', (factory) => {
     await users.revokeToken(jane.id, issued.id);
     expect(await users.authenticateToken(issued.token)).toBeUndefined();
   });
+
+  it('writes when a token was last used at most once a minute, not on every request', async () => {
+    let now = Date.parse('2026-11-24T10:00:00Z');
+    const clocked = new UserRepository(handle.store, { now: () => new Date(now) });
+    await clocked.create({ username: 'robot' });
+    const issued = await clocked.createToken('robot');
+    const robot = await clocked.requireByName('robot');
+    const lastUsed = async () => (await clocked.listTokens(robot.id))[0]?.lastUsedAt;
+    await clocked.authenticateToken(issued.token);
+    expect(await lastUsed()).toBe('2026-11-24T10:00:00.000Z');
+    now += 59_000;
+    await clocked.authenticateToken(issued.token);
+    expect(await lastUsed()).toBe('2026-11-24T10:00:00.000Z');
+    now += 1_000;
+    await clocked.authenticateToken(issued.token);
+    expect(await lastUsed()).toBe('2026-11-24T10:01:00.000Z');
+  });
 });

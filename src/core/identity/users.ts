@@ -86,6 +86,7 @@ export interface TokenIdentity {
 const SCRYPT = { N: 32768, r: 8, p: 1, keyLength: 64, maxmem: 64 * 1024 * 1024 } as const;
 const HASH_VERSION = 'scrypt-v1';
 const TOKEN_PREFIX = 'ogt_';
+const TOKEN_LAST_USED_PRECISION_MS = 60_000;
 const USERNAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
@@ -168,6 +169,17 @@ function checkRoles(roles: readonly string[]): void {
 /** A hash of a random password, verified against when the user does not exist so that timing does not tell. */
 let decoyHash: Promise<string> | undefined;
 
+const changesByStore = new WeakMap<Store, number>();
+
+/**
+ * How many changes to people (accounts, roles, passwords, tokens) this process has made in a
+ * store: a cache of the people in the store is current while this number stays the same and no
+ * other process changed them (such caches keep a short lifetime for that).
+ */
+export function peopleChangesIn(store: Store): number {
+  return changesByStore.get(store) ?? 0;
+}
+
 /**
  * People and their API tokens, over the core `users` and `api_tokens` tables (SQLite or PostgreSQL).
  * A change made on someone's behalf (`by`) is audited in the same transaction as the change.
@@ -189,14 +201,19 @@ export class UserRepository {
     type: IdentityAuditEventType,
     work: (trx: WriteTransaction) => Promise<{ result: T; payload: Record<string, unknown> }>,
   ): Promise<T> {
-    return runInTransaction(this.#store, async (trx) => {
-      const { result, payload } = await work(trx);
-      if (by) {
-        const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
-        await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
-      }
-      return result;
-    });
+    try {
+      return await runInTransaction(this.#store, async (trx) => {
+        const { result, payload } = await work(trx);
+        if (by) {
+          const borrowed = by.credentialIssuedBy ? { credentialIssuedBy: by.credentialIssuedBy } : {};
+          await this.#audit.append({ type, actor: by.actor, payload: { ...payload, by: by.username, via: by.via, ...borrowed } }, trx);
+        }
+        return result;
+      });
+    } finally {
+      // After the commit: a cache filled before it is dropped, one filled after it is current.
+      changesByStore.set(this.#store, peopleChangesIn(this.#store) + 1);
+    }
   }
 
   async create(input: { username: string; password?: string; roles?: readonly string[] }, by?: ChangedBy): Promise<UserRecord> {
@@ -420,6 +437,7 @@ export class UserRepository {
       .select([
         'api_tokens.id as tokenId',
         'api_tokens.expires_at',
+        'api_tokens.last_used_at',
         'api_tokens.scopes',
         'api_tokens.issued_by',
         'users.id as userId',
@@ -433,7 +451,10 @@ export class UserRepository {
     const now = this.#clock.now();
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
       throw UserErrors.TOKEN_EXPIRED({ expiresAt: row.expires_at });
-    await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
+    // "Last used" is for people reviewing tokens, to the minute: writing it on every request made
+    // each bearer request a write transaction.
+    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOKEN_LAST_USED_PRECISION_MS)
+      await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
     const scopes = new Set(parseScopes(row.scopes));
     const identity: Identity = {
       userId: row.userId,

@@ -12,7 +12,7 @@ import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from
 import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
-import { listApproverCandidates } from './approver-candidates.ts';
+import { cachedApproverCandidates } from './approver-candidates.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
@@ -59,6 +59,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
   const instance = new RuntimeInstance(store, generateId(), now, options.instanceStaleMs);
+  const approverCandidates = cachedApproverCandidates(store);
   const processor = new ToolCallProcessor({
     store,
     db: store.db,
@@ -70,7 +71,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     generateId,
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     policy: options.policy ?? createCedarPolicy(loadPolicyDirectory(options.policyDir)),
-    approverCandidates: async () => withTeams(options.teamDirectory, await listApproverCandidates(store)),
+    approverCandidates: async () => withTeams(options.teamDirectory, await approverCandidates()),
     withTeams: (people) => withTeams(options.teamDirectory, people),
     runnerId: instance.id,
     observer,
