@@ -124,7 +124,7 @@ describe('template syntax', () => {
 // Sprig's `now`, `date` and `unixEpoch` (issue 20 M8: charts stamp objects with the render time).
 // Go's layout is its reference time, Mon Jan 2 15:04:05 MST 2006 (Go time.Format).
 describe('clock functions', () => {
-  it('now | date LAYOUT and now | unixEpoch print the render time as Go does (UTC)', () => {
+  it('date LAYOUT and unixEpoch of now print the render time as Go does (UTC)', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(new Date('2026-03-04T05:06:07Z'));
