@@ -15,7 +15,11 @@ export interface RenderContext {
 
 /** One object of a rendered manifest. */
 export interface ManifestResource {
-  /** `Kind/name`, the key plans compare by. */
+  /**
+   * The key plans compare by: `Kind/name`, with the API group for a kind outside Kubernetes' own
+   * groups (`Certificate.cert-manager.io/web`) and the namespace when the object names one other
+   * than the release's (`ConfigMap/monitoring/web`), so that objects Helm keeps apart stay apart.
+   */
   readonly key: string;
   readonly kind: string;
   readonly name: string;
@@ -346,8 +350,21 @@ export function renderChart(chart: LoadedChart, mergedValues: Values, context: R
   return out.join('');
 }
 
-/** Splits a manifest into its objects. */
-export function parseManifest(manifest: string): ManifestResource[] {
+/** Kubernetes' own API groups (core, `apps`, `batch`, `*.k8s.io`): their kinds are unique without the group. */
+function builtInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}
+
+function resourceKey(object: Record<string, unknown>, kind: string, name: string, releaseNamespace: string | undefined): string {
+  const apiVersion = String(object.apiVersion ?? '');
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const namespace = (object.metadata as Record<string, unknown> | undefined)?.namespace;
+  const own = typeof namespace === 'string' && namespace !== '' && namespace !== releaseNamespace ? `${namespace}/` : '';
+  return `${kind}${builtInGroup(group) ? '' : `.${group}`}/${own}${name}`;
+}
+
+/** Splits a manifest into its objects; `releaseNamespace`: the namespace an object without its own lands in. */
+export function parseManifest(manifest: string, releaseNamespace?: string): ManifestResource[] {
   const resources: ManifestResource[] = [];
   const chunks = manifest.split(/^---\s*$/m).filter((chunk) => chunk.trim());
   for (const chunk of chunks) {
@@ -362,7 +379,14 @@ export function parseManifest(manifest: string): ManifestResource[] {
       const name = String((object.metadata as Record<string, unknown> | undefined)?.name ?? '');
       if (!kind || !name)
         throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: 'an object has no kind or metadata.name' });
-      resources.push({ key: `${kind}/${name}`, kind, name, source, text: chunk.replace(/^\n+/, ''), object });
+      resources.push({
+        key: resourceKey(object, kind, name, releaseNamespace),
+        kind,
+        name,
+        source,
+        text: chunk.replace(/^\n+/, ''),
+        object,
+      });
     }
   }
   return resources;

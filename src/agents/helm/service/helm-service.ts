@@ -335,7 +335,7 @@ export class HelmService {
     const renderedAt = Date.now();
     const [rendered, again] = renders.map((release) => withoutRenderTimes(release, renderedAt)) as [RenderedRelease, RenderedRelease];
     const stamped = [
-      ...parseManifest(rendered.manifest)
+      ...parseManifest(rendered.manifest, request.namespace)
         .filter((resource) => resource.text.includes(RENDER_TIME))
         .map((resource) => resource.key),
       ...rendered.hooks.filter((hook) => hook.manifest?.includes(RENDER_TIME)).map((hook) => hook.key),
@@ -344,7 +344,7 @@ export class HelmService {
     const hookAgain = new Map(again.hooks.map((hook) => [hook.key, hook.manifest]));
     const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
     const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
-    const volatile = [...volatileObjects(rendered.manifest, again.manifest), ...volatileHooks];
+    const volatile = [...volatileObjects(rendered.manifest, again.manifest, request.namespace), ...volatileHooks];
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
@@ -551,10 +551,10 @@ function withoutRenderTimes(release: RenderedRelease, renderedAt: number): Rende
 }
 
 /** Keys of the objects whose content differs between two renders of the same inputs. */
-function volatileObjects(first: string, second: string): string[] {
+function volatileObjects(first: string, second: string, namespace: string): string[] {
   if (first === second) return [];
-  const again = new Map(parseManifest(second).map((resource) => [resource.key, canonicalJson(resource.object)]));
-  return parseManifest(first)
+  const again = new Map(parseManifest(second, namespace).map((resource) => [resource.key, canonicalJson(resource.object)]));
+  return parseManifest(first, namespace)
     .filter((resource) => again.get(resource.key) !== canonicalJson(resource.object))
     .map((resource) => resource.key);
 }

@@ -82,7 +82,7 @@ function sha256(text: string): string {
 export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>, proposedManifest?: string): string {
   const volatile = new Set(plan.volatile ?? []);
   if (volatile.size === 0 || proposedManifest === undefined) return `sha256:${sha256(canonicalJson({ ...plan, planHash: undefined }))}`;
-  const stable = parseManifest(proposedManifest)
+  const stable = parseManifest(proposedManifest, plan.namespace)
     .filter((resource) => !volatile.has(resource.key))
     .map((resource) => [resource.key, resource.object]);
   return `sha256:${sha256(canonicalJson({ ...plan, manifestDiff: sha256(canonicalJson(stable)), planHash: undefined }))}`;
@@ -109,8 +109,8 @@ export interface PlanInput {
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
 export function buildPlan(input: PlanInput): InstallationPlan {
-  const current = new Map(parseManifest(input.currentManifest).map((r) => [r.key, r]));
-  const proposed = new Map(parseManifest(input.proposedManifest).map((r) => [r.key, r]));
+  const current = new Map(parseManifest(input.currentManifest, input.namespace).map((r) => [r.key, r]));
+  const proposed = new Map(parseManifest(input.proposedManifest, input.namespace).map((r) => [r.key, r]));
   const create: string[] = [];
   const change: string[] = [];
   const unchanged: string[] = [];
