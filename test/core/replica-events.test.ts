@@ -38,6 +38,44 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     await watcher.close();
   });
 
+  it("a replica reads another replica's events only for sessions someone there follows, and hands them to that session's listeners only (integrations hear their own replica's events, so each is delivered once)", async () => {
+    first = await postgresTestStore.create();
+    let eventReads = 0;
+    second = await openStore({
+      databaseUrl: first.url!,
+      poolSize: 2,
+      onStatement: (statement) => {
+        if (/from "session_events"/i.test(statement)) eventReads += 1;
+      },
+    });
+    const recorder = { reads: 0, transfers: [] };
+    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const everySession: SessionEvent[] = [];
+    const stopEvery = watcher.events.subscribe('*', (event) => everySession.push(event));
+
+    const unfollowed = await writer.startSession({ agent: 'ledger', identity: alice });
+    await writer.send(unfollowed.id, 'pay bob 10', alice);
+    const followed = await writer.startSession({ agent: 'ledger', identity: alice });
+    const heard: SessionEvent[] = [];
+    const unsubscribe = watcher.events.subscribe(followed.id, (event) => heard.push(event));
+    await writer.send(followed.id, 'pay bob 20', alice);
+    const last = (await writer.events.since(followed.id, 0)).at(-1)!.seq;
+    const deadline = Date.now() + 5000;
+    while (!heard.some((e) => e.seq === last) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    unsubscribe();
+    stopEvery();
+
+    expect(heard.some((e) => e.type === 'interrupt')).toBe(true);
+    expect(heard.every((e) => e.sessionId === followed.id)).toBe(true);
+    // Only the followed session's events were read; the unfollowed session's notifications cost nothing.
+    expect(eventReads).toBeGreaterThan(0);
+    expect(eventReads).toBeLessThanOrEqual(heard.length);
+    expect(everySession).toEqual([]);
+    await writer.close();
+    await watcher.close();
+  });
+
   it('a replica whose listening connection the server dropped (a restart, a failover) hears the other replica again without a manual step', async () => {
     first = await postgresTestStore.create();
     second = await openStore({ databaseUrl: first.url!, poolSize: 2 });

@@ -66,7 +66,10 @@ export interface AgentInfo {
 export interface SessionEventFeed {
   /** Stored events after `afterSeq`, oldest first (for reconnecting clients). */
   since(sessionId: string, afterSeq: number): Promise<SessionEvent[]>;
-  /** Live events of one session (or of all sessions with `'*'`); returns the unsubscribe function. */
+  /**
+   * Live events of one session, wherever they were written; with `'*'`, the events of every session
+   * that this process wrote (each replica delivers its own once). Returns the unsubscribe function.
+   */
   subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void;
 }
 
