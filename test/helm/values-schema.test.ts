@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { buildRepository, SOURCES_DIR } from '../../src/agents/helm/charts/build-repo.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import type { LoadedChart, SchemaDocument } from '../../src/agents/helm/charts/load-chart.ts';
@@ -202,6 +203,51 @@ describe('schemas that refer to other documents by URL (L3)', () => {
     } finally {
       await fake.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Review 2026-11-24-helm §2 "Cosmetic": the validator was the same for every Helm version, but
+// Helm 3.13.0–3.18.4 validate with xeipuuv/gojsonschema (v3.18.4 pkg/chartutil/jsonschema.go),
+// whose draft.go keeps its "hybrid" draft-07 reading when `$schema` is absent or newer than
+// draft-07, and whose format_checkers.go checks formats whatever the draft.
+describe('the validator of the Helm in use (3.13–3.18.4: gojsonschema; 3.18.5+ and 4: jsonschema v6)', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      email: { type: 'string', format: 'email' },
+      pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+    },
+  };
+  const values = { email: 'not-an-email', pair: ['a', 'b'] };
+
+  it('gojsonschema asserts formats without $schema and ignores 2020-12 keywords; jsonschema v6 the other way round', () => {
+    const old = validateValues(schemaOnly(schema), values, 'gojsonschema');
+    expect(old.errors.map((e) => `${e.path} ${e.keyword}`)).toEqual(['/email format']);
+    expect(old.checked).toEqual([{ chart: 'chrt', draft: 'hybrid (gojsonschema)' }]);
+    const current = validateValues(schemaOnly(schema), values);
+    expect(current.errors.map((e) => `${e.path} ${e.keyword}`)).toEqual(['/pair/1 type']);
+    expect(current.checked).toEqual([{ chart: 'chrt', draft: '2020-12' }]);
+    // A declared draft-04 is read as draft-04 by both.
+    expect(
+      validateValues(schemaOnly({ ...schema, $schema: 'http://json-schema.org/draft-04/schema#' }), values, 'gojsonschema').checked,
+    ).toEqual([{ chart: 'chrt', draft: 'draft-04' }]);
+  });
+
+  it('the CLI backend picks the validator by `helm version` (v3.18.4 vs v3.18.5)', async () => {
+    for (const [version, validator] of [
+      ['v3.17.3+ge4da497', 'gojsonschema'],
+      ['v3.18.4+gd80839c', 'gojsonschema'],
+      ['v3.18.5+gb78692c', 'jsonschema-v6'],
+      ['v4.2.4+g9b5f4a1', 'jsonschema-v6'],
+    ] as const) {
+      const fake = await inProcessFakeHelm(version);
+      try {
+        const cli = new HelmCli({ helmPath: fake.helmPath, kubectlPath: fake.kubectlPath, run: fake.run });
+        expect(await cli.schemaValidator(), version).toBe(validator);
+      } finally {
+        await fake.close();
+      }
     }
   });
 });

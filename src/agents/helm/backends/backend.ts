@@ -1,5 +1,6 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
 import type { Values } from '../values/merge-values.ts';
+import type { SchemaValidator } from '../values/validate-values.ts';
 import type {
   BackendKind,
   ClusterInfo,
@@ -73,5 +74,7 @@ export interface HelmBackend {
   pullChart?(reference: string, version?: string): Promise<string>;
   /** `REPO/NAME` of every `helm repo` repository that has chart `name` at `version` (`helm search repo`). */
   findChart?(name: string, version: string): Promise<string[]>;
+  /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
+  schemaValidator?(): Promise<SchemaValidator>;
   close?(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { LoadedChart } from '../charts/load-chart.ts';
 import { parseManifest } from '../charts/render-chart.ts';
 import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
-import { requiredFields, type ValuesValidation, validateValues } from '../values/validate-values.ts';
+import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
@@ -189,6 +189,10 @@ export class HelmService {
     return { status: this.#redact.status(status), history };
   }
 
+  async #schemaValidator(): Promise<SchemaValidator> {
+    return (await this.backend.schemaValidator?.()) ?? 'jsonschema-v6';
+  }
+
   /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
   async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
     if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
@@ -218,7 +222,7 @@ export class HelmService {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
     const { chart } = await this.#chartFor(request, current);
     const userValues = await this.effectiveValues(request, current);
-    const validation = validateValues(chart, userValues);
+    const validation = validateValues(chart, userValues, await this.#schemaValidator());
     return {
       ...validation,
       merged: this.#redact.values(validation.merged),
@@ -295,7 +299,7 @@ export class HelmService {
     const resolved = await this.#chartFor(request, current);
     const { chart } = resolved;
     const userValues = await this.effectiveValues(request, current);
-    const validation = validateValues(chart, userValues);
+    const validation = validateValues(chart, userValues, await this.#schemaValidator());
     if (!validation.valid) {
       throw HelmErrors.HELM_VALUES_INVALID({
         count: validation.errors.length,

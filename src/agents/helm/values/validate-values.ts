@@ -64,6 +64,29 @@ export function schemaDraft(schema: unknown): SchemaDraft {
   return dialect;
 }
 
+/**
+ * Which validator the Helm in use has: `jsonschema-v6` (santhosh-tekuri/jsonschema, Helm ≥ 3.18.5
+ * and Helm 4) or `gojsonschema` (xeipuuv/gojsonschema, Helm 3.13.0–3.18.4; v3.18.4
+ * `pkg/chartutil/jsonschema.go` imports it, v3.18.5 does not).
+ */
+export type SchemaValidator = 'jsonschema-v6' | 'gojsonschema';
+
+/**
+ * The draft gojsonschema applies: the one `$schema` names if it is draft-04, -06 or -07, else its
+ * "hybrid" mode (no `$schema`, 2019-09, 2020-12 or any other URL: gojsonschema draft.go
+ * `GetDraftVersion` returns nil and the loader keeps `Hybrid`), which reads draft-07's keywords
+ * and ignores newer ones (`prefixItems`, `unevaluatedProperties`, …).
+ */
+function gojsonschemaDraft(schema: unknown): { draft: SchemaDraft; label: string } {
+  try {
+    const declared = schemaDraft(schema);
+    if (declared === 'draft-04' || declared === 'draft-06' || declared === 'draft-07') return { draft: declared, label: declared };
+  } catch {
+    // An unknown $schema is hybrid too.
+  }
+  return { draft: 'draft-07', label: 'hybrid (gojsonschema)' };
+}
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 // A CommonJS module whose `module.exports` is the class: under nodenext the default import is that object.
 const Ajv04 = Ajv04Module as unknown as new (options: Record<string, unknown>) => Ajv;
@@ -74,8 +97,9 @@ const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-sch
  * 2019-09 (jsonschema v6 `objCompiler.assertFormat`: `draftVersion < 2019`; later drafts treat it
  * as an annotation, and Helm never calls `AssertFormat()`), unknown keywords and formats are ignored.
  */
-function makeAjv(draft: SchemaDraft): Ajv {
-  const assertFormats = draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07';
+function makeAjv(draft: SchemaDraft, validator: SchemaValidator): Ajv {
+  // gojsonschema checks every format it knows whatever the draft (format_checkers.go).
+  const assertFormats = validator === 'gojsonschema' || draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07';
   const options = { allErrors: true, strict: false, validateFormats: assertFormats, logger: false as const };
   let ajv: Ajv;
   if (draft === '2020-12') ajv = new Ajv2020(options) as unknown as Ajv;
@@ -97,6 +121,7 @@ function describe(error: ErrorObject): string {
 }
 
 interface Collected {
+  validator: SchemaValidator;
   errors: ValuesError[];
   checked: Array<{ chart: string; draft: string }>;
   unchecked: string[];
@@ -145,15 +170,20 @@ function compileOffline(ajv: Ajv, schema: AnySchema, unresolved: (ref: string) =
 function check(chart: LoadedChart, values: Values, label: string, prefix: string, out: Collected, tags: unknown = values.tags): void {
   if (chart.schema !== undefined) {
     let draft: SchemaDraft;
+    let dialect: string;
     try {
-      draft = schemaDraft(chart.schema);
+      ({ draft, label: dialect } =
+        out.validator === 'gojsonschema' ? gojsonschemaDraft(chart.schema) : { draft: schemaDraft(chart.schema), label: '' });
+      dialect ||= draft;
     } catch (error) {
       out.errors.push({ path: prefix || '/', message: (error as Error).message, chart: label, keyword: '$schema' });
       return;
     }
     let validate: ValidateFunction;
     try {
-      validate = compileOffline(makeAjv(draft), chart.schema as AnySchema, (ref) => out.unresolvedRefs.push({ chart: label, ref }));
+      validate = compileOffline(makeAjv(draft, out.validator), chart.schema as AnySchema, (ref) =>
+        out.unresolvedRefs.push({ chart: label, ref }),
+      );
     } catch (error) {
       // Helm compiles the schema against its metaschema first and fails the install when it is not one.
       out.errors.push({
@@ -164,7 +194,7 @@ function check(chart: LoadedChart, values: Values, label: string, prefix: string
       });
       return;
     }
-    out.checked.push({ chart: label, draft });
+    out.checked.push({ chart: label, draft: dialect });
     if (!validate(values)) {
       for (const error of validate.errors ?? []) {
         const missing = error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : '';
@@ -204,11 +234,12 @@ function check(chart: LoadedChart, values: Values, label: string, prefix: string
 
 /**
  * Validates the merged values (chart defaults + user values, `null` deletes) against the chart's
- * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares.
+ * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares,
+ * by the rules of the validator the Helm in use has.
  */
-export function validateValues(chart: LoadedChart, userValues: Values): ValuesValidation {
+export function validateValues(chart: LoadedChart, userValues: Values, validator: SchemaValidator = 'jsonschema-v6'): ValuesValidation {
   const merged = mergeChartValues(chart, userValues);
-  const out: Collected = { errors: [], checked: [], unchecked: [], unresolvedRefs: [] };
+  const out: Collected = { validator, errors: [], checked: [], unchecked: [], unresolvedRefs: [] };
   check(chart, merged, chart.metadata.name, '', out);
   return {
     valid: out.errors.length === 0,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { SchemaValidator } from '../../values/validate-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
@@ -68,7 +69,7 @@ export interface HelmCliOptions {
 export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
   readonly #options: HelmCliOptions;
-  #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly text: string }> | undefined;
+  #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> | undefined;
   readonly #pulled = new Map<string, Promise<string>>();
 
   constructor(options: HelmCliOptions = {}) {
@@ -80,17 +81,23 @@ export class HelmCli implements HelmBackend {
    * before 3.13.0 has neither `get metadata` nor `--dry-run=server`, so every workflow would fail
    * half-way: it is refused up front with HELM_VERSION_UNSUPPORTED.
    */
-  helmVersion(): Promise<{ readonly major: number; readonly minor: number; readonly text: string }> {
+  helmVersion(): Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> {
     this.#helmVersion ??= this.#run('helm', ['version', '--short'], 'version').then((output) => {
       const text = output.trim();
-      const match = /^v?(\d+)\.(\d+)\./.exec(text);
+      const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text);
       if (!match) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'version', detail: `unexpected version "${text.slice(0, 80)}"` });
-      const version = { major: Number(match[1]), minor: Number(match[2]), text: text.split('+')[0]! };
+      const version = { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3]), text: text.split('+')[0]! };
       if (version.major < 3 || (version.major === 3 && version.minor < 13))
         throw HelmErrors.HELM_VERSION_UNSUPPORTED({ version: version.text });
       return version;
     });
     return this.#helmVersion;
+  }
+
+  /** Helm 3.13.0–3.18.4 validate values with gojsonschema; 3.18.5 and Helm 4 with santhosh-tekuri/jsonschema v6. */
+  async schemaValidator(): Promise<SchemaValidator> {
+    const { major, minor, patch } = await this.helmVersion();
+    return major === 3 && (minor < 18 || (minor === 18 && patch < 5)) ? 'gojsonschema' : 'jsonschema-v6';
   }
 
   /** The installed Helm's major version (3 or 4). */
