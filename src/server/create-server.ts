@@ -23,6 +23,7 @@ import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
+import { type HelmClusterDirectory, helmClusterRoutes } from './routes/helm-cluster-routes.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
@@ -46,6 +47,8 @@ export interface ServerOptions {
   readonly auditVerify?: AuditVerifier;
   /** The troubleshoot agent's hosts; without it /api/hosts is absent. */
   readonly hosts?: HostDirectory;
+  /** The helm agent's target clusters; without it /api/helm/clusters is absent. */
+  readonly helmClusters?: HelmClusterDirectory;
   /** Runbooks served at `/docs/runbooks/<name>.md`. Default `docs/runbooks`. */
   readonly runbookDir?: string;
   /** Built UI. Default `src/web/dist`. */
@@ -171,6 +174,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     });
     userRoutes(privateApp, catalog, users, changes);
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
+    if (options.helmClusters) helmClusterRoutes(privateApp, catalog, options.helmClusters, audit);
     chat.privateRoutes(privateApp, catalog);
   });
   app.addHook('onClose', async () => {

@@ -9,12 +9,13 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type Browser, chromium } from 'playwright-core';
 import { accessAgent } from '../../src/agents/access/index.ts';
+import { ClusterRegistry } from '../../src/agents/helm/index.ts';
 import { type AgentDefinition, createStoreSecretStore, type SecretStore } from '../../src/core/agent/index.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
-import { createServer, type HostDirectory } from '../../src/server/index.ts';
+import { createServer, type HelmClusterDirectory, type HostDirectory } from '../../src/server/index.ts';
 import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -60,6 +61,8 @@ export async function startWebServer(
     prepare?: (store: Store, secrets: SecretStore) => Promise<void>;
     /** The hosts behind /api/hosts (absent: no host routes). */
     hosts?: (store: Store, secrets: SecretStore) => HostDirectory;
+    /** The helm clusters behind /api/helm/clusters. Default, as `opsgate serve`: the registry when a helm agent runs. */
+    helmClusters?: (store: Store) => HelmClusterDirectory;
     /** Slack and Teams options (a local Slack API). */
     chat?: ChatIntegrationOptions;
     /** A language model instead of the offline interpreter (e.g. a real provider pointed at the wire server). */
@@ -105,6 +108,11 @@ export async function startWebServer(
     auditVerify: () => audit.verify(),
     logger,
     ...(hosts ? { hosts } : {}),
+    ...(options.helmClusters
+      ? { helmClusters: options.helmClusters(store) }
+      : agents.some((agent) => agent.name === 'helm')
+        ? { helmClusters: new ClusterRegistry(store) }
+        : {}),
     ...(options.chat ? { chat: options.chat } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -130,6 +130,24 @@ export const HelmErrors = defineErrorCodes({
       'opsgate needs Helm 3.13 or newer (it uses `helm get metadata` and `--dry-run=server`, both new in 3.13.0); the helm found is {version}. Install a newer helm, or point OPSGATE_HELM_PATH at one.',
   },
   HELM_MCP_ERROR: { status: 502, message: 'The Helm MCP server answered {tool} with an error: {detail}' },
+  HELM_CLUSTER_UNKNOWN: {
+    status: 404,
+    message:
+      'Cluster "{cluster}" is not a registered target: {detail}. Nothing was run; name one of the registered clusters (an admin registers one with `opsgate helm-clusters add`).',
+  },
+  HELM_NAMESPACE_NOT_ALLOWED: {
+    status: 403,
+    message:
+      'Namespace "{namespace}" is not on the allow-list of cluster "{cluster}" ({allowed}). Nothing was run; use an allowed namespace, or ask an admin to re-register the cluster with this namespace.',
+  },
+  HELM_CLUSTER_INPUT_INVALID: {
+    status: 400,
+    message: 'Invalid cluster registration: {detail} Nothing was stored; correct it and register the cluster again.',
+  },
+  HELM_CLUSTER_EXISTS: {
+    status: 409,
+    message: 'Cluster "{cluster}" is already registered. Remove it first (`opsgate helm-clusters remove {cluster}`) to change it.',
+  },
   HELM_APPROVAL_REQUIRED: {
     status: 403,
     message:

@@ -6,6 +6,9 @@ import type { CommandRunner } from './backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
+import { helmClustersMigration } from './clusters/cluster-migration.ts';
+import { ClusterRegistry, type HelmCluster } from './clusters/cluster-registry.ts';
+import { HelmTargets } from './clusters/helm-targets.ts';
 import { helmInterpreterRules } from './intents.ts';
 import { HelmMcpClient } from './mcp/mcp-client.ts';
 import { createHelmMcpServer } from './mcp/mcp-server.ts';
@@ -21,6 +24,8 @@ import { classifyHelmRequest } from './workflow/route.ts';
 export { helmSimulatorMigration, helmSimulatorMigrations } from './backends/simulator/migration.ts';
 export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
 export { ChartRepository } from './charts/chart-repository.ts';
+export { helmClustersMigration } from './clusters/cluster-migration.ts';
+export { type AddClusterInput, ClusterRegistry, type HelmCluster } from './clusters/cluster-registry.ts';
 export { createHelmMcpServer } from './mcp/mcp-server.ts';
 export { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
 export { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
@@ -55,21 +60,24 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
     title: 'Helm',
     description: 'Install, upgrade, roll back and inspect Helm releases — with values confirmation, a plan you approve, and verification.',
     instructions: HELM_MGMT_SUPERVISOR_PROMPT,
-    migrations: [...helmSimulatorMigrations],
+    migrations: [...helmSimulatorMigrations, helmClustersMigration],
     async setup(context) {
       const backendName = context.options.backend ?? context.env.OPSGATE_HELM_BACKEND ?? 'simulator';
       if (backendName !== 'simulator' && backendName !== 'cli')
         throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
       const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
       const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
+      const cli = (target: { kubeContext?: string; kubeconfig?: string }) =>
+        new HelmCli({
+          ...(target.kubeContext ? { kubeContext: target.kubeContext } : {}),
+          ...(target.kubeconfig ? { kubeconfig: target.kubeconfig } : {}),
+          ...(helmPath ? { helmPath } : {}),
+          ...(kubectlPath ? { kubectlPath } : {}),
+          ...(overrides.run ? { run: overrides.run } : {}),
+        });
       const backend: HelmBackend =
         backendName === 'cli'
-          ? new HelmCli({
-              ...(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}),
-              ...(helmPath ? { helmPath } : {}),
-              ...(kubectlPath ? { kubectlPath } : {}),
-              ...(overrides.run ? { run: overrides.run } : {}),
-            })
+          ? cli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {})
           : new SimulatedCluster(context.store, context.clock);
       const repository = await ChartRepository.open(context.options.charts);
       // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.
@@ -78,14 +86,27 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
         redactionKey = randomBytes(32).toString('base64');
         await context.secrets.set(REDACTION_KEY_SECRET, redactionKey);
       }
-      const service = new HelmService(backend, repository, { redactor: new SecretRedactor(redactionKey) });
-      const client = await HelmMcpClient.inProcess(createHelmMcpServer(service));
+      const redactor = new SecretRedactor(redactionKey);
+      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository, { redactor })));
+      // A registered cluster gets its own backend (the CLI with its context and kubeconfig; the
+      // simulator has one cluster, shared) and its own service, which names it in every plan.
+      const openCluster = (cluster: HelmCluster) =>
+        HelmMcpClient.inProcess(
+          createHelmMcpServer(
+            new HelmService(backendName === 'cli' ? cli(cluster) : backend, repository, {
+              cluster: { name: cluster.name, environment: cluster.environment },
+              redactor,
+            }),
+          ),
+        );
+      const targets = new HelmTargets(new ClusterRegistry(context.store, context.clock), client, openCluster);
+      await targets.refresh();
       context.logger.info(
         { backend: backend.kind },
         backend.kind === 'simulated-cluster' ? 'helm agent uses the SIMULATED cluster' : 'helm agent uses helm/kubectl',
       );
       return {
-        tools: createHelmTools(client),
+        tools: createHelmTools(targets),
         workflow: { phases: HELM_PHASE_DEFINITIONS },
         interpreter: helmInterpreterRules,
         route: (input) => classifyHelmRequest(input),
@@ -105,8 +126,11 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
             backend.kind === 'simulated-cluster'
               ? 'Backend: SIMULATED cluster (no real Kubernetes). Say so when you report results.'
               : 'Backend: helm/kubectl on a real cluster.',
-          ].join('\n\n'),
-        close: () => client.close(),
+            targets.describe(),
+          ]
+            .filter((part) => part !== undefined)
+            .join('\n\n'),
+        close: () => targets.close(),
       };
     },
   });

@@ -297,7 +297,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
 function planSummary(plan: InstallationPlan): string {
   const r = plan.resources;
   return [
-    `Plan for ${plan.operation} of ${plan.release} in ${plan.namespace}${plan.chart ? ` (chart ${plan.chart.name}-${plan.chart.version})` : ''}:`,
+    `Plan for ${plan.operation} of ${plan.release} in ${plan.namespace}${plan.cluster ? ` on cluster ${plan.cluster.name} (${plan.cluster.environment})` : ''}${plan.chart ? ` (chart ${plan.chart.name}-${plan.chart.version})` : ''}:`,
     `  create: ${r.create.join(', ') || '-'}`,
     `  change: ${r.change.join(', ') || '-'}`,
     `  delete: ${r.delete.join(', ') || '-'}`,
@@ -370,13 +370,20 @@ export const helmInterpreterRules: InterpreterRules = {
   next(turn) {
     const command = parseHelmCommand(turn.userText);
     if (!command) return undefined;
-    if (command.kind === 'list' || command.kind === 'status' || command.kind === 'search') return queryAnswer(command, turn.steps);
+    if (command.kind === 'list' || command.kind === 'status' || command.kind === 'search')
+      return onCluster(queryAnswer(command, turn.steps), command.cluster);
     const offered = new Set(turn.tools.map((t) => t.name));
     if (!offered.has('helm_get_release_status') && turn.steps.length === 0) {
       return say('This session is on the read-only query path; start a new session for changes so they go through the workflow.');
     }
-    return workflowStep(command, turn.steps);
+    return onCluster(workflowStep(command, turn.steps), command.cluster);
   },
 };
+
+/** Every call of a command that names a cluster (`on CLUSTER`) goes to that cluster. */
+function onCluster(action: InterpreterAction, cluster: string | undefined): InterpreterAction {
+  if (cluster === undefined || !('toolCalls' in action)) return action;
+  return { ...action, toolCalls: action.toolCalls.map((c: Call) => ({ ...c, input: { ...c.input, cluster } })) };
+}
 
 export type { Call };

@@ -6,6 +6,7 @@ import { chatCommand } from './chat.ts';
 import { checkCommand } from './check-command.ts';
 import { checkSqlCommand } from './check-sql.ts';
 import { gatewayCommand } from './gateway.ts';
+import { helmClustersCommand } from './helm-clusters.ts';
 import { hostsCommand } from './hosts.ts';
 import { mcpCommand } from './mcp.ts';
 import { mcpServerCommand } from './mcp-server.ts';
@@ -29,5 +30,6 @@ export const commands: readonly CliCommand[] = [
   gatewayCommand,
   accessServiceCommand,
   hostsCommand,
+  helmClustersCommand,
   policyCommand,
 ];

@@ -81,4 +81,20 @@ describe('opsgate policy', () => {
       { code: 2 },
     );
   });
+
+  it("explain takes the call's target and environment: a production target is not self-approved", async () => {
+    expect((await run(['users', 'add', 'john_doe'], env)).code).toBe(0);
+    expect((await run(['users', 'add', 'alice', '--role', 'approver'], env)).code).toBe(0);
+    const args = ['--user', 'john_doe', '--tool', 'grant_access_to_user', '--args', '{"access_name":"READ_DOCUMENTS","user_id":1}'];
+    const plain = await run(['policy', 'explain', ...args], env);
+    expect(plain.out).toContain('john_doe approving it themself: allowed by requester-approves-own-call');
+    const production = await run(['policy', 'explain', ...args, '--target', 'prod-eu', '--environment', 'production'], env);
+    expect(production.code).toBe(0);
+    expect(production.out).toContain('on prod-eu (production)');
+    expect(production.out).toContain('john_doe approving it themself: refused by sod-no-self-approval-production');
+    expect(await run(['policy', 'explain', ...args, '--target', 'prod-eu'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--target and --environment go together'),
+    });
+  });
 });

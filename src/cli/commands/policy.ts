@@ -6,7 +6,7 @@ import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
 const usage = `Usage: opsgate policy check [--dir DIR]
-       opsgate policy explain --user NAME --tool TOOL --args JSON [--agent NAME] [--dir DIR]
+       opsgate policy explain --user NAME --tool TOOL --args JSON [--agent NAME] [--target NAME --environment ENV] [--dir DIR]
 
 check    validates a directory of Cedar policies (*.cedar) against opsgate's schema: syntax,
          types, and a unique @id("…") on every policy. Exit 0 valid, 1 invalid (naming the file
@@ -15,7 +15,9 @@ explain  says what would happen if NAME's session proposed TOOL with these argum
          (and how many approvers), auto or block, which policy decided, who may approve, and
          whether NAME may approve it themself. It reads the people from the data store
          (OPSGATE_DATA_DIR / OPSGATE_DATABASE_URL) and the tools from the agents; tool validators
-         (command blocklists, read-only SQL) are not run.`;
+         (command blocklists, read-only SQL) are not run. --target/--environment give the call's
+         target as its agent would (e.g. a helm cluster and its label: context.target and
+         context.environment); without them both are "".`;
 
 function policyDir(values: { dir?: string | undefined }, io: CliIo): string {
   return values.dir ?? (io.env.OPSGATE_POLICY_DIR || DEFAULT_POLICY_DIR);
@@ -33,8 +35,13 @@ function parseArgsJson(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-async function explain(values: { dir?: string; user?: string; tool?: string; args?: string; agent?: string }, io: CliIo): Promise<number> {
+async function explain(
+  values: { dir?: string; user?: string; tool?: string; args?: string; agent?: string; target?: string; environment?: string },
+  io: CliIo,
+): Promise<number> {
   if (!values.user || !values.tool || values.args === undefined) throw new UsageError('policy explain needs --user, --tool and --args');
+  if ((values.target === undefined) !== (values.environment === undefined))
+    throw new UsageError("--target and --environment go together (the target's name and its environment label)");
   const args = parseArgsJson(values.args);
   const policy = createCedarPolicy(loadPolicyDirectory(policyDir(values, io)));
   const opsgate = await openOpsgate({ env: { ...io.env, OPSGATE_POLICY_DIR: policyDir(values, io) } });
@@ -52,11 +59,20 @@ async function explain(values: { dir?: string; user?: string; tool?: string; arg
     const record = await users.findByName(values.user);
     if (!record) throw new UsageError(`there is no user named ${values.user}; list them with "opsgate users list"`);
     const user = { username: record.username, roles: record.roles };
-    const call: PolicyCall = { tool: tool.name, agent, mutable: tool.mutability === 'mutable', risk: tool.risk as Risk, args };
+    const call: PolicyCall = {
+      tool: tool.name,
+      agent,
+      mutable: tool.mutability === 'mutable',
+      risk: tool.risk as Risk,
+      args,
+      ...(values.target !== undefined && values.environment !== undefined
+        ? { target: { name: values.target, environment: values.environment } }
+        : {}),
+    };
     const at = new Date();
     const decision = policy.decideCall({ user, call, at });
     const lines = [
-      `${user.username} (${user.roles.join(', ')}) → ${agent}.${tool.name} (${tool.mutability}, risk ${tool.risk}) ${JSON.stringify(args)}`,
+      `${user.username} (${user.roles.join(', ')}) → ${agent}.${tool.name} (${tool.mutability}, risk ${tool.risk}) ${JSON.stringify(args)}${call.target ? ` on ${call.target.name} (${call.target.environment})` : ''}`,
       `decision: ${decision.action}${decision.action === 'ask' ? ` (${decision.requiredApprovals} approver${decision.requiredApprovals > 1 ? 's' : ''})` : ''}`,
       `policy:   ${decision.policyId}`,
       `reason:   ${decision.reason}`,
@@ -83,12 +99,21 @@ export const policyCommand: CliCommand = {
     const [verb, ...rest] = argv;
     const { values, positionals } = parseCommandArgs(
       rest,
-      { dir: { type: 'string' }, user: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string' }, agent: { type: 'string' } },
+      {
+        dir: { type: 'string' },
+        user: { type: 'string' },
+        tool: { type: 'string' },
+        args: { type: 'string' },
+        agent: { type: 'string' },
+        target: { type: 'string' },
+        environment: { type: 'string' },
+      },
       false,
     );
     if (positionals.length > 0) throw new UsageError('unexpected arguments');
     if (verb === 'check') {
-      if (values.user || values.tool || values.args || values.agent) throw new UsageError('policy check takes only --dir');
+      if (values.user || values.tool || values.args || values.agent || values.target || values.environment)
+        throw new UsageError('policy check takes only --dir');
       const dir = policyDir(values, io);
       const set = loadPolicyDirectory(dir);
       io.stdout.write(`policy OK: ${set.policies.size} policies in ${dir} (${[...set.policies.keys()].join(', ')})\n`);

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import pino from 'pino';
 import { formatDemoTable, seedAccessDemoData } from '../../agents/access/service/index.ts';
+import { ClusterRegistry } from '../../agents/helm/clusters/cluster-registry.ts';
 import { createHostDirectory } from '../../app/host-directory.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { startTracing } from '../../app/tracing.ts';
@@ -110,6 +111,8 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
         ...(options.env.OPSGATE_METRICS_TOKEN ? { token: options.env.OPSGATE_METRICS_TOKEN } : {}),
       },
       ...(hosts ? { hosts } : {}),
+      // The helm agent's migrations made the table; the registry is read on each call, so changes count at once.
+      ...(opsgate.runtime.agents().some((a) => a.name === 'helm') ? { helmClusters: new ClusterRegistry(opsgate.store) } : {}),
       ...(webhooks ? { webhooks } : {}),
       ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),

@@ -45,6 +45,7 @@ export function decidePolicy(input: PolicyInput): PolicyDecision {
   const candidate = input.autoApproveRules.find((rule) =>
     rule.applies({ tool: input.tool, input: input.input, sessionOptions: input.sessionOptions }),
   );
+  const target = input.tool.policyTarget?.(input.input);
   const decision = input.policy.decideCall({
     user: input.user,
     call: {
@@ -53,6 +54,7 @@ export function decidePolicy(input: PolicyInput): PolicyDecision {
       mutable: input.tool.mutability === 'mutable',
       risk: input.risk ?? input.tool.risk,
       args: input.input,
+      ...(target ? { target } : {}),
     },
     ...(candidate ? { autoApproveRule: candidate.name } : {}),
     sessionOptions: input.sessionOptions,

@@ -1,6 +1,6 @@
 import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import type { CallPolicy, PolicyPrincipal } from '../policy/index.ts';
-import type { Risk } from '../tools/index.ts';
+import type { PolicyTarget, Risk } from '../tools/index.ts';
 import type { Db } from './session-repository.ts';
 import { parseSessionState } from './session-state.ts';
 import type { ApprovalInterrupt, Interrupt } from './types.ts';
@@ -35,6 +35,8 @@ export interface ApprovalInboxOptions {
   readonly policy: CallPolicy;
   readonly now: () => Date;
   readonly withTeams: (people: readonly PolicyPrincipal[]) => Promise<PolicyPrincipal[]>;
+  /** The target a pending call acts on (its tool's `policyTarget`), so the inbox answers as the decision will. */
+  readonly targetOf?: (agent: string, tool: string, args: Readonly<Record<string, unknown>>) => PolicyTarget | undefined;
 }
 
 /** Pending approvals across the sessions `actor` may see (their own; every session for approvers). */
@@ -57,6 +59,7 @@ export async function listPendingApprovals(options: ApprovalInboxOptions, actor:
       { username: actor.username, roles: actor.roles },
       { username: interrupt.requestedBy, roles: state.roles },
     ]);
+    const target = options.targetOf?.(row.agent, interrupt.tool, interrupt.args);
     const verdict = options.policy.mayApprove({
       approver: approver!,
       requester: requester!,
@@ -66,6 +69,7 @@ export async function listPendingApprovals(options: ApprovalInboxOptions, actor:
         mutable: true,
         risk: interrupt.risk as Risk,
         args: interrupt.args,
+        ...(target ? { target } : {}),
       },
       approvalsSoFar: interrupt.approvals ?? [],
       channel: actor.channel ?? 'web',

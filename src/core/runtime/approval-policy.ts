@@ -36,7 +36,15 @@ export function policyCall(
   args: Readonly<Record<string, unknown>>,
   risk: Risk,
 ): PolicyCall {
-  return { tool: tool.name, agent: session.agent.definition.name, mutable: tool.mutability === 'mutable', risk, args };
+  const target = tool.policyTarget?.(args);
+  return {
+    tool: tool.name,
+    agent: session.agent.definition.name,
+    mutable: tool.mutability === 'mutable',
+    risk,
+    args,
+    ...(target ? { target } : {}),
+  };
 }
 
 /** The usernames the policy lets approve this call now, given who already approved it. */

@@ -423,7 +423,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     pendingApprovals(actor) {
-      return listPendingApprovals({ db: store.db, policy: processor.env.policy, now, withTeams: processor.env.withTeams }, actor);
+      return listPendingApprovals(
+        {
+          db: store.db,
+          policy: processor.env.policy,
+          now,
+          withTeams: processor.env.withTeams,
+          targetOf: (agent, tool, args) => loaded.get(agent)?.registry.find(tool)?.policyTarget?.(args),
+        },
+        actor,
+      );
     },
 
     approvalHistory(actor, limit) {

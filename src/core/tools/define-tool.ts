@@ -58,6 +58,15 @@ export interface ApprovalPreview {
   readonly bindingDigest?: string;
 }
 
+/**
+ * The system a call acts on, as an agent knows it (a registered cluster, a host group): a name and
+ * an environment label such as production. Cedar reads them as `context.target` / `context.environment`.
+ */
+export interface PolicyTarget {
+  readonly name: string;
+  readonly environment: string;
+}
+
 /** A risk scored from a call's arguments, with the one-line reason shown on the approval panel. */
 export interface RiskAssessment {
   readonly level: Risk;
@@ -91,6 +100,11 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
    * binding is still checked against a fresh preview).
    */
   readonly checkRunnable?: (input: Input, context: ToolContext) => string | undefined | Promise<string | undefined>;
+  /**
+   * The target this call acts on, for the policy; must not change anything and answers at once.
+   * Default: none (Cedar sees "" for target and environment).
+   */
+  readonly policyTarget?: (input: Input) => PolicyTarget | undefined;
   /** Scores this call's risk from its arguments (and the preview, when there is one). Default: the static `risk`. */
   readonly assessRisk?: (input: Input, preview?: ApprovalPreview) => RiskAssessment;
   /**

@@ -5,6 +5,7 @@ export {
   defineTool,
   type IdentityBinding,
   type Mutability,
+  type PolicyTarget,
   type Risk,
   type RiskAssessment,
   type Scope,

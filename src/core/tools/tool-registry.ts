@@ -49,6 +49,11 @@ export class ToolRegistry {
     return this.#tools.has(name);
   }
 
+  /** The tool by name, whatever the role and phase (for questions about a recorded call). */
+  find(name: string): AnyToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
   /** The tool for that role and phase; failing either the role or the phase denies. */
   resolve(name: string, role: string, phase: string): AnyToolDefinition {
     const tool = this.#tools.get(name);

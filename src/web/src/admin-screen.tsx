@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
 import { ChatSettingsSection } from './chat-settings-section.tsx';
+import { ClustersSection } from './clusters-section.tsx';
 
 /** Runs an admin action and reports its outcome in plain language. */
 function useAction(reload: () => Promise<void>) {
@@ -413,12 +414,13 @@ function TokensSection() {
   );
 }
 
-/** Admin: hosts (add, fingerprint, trust, remove), users and roles; everyone: their API tokens. */
+/** Admin: hosts (add, fingerprint, trust, remove), Helm clusters, users and roles; everyone: their API tokens. */
 export function AdminScreen({ me }: { me: Me }) {
   const admin = me.roles.includes('admin');
   return (
     <div class="admin-grid">
       <HostsSection admin={admin} />
+      {admin && <ClustersSection />}
       {admin && <UsersSection />}
       {admin && <ChatSettingsSection />}
       <TokensSection />

@@ -18,6 +18,8 @@ interface HelmPlanView {
   readonly valueChanges?: ReadonlyArray<{ path: string; from?: unknown; to?: unknown; before?: unknown; after?: unknown }>;
   readonly resources?: Readonly<Record<'create' | 'change' | 'delete' | 'unchanged', readonly string[]>>;
   readonly risks?: readonly string[];
+  /** The registered cluster the plan targets (absent with none registered). */
+  readonly cluster?: { readonly name: string; readonly environment: string };
 }
 
 function helmPlanOf(details: unknown): { plan: HelmPlanView; note?: string } | undefined {
@@ -31,6 +33,11 @@ function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
   const resources = plan.resources;
   return (
     <div class="helm-plan" data-testid="helm-plan">
+      {plan.cluster && (
+        <p class={`plan-target env-${plan.cluster.environment}`} data-testid="plan-cluster">
+          Cluster <strong>{plan.cluster.name}</strong> ({plan.cluster.environment})
+        </p>
+      )}
       {note && (
         <p class="notice" role="note" data-testid="plan-note">
           {note}

@@ -20,7 +20,7 @@ const GROUPS: Record<string, string> = {
   job: 'jobs.batch',
 };
 const BOOLEAN = ['--short', '--ignore-not-found'];
-const VALUE = ['--namespace', '-n', '-o', '--output', '--selector', '-l', '--context'];
+const VALUE = ['--namespace', '-n', '-o', '--output', '--selector', '-l', '--context', '--kubeconfig'];
 
 const list = (items: unknown[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } });
 

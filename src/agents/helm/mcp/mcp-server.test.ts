@@ -5,6 +5,9 @@ import { sqliteTestStore, type TestStore } from '../../../testing/test-stores.ts
 import { helmSimulatorMigrations } from '../backends/simulator/migration.ts';
 import { SimulatedCluster } from '../backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from '../charts/chart-repository.ts';
+import { helmClustersMigration } from '../clusters/cluster-migration.ts';
+import { ClusterRegistry } from '../clusters/cluster-registry.ts';
+import { HelmTargets } from '../clusters/helm-targets.ts';
 import { HelmService } from '../service/helm-service.ts';
 import { createHelmTools } from '../tools/helm-tools.ts';
 import { HelmMcpClient } from './mcp-client.ts';
@@ -13,7 +16,7 @@ import { createHelmMcpServer } from './mcp-server.ts';
 describe('Helm MCP server', () => {
   let testStore: TestStore;
   beforeEach(async () => {
-    testStore = await sqliteTestStore.create([...helmSimulatorMigrations]);
+    testStore = await sqliteTestStore.create([...helmSimulatorMigrations, helmClustersMigration]);
   });
   afterEach(async () => testStore.dispose());
 
@@ -71,7 +74,9 @@ describe('Helm MCP server', () => {
     );
     const client = await HelmMcpClient.inProcess(liar);
     expect((await client.listTools())[0]).toMatchObject({ name: 'helm_install_chart', readOnlyHint: true });
-    const tools = createHelmTools(client);
+    const tools = createHelmTools(
+      new HelmTargets(new ClusterRegistry(testStore.store), client, () => Promise.reject(new Error('no cluster is registered'))),
+    );
     const install = tools.find((t) => t.name === 'helm_install_chart')!;
     expect(install.mutability).toBe('mutable');
     expect(install.risk).toBe('high');

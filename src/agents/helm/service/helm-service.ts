@@ -11,7 +11,7 @@ import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
-import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan } from './plan.ts';
+import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
 import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
 
@@ -88,14 +88,17 @@ export class HelmService {
   readonly #sleep: (ms: number) => Promise<void>;
   /** Secret data and secret-looking values are hidden in everything this service returns (plans, status, validation). */
   readonly #redact: SecretRedactor;
+  /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
+  readonly #cluster: PlanCluster | undefined;
 
   constructor(
     backend: HelmBackend,
     repository: ChartRepository,
-    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor } = {},
+    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor; cluster?: PlanCluster } = {},
   ) {
     this.backend = backend;
     this.repository = repository;
+    this.#cluster = options.cluster;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#redact = options.redactor ?? new SecretRedactor();
   }
@@ -371,6 +374,7 @@ export class HelmService {
       );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     const plan = buildPlan({
+      ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: request.operation,
       release: request.release,
       namespace: request.namespace,
@@ -409,6 +413,7 @@ export class HelmService {
     };
     if (request.operation === 'uninstall') {
       return buildPlan({
+        ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
         release: request.release,
         namespace: request.namespace,
@@ -426,6 +431,7 @@ export class HelmService {
     }
     const targetItem = history.find((item) => item.revision === target)!;
     return buildPlan({
+      ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: 'rollback',
       release: request.release,
       namespace: request.namespace,

@@ -18,12 +18,19 @@ export interface PlanChart {
   readonly digest?: string;
 }
 
+/** The registered cluster a plan targets (absent when none is registered: the agent's default backend). */
+export interface PlanCluster {
+  readonly name: string;
+  readonly environment: string;
+}
+
 /** What an operation would do, shown at gate 2; its hash binds the approval. */
 export interface InstallationPlan {
   readonly format: 'opsgate-helm-plan-v1';
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
+  readonly cluster?: PlanCluster;
   readonly chart?: PlanChart;
   /** The revision running now (absent on install). */
   readonly currentRevision?: number;
@@ -92,6 +99,7 @@ export interface PlanInput {
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
+  readonly cluster?: PlanCluster;
   readonly chart?: PlanChart;
   readonly currentRevision?: number;
   readonly nextRevision?: number;
@@ -137,6 +145,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     operation: input.operation,
     release: input.release,
     namespace: input.namespace,
+    ...(input.cluster ? { cluster: { name: input.cluster.name, environment: input.cluster.environment } } : {}),
     ...(input.chart ? { chart: input.chart } : {}),
     ...(input.currentRevision !== undefined ? { currentRevision: input.currentRevision } : {}),
     ...(input.rollbackRevision !== undefined ? { targetRevision: input.rollbackRevision } : {}),

@@ -7,9 +7,19 @@ import {
   type ToolContext,
   type ValidatorVerdict,
 } from '../../../core/tools/index.ts';
+import type { HelmTargets } from '../clusters/helm-targets.ts';
 import type { HelmMcpClient } from '../mcp/mcp-client.ts';
 import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
 import type { InstallationPlan } from '../service/plan.ts';
+
+/** Which registered cluster a call acts on; opsgate routes on it and strips it before the MCP call. */
+const CLUSTER_FIELD = {
+  cluster: z
+    .string()
+    .max(63)
+    .optional()
+    .describe('The registered cluster to act on (see the Clusters list); omit when only one is registered or none is.'),
+};
 
 /** Fields opsgate adds to a server tool's input; they are stripped before the MCP call. */
 const LOCAL_FIELDS: Readonly<Record<string, z.ZodRawShape>> = {
@@ -28,17 +38,19 @@ function summarise(plan: InstallationPlan): string {
     plan.rollback.revision !== undefined
       ? `rollback returns to revision ${plan.rollback.revision}`
       : (plan.rollback.steps[0] ?? 'no rollback');
-  return `${plan.operation} ${plan.release}${chart} in ${plan.namespace}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
+  const where = plan.cluster ? `${plan.namespace} on cluster ${plan.cluster.name} (${plan.cluster.environment})` : plan.namespace;
+  return `${plan.operation} ${plan.release}${chart} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
 }
 
 /** The plan of a mutable call for the approval panel; its hash joins the approval binding. */
 async function planPreview(
-  client: HelmMcpClient,
+  targets: HelmTargets,
   toolName: string,
   input: Record<string, unknown>,
   context: ToolContext,
 ): Promise<ApprovalPreview> {
-  const { planHash: _planHash, ...request } = input;
+  const { planHash: _planHash, cluster, ...request } = input;
+  const { client } = await targets.resolve(cluster as string | undefined, request.namespace as string | undefined);
   const answer = await client.call('helm_get_installation_plan', { ...request, operation: MUTATING_TOOLS[toolName] }, context.signal);
   const plan = answer.plan as InstallationPlan;
   return {
@@ -68,12 +80,22 @@ const CACHEABLE = new Set(['helm_search_charts']);
  * modified call (new values) or a changed cluster blocks it and sends the workflow back to planning.
  */
 async function planStillCurrent(
-  client: HelmMcpClient,
+  targets: HelmTargets,
   toolName: string,
   input: Record<string, unknown>,
   context: ToolContext,
 ): Promise<ValidatorVerdict> {
-  const { planHash, ...request } = input;
+  const { planHash, cluster, ...request } = input;
+  let client: HelmMcpClient;
+  try {
+    ({ client } = await targets.resolve(cluster as string | undefined, request.namespace as string | undefined));
+  } catch (error) {
+    return {
+      verdict: 'block',
+      rule: 'helm-cluster-refused',
+      reason: error instanceof Error ? error.message : String(error),
+    };
+  }
   let plan: InstallationPlan;
   try {
     plan = (await client.call('helm_get_installation_plan', { ...request, operation: MUTATING_TOOLS[toolName] }, context.signal))
@@ -100,9 +122,26 @@ async function planStillCurrent(
   };
 }
 
-function toolFor(client: HelmMcpClient, spec: HelmToolSpec): AnyToolDefinition {
-  const local = LOCAL_FIELDS[spec.name] ?? {};
-  const input = Object.keys(local).length > 0 ? spec.input.extend(local) : spec.input;
+/**
+ * A listing across namespaces shows only the cluster's allowed ones: calls naming a namespace are
+ * refused outside the allow-list, so a cluster-wide listing must not show the rest either.
+ */
+function withinAllowList(
+  toolName: string,
+  answer: Record<string, unknown>,
+  namespaces: readonly string[] | undefined,
+): Record<string, unknown> {
+  if (!namespaces || namespaces.includes('*')) return answer;
+  if (toolName === 'helm_list_releases' && Array.isArray(answer.releases))
+    return { ...answer, releases: answer.releases.filter((r: { namespace?: unknown }) => namespaces.includes(String(r.namespace))) };
+  if (toolName === 'kubernetes_list_namespaces' && Array.isArray(answer.namespaces))
+    return { ...answer, namespaces: answer.namespaces.filter((n: unknown) => namespaces.includes(String(n))) };
+  return answer;
+}
+
+function toolFor(targets: HelmTargets, spec: HelmToolSpec): AnyToolDefinition {
+  const local = { ...(LOCAL_FIELDS[spec.name] ?? {}), ...CLUSTER_FIELD };
+  const input = spec.input.extend(local);
   const mutable = spec.mutability === 'mutable';
   return defineTool<Record<string, unknown>, Record<string, unknown>>({
     name: spec.name,
@@ -112,18 +151,31 @@ function toolFor(client: HelmMcpClient, spec: HelmToolSpec): AnyToolDefinition {
     ...(spec.risk ? { risk: spec.risk } : {}),
     allowedPhases: spec.allowedPhases,
     cache: CACHEABLE.has(spec.name),
+    policyTarget: (args: Record<string, unknown>) => targets.policyTarget(args.cluster as string | undefined),
     ...(mutable
       ? {
-          preview: (args: Record<string, unknown>, context: ToolContext) => planPreview(client, spec.name, args, context),
-          validate: (args: Record<string, unknown>, context: ToolContext) => planStillCurrent(client, spec.name, args, context),
+          preview: (args: Record<string, unknown>, context: ToolContext) => planPreview(targets, spec.name, args, context),
+          validate: (args: Record<string, unknown>, context: ToolContext) => planStillCurrent(targets, spec.name, args, context),
         }
       : {}),
     async execute(args, context) {
       const remote = Object.fromEntries(Object.entries(args).filter(([key]) => !(key in local)));
+      let cluster: string | undefined;
       try {
-        return await client.call(spec.name, remote, context.signal);
+        const target = await targets.resolve(args.cluster as string | undefined, args.namespace as string | undefined);
+        cluster = target.cluster?.name;
+        // On the record before helm runs: the cluster a change goes to, even when the call names none.
+        if (mutable && target.cluster)
+          await context.audit('helm_change_target', {
+            tool: spec.name,
+            cluster: target.cluster.name,
+            environment: target.cluster.environment,
+            namespace: args.namespace,
+          });
+        return withinAllowList(spec.name, await target.client.call(spec.name, remote, context.signal), target.cluster?.namespaces);
       } catch (error) {
-        if (mutable && OpsgateError.isInstance(error)) await context.audit('helm_operation_refused', { tool: spec.name, code: error.code });
+        if (mutable && OpsgateError.isInstance(error))
+          await context.audit('helm_operation_refused', { tool: spec.name, code: error.code, ...(cluster ? { cluster } : {}) });
         throw error;
       }
     },
@@ -131,7 +183,7 @@ function toolFor(client: HelmMcpClient, spec: HelmToolSpec): AnyToolDefinition {
 }
 
 /** `read_mcp_resource`: reads a resource of the Helm MCP server (chart files, release manifests). */
-function readResourceTool(client: HelmMcpClient): AnyToolDefinition {
+function readResourceTool(targets: HelmTargets): AnyToolDefinition {
   return defineTool({
     name: 'read_mcp_resource',
     description:
@@ -141,11 +193,15 @@ function readResourceTool(client: HelmMcpClient): AnyToolDefinition {
         .string()
         .max(300)
         .regex(/^helm:\/\/(charts|releases)\//, 'a helm:// resource URI'),
+      ...CLUSTER_FIELD,
     }),
     mutability: 'read-only',
     allowedPhases: ['query', 'discovery', 'values_confirmation', 'planning'],
     cache: false,
-    async execute({ uri }) {
+    policyTarget: ({ cluster }) => targets.policyTarget(cluster),
+    async execute({ uri, cluster }) {
+      const namespace = /^helm:\/\/releases\/([^/]+)\//.exec(uri)?.[1];
+      const { client } = await targets.resolve(cluster, namespace);
       return { contents: await client.readResource(uri) };
     },
   });
@@ -155,6 +211,6 @@ function readResourceTool(client: HelmMcpClient): AnyToolDefinition {
  * The agent's tools: opsgate's own definitions (mutability, phases, previews) over the Helm
  * MCP server's tools, reached through `client`. The server's annotations play no part.
  */
-export function createHelmTools(client: HelmMcpClient): AnyToolDefinition[] {
-  return [...HELM_TOOL_CATALOG.map((spec) => toolFor(client, spec)), readResourceTool(client)];
+export function createHelmTools(targets: HelmTargets): AnyToolDefinition[] {
+  return [...HELM_TOOL_CATALOG.map((spec) => toolFor(targets, spec)), readResourceTool(targets)];
 }

@@ -1,7 +1,9 @@
 import { parseSetAssignments, type Values } from '../values/merge-values.ts';
 
-/** One sentence of the offline command language. */
-export type HelmCommand =
+/** One sentence of the offline command language; `cluster` names a registered cluster (`on CLUSTER`). */
+export type HelmCommand = HelmCommandBody & { readonly cluster?: string };
+
+type HelmCommandBody =
   | { readonly kind: 'list'; readonly namespace?: string }
   | { readonly kind: 'status'; readonly release: string; readonly namespace: string }
   | { readonly kind: 'search'; readonly query: string }
@@ -18,13 +20,13 @@ export type HelmCommand =
   | { readonly kind: 'uninstall'; readonly release: string; readonly namespace: string };
 
 export const HELM_GRAMMAR = [
-  'list releases [in NS]',
-  'status REL [in NS]',
+  'list releases [in NS] [on CLUSTER]',
+  'status REL [in NS] [on CLUSTER]',
   'search CHART',
-  'install CHART [as NAME] [in NS] [version V] [set k=v …]',
-  'upgrade REL [in NS] [to version V] [set k=v …]',
-  'rollback REL [to REVISION] [in NS]',
-  'uninstall REL [in NS]',
+  'install CHART [as NAME] [in NS] [on CLUSTER] [version V] [set k=v …]',
+  'upgrade REL [in NS] [on CLUSTER] [to version V] [set k=v …]',
+  'rollback REL [to REVISION] [in NS] [on CLUSTER]',
+  'uninstall REL [in NS] [on CLUSTER]',
 ];
 
 const VERBS: Record<string, HelmCommand['kind']> = {
@@ -44,9 +46,18 @@ const VERBS: Record<string, HelmCommand['kind']> = {
   delete: 'uninstall',
 };
 
-/** Reads `[as NAME] [in NS] [version V] [to version V] [to REVISION] [set k=v …]` in any order. */
-function options(tokens: string[]): { as?: string; in?: string; version?: string; revision?: number; set: string[] } | undefined {
-  const out: { as?: string; in?: string; version?: string; revision?: number; set: string[] } = { set: [] };
+interface Options {
+  as?: string;
+  in?: string;
+  on?: string;
+  version?: string;
+  revision?: number;
+  set: string[];
+}
+
+/** Reads `[as NAME] [in NS] [on CLUSTER] [version V] [to version V] [to REVISION] [set k=v …]` in any order. */
+function options(tokens: string[]): Options | undefined {
+  const out: Options = { set: [] };
   for (let i = 0; i < tokens.length; i++) {
     const word = tokens[i]!.toLowerCase();
     const next = tokens[i + 1];
@@ -57,6 +68,7 @@ function options(tokens: string[]): { as?: string; in?: string; version?: string
     if (next === undefined) return undefined;
     if (word === 'as') out.as = next;
     else if (word === 'in' || word === '-n' || word === 'namespace') out.in = next;
+    else if (word === 'on' || word === 'cluster') out.on = next;
     else if (word === 'version') out.version = next;
     else if (word === 'to' && next.toLowerCase() === 'version' && tokens[i + 2]) {
       out.version = tokens[i + 2]!;
@@ -71,6 +83,12 @@ function options(tokens: string[]): { as?: string; in?: string; version?: string
 
 /** Parses one command; undefined when the text is not in the grammar. */
 export function parseHelmCommand(text: string): HelmCommand | undefined {
+  const parsed = parseBody(text);
+  if (!parsed) return undefined;
+  return parsed.on ? { ...parsed.command, cluster: parsed.on } : parsed.command;
+}
+
+function parseBody(text: string): { command: HelmCommandBody; on?: string } | undefined {
   const tokens = text
     .trim()
     .replace(/[.!?]$/, '')
@@ -82,7 +100,9 @@ export function parseHelmCommand(text: string): HelmCommand | undefined {
   if (kind === 'list') {
     if (rest[0]?.toLowerCase() === 'releases' || rest[0]?.toLowerCase() === 'release') rest = rest.slice(1);
     const parsed = options(rest);
-    return parsed ? { kind, ...(parsed.in ? { namespace: parsed.in } : {}) } : undefined;
+    return parsed
+      ? { command: { kind, ...(parsed.in ? { namespace: parsed.in } : {}) }, ...(parsed.on ? { on: parsed.on } : {}) }
+      : undefined;
   }
   if (rest[0]?.toLowerCase() === 'release' || rest[0]?.toLowerCase() === 'chart') rest = rest.slice(1);
   const subject = rest[0];
@@ -96,6 +116,17 @@ export function parseHelmCommand(text: string): HelmCommand | undefined {
     return undefined;
   }
   const namespace = parsed.in ?? 'default';
+  const command = commandOf(kind, subject, namespace, parsed, values);
+  return command ? { command, ...(parsed.on ? { on: parsed.on } : {}) } : undefined;
+}
+
+function commandOf(
+  kind: HelmCommand['kind'],
+  subject: string,
+  namespace: string,
+  parsed: Options,
+  values: Values,
+): HelmCommandBody | undefined {
   switch (kind) {
     case 'status':
       return { kind, release: subject, namespace };

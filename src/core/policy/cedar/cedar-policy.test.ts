@@ -118,6 +118,31 @@ describe('the default Cedar policy', () => {
       policyId: 'sod-distinct-approvers',
     });
   });
+
+  it('refuses self-approval of a change to a production target, whatever its risk, and lets another approver approve it', () => {
+    const upgrade = (environment: string): PolicyCall => ({
+      tool: 'helm_upgrade_release',
+      agent: 'helm',
+      mutable: true,
+      risk: 'medium',
+      args: { namespace: 'shop', release: 'web', cluster: 'eu-1' },
+      target: { name: 'eu-1', environment },
+    });
+    expect(policy.mayApprove({ approver: john, requester: john, call: upgrade('production'), approvalsSoFar: [], at })).toMatchObject({
+      allowed: false,
+      policyId: 'sod-no-self-approval-production',
+    });
+    expect(policy.mayApprove({ approver: alice, requester: john, call: upgrade('production'), approvalsSoFar: [], at })).toMatchObject({
+      allowed: true,
+      policyId: 'approvers-approve',
+    });
+    expect(policy.mayApprove({ approver: john, requester: john, call: upgrade('staging'), approvalsSoFar: [], at })).toMatchObject({
+      allowed: true,
+      policyId: 'requester-approves-own-call',
+    });
+    const { target: _target, ...untargeted } = upgrade('production');
+    expect(policy.mayApprove({ approver: john, requester: john, call: untargeted, approvalsSoFar: [], at }).allowed).toBe(true);
+  });
 });
 
 describe('a policy directory', () => {
@@ -174,6 +199,25 @@ describe('a policy directory', () => {
           .eligibleApprovers,
       ).toEqual(['alice']);
     }
+  });
+
+  it('lets a policy read the target and its environment from the context', () => {
+    const dir = policyDir({
+      'prod-two.cedar': `@id("prod-needs-two")
+permit (principal, action == Opsgate::Action::"requireSecondApprover", resource)
+when { context.mutable && context.environment == "production" && context.target like "eu-*" };`,
+    });
+    const policy = createCedarPolicy(loadPolicyDirectory(dir));
+    const call = (environment: string): PolicyCall => ({
+      tool: 'helm_install_chart',
+      agent: 'helm',
+      mutable: true,
+      risk: 'medium',
+      args: { namespace: 'shop', release: 'web' },
+      target: { name: 'eu-1', environment },
+    });
+    expect(policy.decideCall({ user: john, call: call('production'), at })).toMatchObject({ action: 'ask', requiredApprovals: 2 });
+    expect(policy.decideCall({ user: john, call: call('dev'), at })).toMatchObject({ action: 'ask', requiredApprovals: 1 });
   });
 
   it('can block calls with a forbid, named in the decision', () => {

@@ -1,5 +1,5 @@
 import type { CedarValueJson, EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
-import type { Risk } from '../../tools/index.ts';
+import type { PolicyTarget, Risk } from '../../tools/index.ts';
 
 /** A person as the policy sees them. */
 export interface PolicyPrincipal {
@@ -15,6 +15,8 @@ export interface PolicyCall {
   readonly mutable: boolean;
   readonly risk: Risk;
   readonly args: Readonly<Record<string, unknown>>;
+  /** What the call acts on, as its agent names it (the tool's `policyTarget`). */
+  readonly target?: PolicyTarget;
 }
 
 export const RISK_LEVELS: Readonly<Record<Risk, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
@@ -84,6 +86,8 @@ export function callFacts(call: PolicyCall, requester: string, at: Date): Record
     mutable: call.mutable,
     risk: call.risk,
     riskLevel: RISK_LEVELS[call.risk],
+    target: call.target?.name ?? '',
+    environment: call.target?.environment ?? '',
     requester: { __entity: { type: `${NAMESPACE}::User`, id: requester } },
     hour: at.getUTCHours(),
     weekday: at.getUTCDay() === 0 ? 7 : at.getUTCDay(),

@@ -51,6 +51,8 @@ export interface HelmCliOptions {
   readonly kubectlPath?: string;
   /** `--kube-context` for both tools. Default: the current context. */
   readonly kubeContext?: string;
+  /** `--kubeconfig` for both tools (a registered cluster's file). Default: $KUBECONFIG or ~/.kube/config. */
+  readonly kubeconfig?: string;
   /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
@@ -128,6 +130,7 @@ export class HelmCli implements HelmBackend {
       : kubeContext && tool === 'kubectl'
         ? ['--context', kubeContext]
         : [];
+    if (this.#options.kubeconfig) context.push('--kubeconfig', this.#options.kubeconfig);
     if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
