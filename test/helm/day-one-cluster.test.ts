@@ -117,6 +117,57 @@ describe('real-world manifest shapes', () => {
     expect(plan.resources.change).toEqual(['Service/db']);
   });
 
+  // Review 2026-11-24-helm §2 "Cosmetic": plan keys were `Kind/name`, so the same name in two
+  // namespaces (or two groups' kinds) collapsed into one entry. Helm keeps objects apart by
+  // group, kind, namespace and name (pkg/kube ResourceList).
+  it('plan keys keep apart the same name in another namespace and the same kind of another API group', () => {
+    const object = (apiVersion: string, kind: string, namespace?: string) =>
+      [
+        '---',
+        `apiVersion: ${apiVersion}`,
+        `kind: ${kind}`,
+        'metadata:',
+        '  name: web',
+        ...(namespace ? [`  namespace: ${namespace}`] : []),
+        'spec: {}',
+        '',
+      ].join('\n');
+    const proposed = [
+      object('v1', 'ConfigMap'),
+      object('v1', 'ConfigMap', 'monitoring'),
+      object('cert-manager.io/v1', 'Certificate'),
+      object('acme.example.com/v1', 'Certificate'),
+      object('networking.k8s.io/v1', 'Ingress'),
+    ].join('');
+    const plan = buildPlan({
+      operation: 'install',
+      release: 'web',
+      namespace: 'default',
+      currentManifest: '',
+      proposedManifest: proposed,
+      values: {},
+    });
+    expect(plan.resources.create).toEqual([
+      'Certificate.acme.example.com/web',
+      'Certificate.cert-manager.io/web',
+      'ConfigMap/monitoring/web',
+      'ConfigMap/web',
+      'Ingress/web',
+    ]);
+    // Naming the release's own namespace explicitly is the same object.
+    const upgrade = buildPlan({
+      operation: 'upgrade',
+      release: 'web',
+      namespace: 'default',
+      currentRevision: 1,
+      nextRevision: 2,
+      currentManifest: object('v1', 'ConfigMap'),
+      proposedManifest: object('v1', 'ConfigMap', 'default'),
+      values: {},
+    });
+    expect(upgrade.resources).toMatchObject({ create: [], delete: [], change: ['ConfigMap/web'] });
+  });
+
   it('helm get hooks: events from helm.sh/hook, generateName hooks keep a key', () => {
     const output = [
       '---',
@@ -137,7 +188,8 @@ describe('real-world manifest shapes', () => {
       '  annotations:',
       '    "helm.sh/hook": test',
     ].join('\n');
-    expect(parseHelmHooks(output)).toEqual([
+    // Each hook also carries its text (issue 20 M3); here: which hooks and events.
+    expect(parseHelmHooks(output).map(({ key, events }) => ({ key, events }))).toEqual([
       { key: 'Job/app-migrate-', events: ['pre-upgrade', 'pre-rollback'] },
       { key: 'Pod/app-test', events: ['test'] },
     ]);
@@ -192,7 +244,7 @@ describe('C2: a first install of a chart with crds/ and custom resources of thos
       );
       const request = { operation: 'install' as const, release: 'mon', namespace: 'default', chart: 'operator' };
       const plan = await helm.plan(request);
-      expect(plan.resources.create).toContain('CronTab/nightly');
+      expect(plan.resources.create).toContain('CronTab.stable.example.com/nightly');
       expect(plan.risks.join(' ')).toContain('client-side dry run');
       const dryRuns = fake.calls.filter((argv) => argv.some((arg) => arg.startsWith('--dry-run')));
       expect(dryRuns.map((argv) => argv.find((arg) => arg.startsWith('--dry-run')))).toEqual(

@@ -188,7 +188,7 @@ describe("Helm 3 / kubectl output parsers (demo-release fixtures in Helm's shape
     });
     const { status, rendered } = parseDryRunRelease(output, 'upgrade --dry-run');
     expect(status.version).toBe(4);
-    expect(rendered.hooks).toEqual([{ key: 'Job/web-migrate', events: ['pre-upgrade'] }]);
+    expect(rendered.hooks).toEqual([{ key: 'Job/web-migrate', events: ['pre-upgrade'], manifest: '...' }]);
     expect(rendered.manifest).not.toContain('web-migrate');
   });
 
@@ -210,6 +210,31 @@ describe("Helm 3 / kubectl output parsers (demo-release fixtures in Helm's shape
     ).toBe('HELM_CLUSTER_UNREACHABLE');
     expect(classifyHelmError('install', 'Error: INSTALLATION FAILED: cannot reuse a name that is still in use').code).toBe(
       'HELM_NAME_IN_USE',
+    );
+  });
+
+  // Issue 20 M7 (review 2026-11-24-helm §2 M7). Texts: Helm's storage driver wrapping (v3.21.4 and v4
+  // pkg/storage/driver/secrets.go: "query: failed to query with labels", "create: failed to create")
+  // around the API server's Forbidden text, as kubectl 1.32.4 printed it against the review's stub
+  // API server ('secrets is forbidden: User "…" cannot list resource "secrets" in API group "" in the namespace "…"').
+  it('M7: an RBAC refusal on the release records is not "recorded the new revision as failed"', () => {
+    const forbidden = (verb: string) =>
+      `secrets is forbidden: User "system:serviceaccount:team-a:deployer" cannot ${verb} resource "secrets" in API group "" in the namespace "team-b"`;
+    const query = `Error: INSTALLATION FAILED: query: failed to query with labels: ${forbidden('list')}`;
+    const create = `Error: UPGRADE FAILED: create: failed to create: ${forbidden('create')}`;
+    for (const [operation, stderr] of [
+      ['install', query],
+      ['upgrade', create],
+      ['rollback', `Error: get: failed to get "sh.helm.release.v1.web.v3": ${forbidden('get')}`],
+    ] as const) {
+      const error = classifyHelmError(operation, stderr, 'web');
+      expect(error.code).toBe('HELM_RELEASE_STORAGE_FORBIDDEN');
+      expect(error.message).toMatch(/no revision was recorded.*Secrets/);
+      expect(error.message).not.toMatch(/recorded the new revision as failed/);
+    }
+    // Refused while applying the chart's objects: Helm has recorded a failed revision.
+    expect(classifyHelmError('upgrade', `Error: UPGRADE FAILED: update: failed to update: ${forbidden('update')}`, 'web').code).toBe(
+      'HELM_APPLY_FAILED',
     );
   });
 

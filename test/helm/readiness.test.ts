@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { workloadReadiness } from '../../src/agents/helm/backends/readiness.ts';
+import { healthProblems, podHealth, workloadReadiness } from '../../src/agents/helm/backends/readiness.ts';
 
 /** Helm's own readiness table (pkg/kube/ready_test.go), as kubectl shows those objects in JSON. */
 const cases = JSON.parse(readFileSync(new URL('./fixtures/helm-testdata/ready-cases.json', import.meta.url), 'utf8')) as {
@@ -79,5 +79,58 @@ describe('workload readiness follows helm --wait (Helm ready_test.go cases, on k
       status: { observedGeneration: 3, updatedReplicas: 1, readyReplicas: 1 },
     };
     expect(workloadReadiness(lagging)).toMatchObject({ ready: false, reason: 'the controller has not observed the latest spec yet' });
+  });
+});
+
+// Issue 20 M5 (review 2026-11-24-helm §2 M5): the approximations that said "ready" too early or
+// "failed" for a healthy release. Objects in the shapes `kubectl get -o json` returns (apps/v1
+// DeploymentStatus, v1 Pod with ownerReferences and containerStatuses).
+describe('readiness approximations (M5)', () => {
+  const rollingDeployment = (status: Record<string, number>) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', generation: 2 },
+    spec: { replicas: 3, selector, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+    status: { observedGeneration: 2, ...status },
+  });
+
+  it('3 new pods with 2 ready plus 1 old pod ready is not ready (Helm counts the new ReplicaSet: 2 < 3)', () => {
+    const midRollout = rollingDeployment({ replicas: 4, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
+    expect(workloadReadiness(midRollout)).toMatchObject({ ready: false, reason: '2 of 3 updated replicas ready' });
+    const done = rollingDeployment({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
+    expect(workloadReadiness(done)).toMatchObject({ ready: true });
+  });
+
+  it("a Job's pod that ended in Error and was retried into success is not a failure; a failed Job is", () => {
+    const jobPod = (name: string, terminated: string, phase: string) =>
+      podHealth({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'web-migrate', controller: true }] },
+        status: {
+          phase,
+          containerStatuses: [{ name: 'migrate', ready: false, restartCount: 0, state: { terminated: { reason: terminated } } }],
+        },
+      });
+    const pods = [jobPod('web-migrate-a1', 'Error', 'Failed'), jobPod('web-migrate-b2', 'Completed', 'Succeeded')];
+    expect(pods[0]).toMatchObject({ status: 'Error', job: 'web-migrate' });
+    const succeeded = workloadReadiness({
+      kind: 'Job',
+      metadata: { name: 'web-migrate' },
+      spec: { backoffLimit: 6 },
+      status: { succeeded: 1, failed: 1 },
+    });
+    expect(healthProblems(pods, [succeeded])).toEqual([]);
+    const failed = workloadReadiness({ kind: 'Job', metadata: { name: 'web-migrate' }, spec: { backoffLimit: 0 }, status: { failed: 1 } });
+    expect(healthProblems(pods, [failed])).toEqual([{ object: 'job/web-migrate', reason: 'BackoffLimitExceeded' }]);
+    // A Deployment's crashing pod still is a problem.
+    const crashing = podHealth({
+      metadata: { name: 'web-1', ownerReferences: [{ kind: 'ReplicaSet', name: 'web-6d4' }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [{ ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+      },
+    });
+    expect(healthProblems([crashing], [])).toEqual([{ object: 'pod/web-1', reason: 'CrashLoopBackOff' }]);
   });
 });

@@ -83,7 +83,7 @@ describe('subcharts as Helm loads and selects them', () => {
   it('the demo shop turns its cache off through condition: cache.enabled, in the manifest and the schema check', async () => {
     const shop = await (await ChartRepository.open()).load('shop');
     const render = (values: Values) =>
-      parseManifest(renderChart(shop, mergeValues(shop.defaults, values), { releaseName: 'r', namespace: 'n', revision: 1 })).map(
+      parseManifest(renderChart(shop, mergeValues(shop.defaults, values), { releaseName: 'r', namespace: 'n', revision: 1 }), 'n').map(
         (r) => r.key,
       );
     expect(render({})).toEqual(['Deployment/r-shop', 'Service/r-cache', 'StatefulSet/r-cache']);

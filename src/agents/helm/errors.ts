@@ -14,6 +14,11 @@ export const HelmErrors = defineErrorCodes({
     status: 403,
     message: 'The cluster refused the request: {detail}. Nothing was changed; ask a cluster admin for the needed RBAC rights.',
   },
+  HELM_RELEASE_STORAGE_FORBIDDEN: {
+    status: 403,
+    message:
+      "The cluster refused to let Helm read or record the release {release}: {detail}. Helm stores releases as Secrets in the release namespace and stopped before applying the chart: no revision was recorded and no release object changed (only a namespace made by createNamespace, or the chart's CRDs, may already exist). Ask a cluster admin for get/list/create/update on Secrets in that namespace.",
+  },
   HELM_RELEASE_PENDING: {
     status: 409,
     message:
@@ -47,6 +52,26 @@ export const HelmErrors = defineErrorCodes({
     status: 404,
     message:
       'Chart {chart}{version} is not in the repository. Search the repository (helm_search_charts) for available charts and versions.',
+  },
+  HELM_CHART_SOURCE_UNKNOWN: {
+    status: 404,
+    message:
+      "The chart {chart} of release {release} is not in opsgate's repository{searched}. Give the chart's source as the chart reference: REPO/NAME for a `helm repo` repository, or oci://REGISTRY/PATH/NAME for an OCI registry.",
+  },
+  HELM_CHART_SOURCE_AMBIGUOUS: {
+    status: 409,
+    message:
+      'The chart {chart} of release {release} is in several `helm repo` repositories ({candidates}). Give the one it came from as the chart reference.',
+  },
+  HELM_CHART_SOURCE_UNSUPPORTED: {
+    status: 400,
+    message:
+      "Chart reference {chart} names a `helm repo` repository or an OCI registry, which only the helm CLI backend can read (OPSGATE_HELM_BACKEND=cli). With the simulator, use a chart of opsgate's repository ({repository}).",
+  },
+  HELM_CHART_PULL_FAILED: {
+    status: 502,
+    message:
+      '`helm pull {chart}` failed: {detail}. Check the reference and version; for a `helm repo` repository run `helm repo update`, for a private OCI registry `helm registry login`.',
   },
   HELM_NO_STABLE_VERSION: {
     status: 404,

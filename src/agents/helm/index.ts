@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { defineAgent } from '../../core/agent/define-agent.ts';
 import type { HelmBackend } from './backends/backend.ts';
 import { HelmCli } from './backends/cli/helm-cli.ts';
@@ -16,6 +17,7 @@ import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.
 import { HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
 import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompt.ts';
 import { HelmService } from './service/helm-service.ts';
+import { SecretRedactor } from './service/redact-secrets.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
@@ -31,6 +33,9 @@ export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/stat
 export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompt.ts';
 export { HelmService } from './service/helm-service.ts';
 export { classifyHelmRequest } from './workflow/route.ts';
+
+/** The secret-store name of the key that digests hidden Secret data in plans. */
+const REDACTION_KEY_SECRET = 'helm-plan-redaction-key';
 
 export const HELM_PHASE_DEFINITIONS = [
   { name: 'discovery', title: 'Discovery & context' },
@@ -75,7 +80,14 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
           ? cli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {})
           : new SimulatedCluster(context.store, context.clock);
       const repository = await ChartRepository.open(context.options.charts);
-      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository)));
+      // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.
+      let redactionKey = await context.secrets.get(REDACTION_KEY_SECRET);
+      if (!redactionKey) {
+        redactionKey = randomBytes(32).toString('base64');
+        await context.secrets.set(REDACTION_KEY_SECRET, redactionKey);
+      }
+      const redactor = new SecretRedactor(redactionKey);
+      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository, { redactor })));
       // A registered cluster gets its own backend (the CLI with its context and kubeconfig; the
       // simulator has one cluster, shared) and its own service, which names it in every plan.
       const openCluster = (cluster: HelmCluster) =>
@@ -83,6 +95,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
           createHelmMcpServer(
             new HelmService(backendName === 'cli' ? cli(cluster) : backend, repository, {
               cluster: { name: cluster.name, environment: cluster.environment },
+              redactor,
             }),
           ),
         );

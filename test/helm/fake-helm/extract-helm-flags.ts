@@ -28,6 +28,8 @@ const COMMANDS: Record<string, string> = {
   upgrade: 'newUpgradeCmd',
   rollback: 'newRollbackCmd',
   uninstall: 'newUninstallCmd',
+  pull: 'newPullCmd',
+  'search repo': 'newSearchRepoCmd',
 };
 
 const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

@@ -1,5 +1,5 @@
 /**
- * Parses a cobra-style command line: the verb (and `get`'s sub-verb), positionals, `--flag value`,
+ * Parses a cobra-style command line: the verb (and the sub-verb of `get`, `config` and `search`), positionals, `--flag value`,
  * `--flag=value` and boolean flags, by the flag table `kind` answers from.
  */
 export function parseArgs(
@@ -10,7 +10,7 @@ export function parseArgs(
   const positional: string[] = [];
   const flags = new Map<string, string>();
   const command = argv[0] ?? '';
-  const table = command === 'get' || command === 'config' ? `${command} ${argv[1] ?? ''}` : command;
+  const table = command === 'get' || command === 'config' || command === 'search' ? `${command} ${argv[1] ?? ''}` : command;
   for (let index = 1; index < argv.length; index++) {
     const arg = argv[index]!;
     if (arg.startsWith('-')) {

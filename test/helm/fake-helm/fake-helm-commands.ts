@@ -13,6 +13,7 @@ import { loadChartArchive } from '../../../src/agents/helm/charts/load-chart.ts'
 import { parseManifest } from '../../../src/agents/helm/charts/render-chart.ts';
 import { OpsgateError } from '../../../src/core/errors/index.ts';
 import { parseArgs } from './fake-args.ts';
+import { type FakeChartSources, fakePull, fakeSearch } from './fake-chart-sources.ts';
 import { checkHelmFlags, flagKind } from './helm-flags.ts';
 
 /** A command that exits 1 with this stderr. */
@@ -43,6 +44,8 @@ export interface FakeContext {
   readonly version: string;
   readonly cluster: SimulatedCluster;
   readonly timing?: FakeTiming;
+  /** `helm repo` repositories and OCI registries `helm pull` and `helm search repo` read. */
+  readonly charts?: FakeChartSources;
   /** Sleeps `seconds` Helm seconds (real processes scale them with FAKE_HELM_SECOND_MS; in-process tests use fake timers). */
   readonly sleep: (seconds: number) => Promise<void>;
 }
@@ -164,7 +167,7 @@ function refuseUnmappedCustomResources(crds: ReadonlyArray<{ readonly content: s
 export async function runFakeHelm(argv: readonly string[], context: FakeContext): Promise<string> {
   const helm4 = context.version.startsWith('v4');
   const { command, positional, flags } = parseArgs(argv, (table, flag) => flagKind(context.version, table, flag), fail);
-  checkHelmFlags(context.version, command === 'get' ? `get ${positional[0] ?? ''}` : command, flags, fail);
+  checkHelmFlags(context.version, command === 'get' || command === 'search' ? `${command} ${positional[0] ?? ''}` : command, flags, fail);
   if (command === 'version') {
     return `${flags.has('--short') ? context.version : `version.BuildInfo{Version:"${context.version.split('+')[0]}"}`}\n`;
   }
@@ -173,6 +176,8 @@ export async function runFakeHelm(argv: readonly string[], context: FakeContext)
   const release = positional[0] ?? '';
   const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
   const prefix = command === 'install' ? 'INSTALLATION FAILED: ' : command === 'upgrade' ? 'UPGRADE FAILED: ' : '';
+  if (command === 'pull') return fakePull(context.charts ?? {}, release || fail('"helm pull" requires at least 1 argument'), flags, fail);
+  if (command === 'search' && positional[0] === 'repo') return fakeSearch(context.charts ?? {}, positional[1] ?? '', flags, fail);
   try {
     if (command === 'list') {
       const all = helm4 || flags.has('--all');

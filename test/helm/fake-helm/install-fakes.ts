@@ -5,6 +5,7 @@ import { CommandFailed, type CommandRunner } from '../../../src/agents/helm/back
 import { helmSimulatorMigrations } from '../../../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { openStore, type Store } from '../../../src/core/store/index.ts';
+import type { FakeChartSources } from './fake-chart-sources.ts';
 import { FakeFailure, type FakeTiming, runFakeHelm } from './fake-helm-commands.ts';
 import { type FakeKubectlIdentity, runFakeKubectl } from './fake-kubectl-commands.ts';
 
@@ -96,7 +97,7 @@ export interface InProcessFakeHelm extends FakeHelm {
  */
 export async function inProcessFakeHelm(
   version: FakeHelmVersion | string,
-  options: { timing?: FakeTiming; kubectl?: FakeKubectlIdentity } = {},
+  options: { timing?: FakeTiming; kubectl?: FakeKubectlIdentity; charts?: FakeChartSources } = {},
 ): Promise<InProcessFakeHelm> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-fake-helm-'));
   const statePath = join(dir, 'cluster.db');
@@ -120,6 +121,7 @@ export async function inProcessFakeHelm(
               version: helmVersion,
               cluster,
               ...(timing ? { timing } : {}),
+              ...(options.charts ? { charts: options.charts } : {}),
               sleep: (seconds) => sleep(seconds * 1000, ended),
             });
       const killed = new Promise<never>((_resolve, reject) => {

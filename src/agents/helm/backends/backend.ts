@@ -1,5 +1,6 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
 import type { Values } from '../values/merge-values.ts';
+import type { SchemaValidator } from '../values/validate-values.ts';
 import type {
   BackendKind,
   ClusterInfo,
@@ -65,5 +66,15 @@ export interface HelmBackend {
   uninstall(release: string, namespace: string, options?: { readonly hooks?: number }): Promise<void>;
   /** Readiness of the workloads in `manifest` (the release's) by the rules of `helm --wait`, and their pods. */
   health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
+  /**
+   * Fetches a chart from a `helm repo` repository (`REPO/NAME`) or an OCI registry (`oci://…`)
+   * with Helm's own configuration and credentials (`helm pull`): the archive's path. Only a
+   * backend with a real `helm` has it; the simulator knows opsgate's repository only.
+   */
+  pullChart?(reference: string, version?: string): Promise<string>;
+  /** `REPO/NAME` of every `helm repo` repository that has chart `name` at `version` (`helm search repo`). */
+  findChart?(name: string, version: string): Promise<string[]>;
+  /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
+  schemaValidator?(): Promise<SchemaValidator>;
   close?(): Promise<void>;
 }

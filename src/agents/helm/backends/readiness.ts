@@ -79,9 +79,14 @@ export function workloadReadiness(object: KubeObject): WorkloadHealth {
       field(object, 'spec.strategy.type') === 'Recreate'
         ? 0
         : scaled(field(object, 'spec.strategy.rollingUpdate.maxUnavailable'), replicas, Math.floor(replicas / 4));
-    // Helm counts the ready pods of the new ReplicaSet; kubectl's Deployment shows how many pods run
-    // the new template (updated) and how many are ready, so the smaller of the two stands in for it.
-    const newReady = Math.min(count(object, 'status.updatedReplicas'), count(object, 'status.readyReplicas'));
+    // Helm counts the ready pods of the new ReplicaSet (ready.go deploymentReady); kubectl's
+    // Deployment shows updated and ready pods of all ReplicaSets together. Mid-rollout (3 new with 2
+    // ready, plus 1 old ready) "ready" is 3 although the new ReplicaSet has 2: so every old pod
+    // (status.replicas − updated) is taken as ready, which leaves a lower bound on the new ones —
+    // never ready too early, at worst one poll late while old pods terminate.
+    const updated = count(object, 'status.updatedReplicas');
+    const old = Math.max(0, count(object, 'status.replicas', updated) - updated);
+    const newReady = Math.max(0, Math.min(updated, count(object, 'status.readyReplicas') - old));
     if (newReady < replicas - maxUnavailable) return verdict(false, `${newReady} of ${replicas} updated replicas ready`);
     return verdict(true, `${newReady} of ${replicas} updated replicas ready`);
   }
@@ -123,12 +128,38 @@ export function podHealth(pod: KubeObject): PodHealth {
   const stateReason = (state: 'waiting' | 'terminated') =>
     containers.map((container) => field(container, `state.${state}.reason`)).find((reason) => typeof reason === 'string');
   const reason = stateReason('waiting') ?? stateReason('terminated');
+  const owners = field(pod, 'metadata.ownerReferences');
+  const job = Array.isArray(owners) ? (owners.find((owner) => field(owner, 'kind') === 'Job') as KubeObject | undefined) : undefined;
   return {
     name: String(field(pod, 'metadata.name') ?? ''),
+    ...(job ? { job: String(job.name ?? '') } : {}),
     status: typeof reason === 'string' ? reason : String(field(pod, 'status.phase') ?? ''),
     ready: containers.length > 0 && containers.every((container) => container.ready === true),
     restarts: containers.reduce((sum, container) => sum + Number(container.restartCount ?? 0), 0),
   };
+}
+
+/** Pod states that will not heal by waiting. */
+const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
+
+/**
+ * What is failing: pods in a state that does not heal, and workloads with a failed condition. A
+ * Job's pods are left to the Job: a pod that ended in `Error` and was retried into success is
+ * history, not a failure (`helm --wait-for-jobs` reads only the Job's status), and a Job that
+ * really failed says so itself (BackoffLimitExceeded).
+ */
+export function healthProblems(
+  pods: readonly PodHealth[],
+  workloads: readonly WorkloadHealth[],
+): Array<{ readonly object: string; readonly reason: string }> {
+  return [
+    ...pods
+      .filter((pod) => !pod.job && FAILING_POD_STATES.has(pod.status))
+      .map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
+    ...workloads
+      .filter((w) => w.condition !== undefined)
+      .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: w.condition ?? w.reason })),
+  ];
 }
 
 /** How a backend reads workloads by `kind/name` and pods by label selector (kubectl, or the simulator). */

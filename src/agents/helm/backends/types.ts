@@ -74,6 +74,8 @@ export interface PodHealth {
   readonly status: string;
   readonly ready: boolean;
   readonly restarts: number;
+  /** The Job that owns the pod (`metadata.ownerReferences`): its failures are judged by the Job. */
+  readonly job?: string;
 }
 
 export interface WorkloadHealth {
@@ -93,6 +95,11 @@ export interface ReleaseHook {
   readonly key: string;
   /** The events it runs on: `pre-install`, `post-upgrade`, `test`, … */
   readonly events: readonly string[];
+  /**
+   * Its rendered text: shown in the plan and bound by the approval, so a changed migration Job
+   * is a changed plan. Left out for a hook that renders differently every time (`volatile`).
+   */
+  readonly manifest?: string;
 }
 
 /** What a dry run renders: the manifest Helm would store (hooks excluded) and the hooks apart. */

@@ -269,7 +269,7 @@ export class ChartRepository {
       throw HelmErrors.HELM_CHART_DOWNLOAD_FAILED({
         chart,
         url: url.href,
-        detail: `the ${url.protocol} scheme is not supported (file, http and https are)`,
+        detail: `the ${url.protocol} scheme is not supported in a repository index (file, http and https are); an OCI chart is named oci://REGISTRY/PATH/NAME in the chart reference instead (helm CLI backend)`,
       });
     const timeout = this.#options.downloadTimeoutMs ?? DOWNLOAD_TIMEOUT_MS;
     let response: Response;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { formatGoFloat, formatGoValue, goQuote, goToJson, goToYaml } from './go-values.ts';
 import { renderTemplate } from './render-chart.ts';
 
@@ -118,5 +118,23 @@ describe('template syntax', () => {
       expect(renderError(template)).toMatchObject({ code: 'HELM_RENDER_FAILED' });
     }
     expect(renderError('a\n{{ include "x.labels" . }}').message).toContain('demo/templates/t.yaml:2');
+  });
+});
+
+// Sprig's `now`, `date` and `unixEpoch` (issue 20 M8: charts stamp objects with the render time).
+// Go's layout is its reference time, Mon Jan 2 15:04:05 MST 2006 (Go time.Format).
+describe('clock functions', () => {
+  it('date LAYOUT and unixEpoch of now print the render time as Go does (UTC)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-03-04T05:06:07Z'));
+      expect(render('{{ now | date "2006-01-02T15:04:05Z" }}')).toBe('2026-03-04T05:06:07Z');
+      expect(render('{{ now | date "02 Jan 2006 15:04 MST" }}')).toBe('04 Mar 2026 05:06 UTC');
+      expect(render('{{ now | date "20060102" }}')).toBe('20260304');
+      expect(render('{{ now | unixEpoch }}')).toBe('1772600767');
+      expect(renderError('{{ date "2006" "x" }}')).toMatchObject({ code: 'HELM_RENDER_FAILED' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -15,7 +15,11 @@ export interface RenderContext {
 
 /** One object of a rendered manifest. */
 export interface ManifestResource {
-  /** `Kind/name`, the key plans compare by. */
+  /**
+   * The key plans compare by: `Kind/name`, with the API group for a kind outside Kubernetes' own
+   * groups (`Certificate.cert-manager.io/web`) and the namespace when the object names one other
+   * than the release's (`ConfigMap/monitoring/web`), so that objects Helm keeps apart stay apart.
+   */
   readonly key: string;
   readonly kind: string;
   readonly name: string;
@@ -186,9 +190,44 @@ const FUNCTIONS: Record<string, (args: readonly unknown[]) => unknown> = {
     const length = wantInt('randAlphaNum', only('randAlphaNum', args));
     return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
   },
+  // Sprig's clock functions (charts stamp ConfigMaps and annotations with them): `now | date LAYOUT`
+  // with Go's reference-time layout, and `now | unixEpoch`. Times print in UTC.
+  now: (args) => {
+    arity('now', args, 0);
+    return new Date();
+  },
+  date: (args) => {
+    arity('date', args, 2);
+    const [layout, time] = args;
+    if (!(time instanceof Date)) throw new TemplateError('error calling date: the time must come from now');
+    return formatGoLayout(wantString('date', layout), time);
+  },
+  unixEpoch: (args) => {
+    const time = only('unixEpoch', args);
+    if (!(time instanceof Date)) throw new TemplateError('error calling unixEpoch: the time must come from now');
+    return String(Math.floor(time.getTime() / 1000));
+  },
   upper: (args) => wantString('upper', only('upper', args)).toUpperCase(),
   lower: (args) => wantString('lower', only('lower', args)).toLowerCase(),
 };
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Go's layout by its reference time (Mon Jan 2 15:04:05 MST 2006): the numeric fields and the month name. */
+function formatGoLayout(layout: string, time: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const fields: Record<string, string> = {
+    '2006': String(time.getUTCFullYear()),
+    '01': two(time.getUTCMonth() + 1),
+    Jan: MONTHS[time.getUTCMonth()]!,
+    '02': two(time.getUTCDate()),
+    '15': two(time.getUTCHours()),
+    '04': two(time.getUTCMinutes()),
+    '05': two(time.getUTCSeconds()),
+    MST: 'UTC',
+  };
+  return layout.replace(/2006|01|Jan|02|15|04|05|MST/g, (token) => fields[token]!);
+}
 
 function evaluatePipeline(pipeline: Pipeline, scope: Scope): unknown {
   let piped: { value: unknown } | undefined;
@@ -311,8 +350,21 @@ export function renderChart(chart: LoadedChart, mergedValues: Values, context: R
   return out.join('');
 }
 
-/** Splits a manifest into its objects. */
-export function parseManifest(manifest: string): ManifestResource[] {
+/** Kubernetes' own API groups (core, `apps`, `batch`, `*.k8s.io`): their kinds are unique without the group. */
+function builtInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}
+
+function resourceKey(object: Record<string, unknown>, kind: string, name: string, releaseNamespace: string | undefined): string {
+  const apiVersion = String(object.apiVersion ?? '');
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const namespace = (object.metadata as Record<string, unknown> | undefined)?.namespace;
+  const own = typeof namespace === 'string' && namespace !== '' && namespace !== releaseNamespace ? `${namespace}/` : '';
+  return `${kind}${builtInGroup(group) ? '' : `.${group}`}/${own}${name}`;
+}
+
+/** Splits a manifest into its objects; `releaseNamespace`: the namespace an object without its own lands in. */
+export function parseManifest(manifest: string, releaseNamespace?: string): ManifestResource[] {
   const resources: ManifestResource[] = [];
   const chunks = manifest.split(/^---\s*$/m).filter((chunk) => chunk.trim());
   for (const chunk of chunks) {
@@ -327,7 +379,14 @@ export function parseManifest(manifest: string): ManifestResource[] {
       const name = String((object.metadata as Record<string, unknown> | undefined)?.name ?? '');
       if (!kind || !name)
         throw HelmErrors.HELM_RENDER_FAILED({ template: source || '(manifest)', detail: 'an object has no kind or metadata.name' });
-      resources.push({ key: `${kind}/${name}`, kind, name, source, text: chunk.replace(/^\n+/, ''), object });
+      resources.push({
+        key: resourceKey(object, kind, name, releaseNamespace),
+        kind,
+        name,
+        source,
+        text: chunk.replace(/^\n+/, ''),
+        object,
+      });
     }
   }
   return resources;

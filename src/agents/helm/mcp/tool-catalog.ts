@@ -13,10 +13,14 @@ export const namespaceName = z
   .string()
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a namespace is lower-case letters, digits and dashes');
+/** NAME or REPO/NAME (opsgate's repository or a `helm repo` one), or `oci://HOST[:PORT]/PATH/NAME` (an OCI registry, lower-case paths as OCI requires). */
 export const chartReference = z
   .string()
-  .max(120)
-  .regex(/^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)?$/, 'a chart is NAME or REPO/NAME');
+  .max(255)
+  .regex(
+    /^(?:oci:\/\/[A-Za-z0-9.-]+(?::\d+)?(?:\/[a-z0-9][a-z0-9._-]*)+|[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?)$/,
+    'a chart is NAME, REPO/NAME or oci://REGISTRY/PATH/NAME',
+  );
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');

@@ -1,5 +1,6 @@
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import { healthProblems } from '../backends/readiness.ts';
 import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
 import { checkKubeVersion } from '../charts/kube-version.ts';
@@ -7,15 +8,28 @@ import type { LoadedChart } from '../charts/load-chart.ts';
 import { parseManifest } from '../charts/render-chart.ts';
 import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
-import { requiredFields, type ValuesValidation, validateValues } from '../values/validate-values.ts';
+import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
+import { SecretRedactor } from './redact-secrets.ts';
+import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
+
+/** A plan with what only the service sees: the chart archive it was rendered from and the real (unhidden) values. */
+interface Planned {
+  readonly plan: InstallationPlan;
+  readonly resolved?: ResolvedChart;
+  readonly values?: Values;
+}
 
 export interface PlanRequest {
   readonly operation: HelmOperation;
   readonly release: string;
   readonly namespace: string;
-  /** Chart reference (`webapp` or `demo/webapp`); upgrade defaults to the release's chart. */
+  /**
+   * Chart reference: `webapp` or `demo/webapp` (opsgate's repository), `REPO/NAME` (a `helm repo`
+   * repository) or `oci://…`; upgrade defaults to the release's chart.
+   */
   readonly chart?: string;
   readonly version?: string;
   /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
@@ -67,25 +81,26 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
 /** How long a server dry run is reused for the same inputs. */
 const RENDER_REUSE_MS = 5 * 60_000;
 
-const FAILING_POD_STATES = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'Error']);
-
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
 export class HelmService {
   readonly backend: HelmBackend;
   readonly repository: ChartRepository;
   readonly #sleep: (ms: number) => Promise<void>;
+  /** Secret data and secret-looking values are hidden in everything this service returns (plans, status, validation). */
+  readonly #redact: SecretRedactor;
   /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
   readonly #cluster: PlanCluster | undefined;
 
   constructor(
     backend: HelmBackend,
     repository: ChartRepository,
-    options: { sleep?: (ms: number) => Promise<void>; cluster?: PlanCluster } = {},
+    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor; cluster?: PlanCluster } = {},
   ) {
     this.backend = backend;
     this.repository = repository;
     this.#cluster = options.cluster;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#redact = options.redactor ?? new SecretRedactor();
   }
 
   /**
@@ -113,11 +128,12 @@ export class HelmService {
   }
 
   async chartInfo(reference: string, version?: string) {
-    const entry = this.repository.entry(reference, version);
-    const chart = await this.repository.load(reference, entry.version);
+    const resolved = await resolveChart(this.backend, this.repository, reference, version);
+    const { chart } = resolved;
+    const entry = resolved.source ? undefined : this.repository.entry(reference, chart.metadata.version);
     return {
-      repository: this.repository.name,
-      chart: { ...chart.metadata, digest: entry.digest, url: entry.urls[0] ?? '' },
+      repository: resolved.source ? resolved.source : this.repository.name,
+      chart: { ...chart.metadata, digest: resolved.digest ?? entry?.digest ?? '', url: resolved.source ?? entry?.urls[0] ?? '' },
       valuesYaml: chart.valuesYaml,
       defaults: chart.defaults,
       hasSchema: chart.schema !== undefined,
@@ -173,14 +189,19 @@ export class HelmService {
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
     const status = await this.backend.status(release, namespace);
     const history = await this.backend.history(release, namespace);
-    return { status, history };
+    return { status: this.#redact.status(status), history };
   }
 
-  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<LoadedChart> {
-    const reference = request.chart ?? current?.chart.metadata.name;
-    if (!reference) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
-    const version = request.version ?? (request.chart || !current ? undefined : current.chart.metadata.version);
-    return this.repository.load(reference, version);
+  async #schemaValidator(): Promise<SchemaValidator> {
+    return (await this.backend.schemaValidator?.()) ?? 'jsonschema-v6';
+  }
+
+  /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
+  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
+    if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
+    if (!current) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
+    if (request.version) return resolveChart(this.backend, this.repository, current.chart.metadata.name, request.version);
+    return resolveReleaseChart(this.backend, this.repository, request.release, current);
   }
 
   /**
@@ -202,13 +223,23 @@ export class HelmService {
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
-    const chart = await this.#chartFor(request, current);
+    const { chart } = await this.#chartFor(request, current);
     const userValues = await this.effectiveValues(request, current);
-    return { ...validateValues(chart, userValues), userValues, chart: `${chart.metadata.name}-${chart.metadata.version}` };
+    const validation = validateValues(chart, userValues, await this.#schemaValidator());
+    return {
+      ...validation,
+      merged: this.#redact.values(validation.merged),
+      userValues: this.#redact.values(userValues),
+      chart: `${chart.metadata.name}-${chart.metadata.version}`,
+    };
   }
 
   async checkPrerequisites(request: { chart: string; version?: string; namespace: string; createNamespace?: boolean }) {
-    const chart = await this.repository.load(request.chart, request.version);
+    const { chart } = await resolveChart(this.backend, this.repository, request.chart, request.version);
+    return this.#prerequisites(chart, request);
+  }
+
+  async #prerequisites(chart: LoadedChart, request: { namespace: string; createNamespace?: boolean | undefined }) {
     const info = await this.backend.clusterInfo();
     // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
     const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
@@ -256,16 +287,22 @@ export class HelmService {
 
   /** Computes the plan; invalid values or failed prerequisites throw before any plan exists. */
   async plan(request: PlanRequest): Promise<InstallationPlan> {
-    if (request.operation === 'rollback' || request.operation === 'uninstall') return this.#planRemoval(request);
+    return (await this.#plan(request)).plan;
+  }
+
+  /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
+  async #plan(request: PlanRequest): Promise<Planned> {
+    if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
       throw HelmErrors.HELM_NAME_IN_USE({ release: request.release, namespace: request.namespace });
     if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
-    const chart = await this.#chartFor(request, current);
+    const resolved = await this.#chartFor(request, current);
+    const { chart } = resolved;
     const userValues = await this.effectiveValues(request, current);
-    const validation = validateValues(chart, userValues);
+    const validation = validateValues(chart, userValues, await this.#schemaValidator());
     if (!validation.valid) {
       throw HelmErrors.HELM_VALUES_INVALID({
         count: validation.errors.length,
@@ -273,9 +310,7 @@ export class HelmService {
         errors: validation.errors,
       });
     }
-    const prerequisites = await this.checkPrerequisites({
-      chart: chart.metadata.name,
-      version: chart.metadata.version,
+    const prerequisites = await this.#prerequisites(chart, {
       namespace: request.namespace,
       createNamespace: request.operation === 'install' ? request.createNamespace : true,
     });
@@ -294,15 +329,29 @@ export class HelmService {
       release: request.release,
       namespace: request.namespace,
       chart,
-      chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
+      chartArchive: resolved.archive,
       values: userValues,
       createNamespace: Boolean(request.createNamespace),
       revision: nextRevision,
       isUpgrade: Boolean(current),
       ...(replaces ? { replace: true } : {}),
     };
-    const [rendered, again] = await this.#renderTwice(renderRequest);
-    const volatile = volatileObjects(rendered.manifest, again.manifest);
+    const renders = await this.#renderTwice(renderRequest);
+    // Stamps of the render time (`now | date …`) are shown as <render time> and not bound, so the
+    // same plan an hour or a day later is still the same plan; the rest of each object stays bound.
+    const renderedAt = Date.now();
+    const [rendered, again] = renders.map((release) => withoutRenderTimes(release, renderedAt)) as [RenderedRelease, RenderedRelease];
+    const stamped = [
+      ...parseManifest(rendered.manifest, request.namespace)
+        .filter((resource) => resource.text.includes(RENDER_TIME))
+        .map((resource) => resource.key),
+      ...rendered.hooks.filter((hook) => hook.manifest?.includes(RENDER_TIME)).map((hook) => hook.key),
+    ];
+    // A hook rendered differently twice (a generated password) binds its presence, not its text.
+    const hookAgain = new Map(again.hooks.map((hook) => [hook.key, hook.manifest]));
+    const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
+    const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
+    const volatile = [...volatileObjects(rendered.manifest, again.manifest, request.namespace), ...volatileHooks];
     const risks: string[] = [];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
@@ -311,24 +360,47 @@ export class HelmService {
       risks.push(
         "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
       );
+    if (validation.unresolvedRefs.length > 0)
+      risks.push(
+        `values were checked without the schema documents ${[...new Set(validation.unresolvedRefs.map((r) => r.ref))].join(', ')} (referred to by $ref; opsgate never fetches a chart's URLs): ${this.backend.kind === 'helm-cli' ? "Helm fetched them and validated against them in this plan's server dry run" : 'the simulator does not validate against them; Helm will, when it installs on a real cluster'}`,
+      );
+    if (resolved.foundBySearch)
+      risks.push(
+        `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+      );
+    if (stamped.length > 0)
+      risks.push(
+        `${stamped.join(', ')} carr${stamped.length === 1 ? 'ies' : 'y'} the time of rendering, shown as ${RENDER_TIME}: the approval binds everything else in ${stamped.length === 1 ? 'it' : 'them'}`,
+      );
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
-    return buildPlan({
+    const plan = buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: request.operation,
       release: request.release,
       namespace: request.namespace,
-      chart: { name: chart.metadata.name, version: chart.metadata.version, appVersion: chart.metadata.appVersion ?? '' },
-      ...(current ? { currentRevision: current.version, valueChanges: diffValues(current.config, userValues) } : {}),
+      chart: {
+        name: chart.metadata.name,
+        version: chart.metadata.version,
+        appVersion: chart.metadata.appVersion ?? '',
+        ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
+      },
+      ...(current
+        ? {
+            currentRevision: current.version,
+            valueChanges: diffValues(this.#redact.values(current.config), this.#redact.values(userValues)),
+          }
+        : {}),
       nextRevision,
-      currentManifest: current?.manifest ?? '',
-      proposedManifest: rendered.manifest,
-      hooks: rendered.hooks,
+      currentManifest: this.#redact.manifest(current?.manifest ?? ''),
+      proposedManifest: this.#redact.manifest(rendered.manifest),
+      hooks: this.#redact.hooks(hooks),
       volatile,
       ...(replaces ? { replace: true } : {}),
-      values: userValues,
+      values: this.#redact.values(userValues),
       createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
       risks,
     });
+    return { plan, resolved, values: userValues };
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
@@ -347,10 +419,10 @@ export class HelmService {
         namespace: request.namespace,
         chart,
         currentRevision: current.version,
-        currentManifest: current.manifest,
+        currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: await this.backend.revisionHooks(request.release, request.namespace, current.version),
-        values: current.config,
+        hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, current.version)),
+        values: this.#redact.values(current.config),
       });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
@@ -370,41 +442,45 @@ export class HelmService {
       currentRevision: current.version,
       nextRevision: current.version + 1,
       rollbackRevision: target,
-      currentManifest: current.manifest,
-      proposedManifest: await this.backend.revisionManifest(request.release, request.namespace, target),
+      currentManifest: this.#redact.manifest(current.manifest),
+      proposedManifest: this.#redact.manifest(await this.backend.revisionManifest(request.release, request.namespace, target)),
       // Helm runs the target revision's rollback hooks.
-      hooks: await this.backend.revisionHooks(request.release, request.namespace, target),
+      hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, target)),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
     });
   }
 
   /** Recomputes the plan right before running and refuses when its hash is not the approved one. */
-  async #recheck(request: PlanRequest, planHash: string): Promise<InstallationPlan> {
-    const plan = await this.plan(request);
-    if (plan.planHash !== planHash)
-      throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: plan.planHash, planHash: plan.planHash });
-    return plan;
+  async #recheck(request: PlanRequest, planHash: string): Promise<Planned> {
+    const checked = await this.#plan(request);
+    if (checked.plan.planHash !== planHash)
+      throw HelmErrors.HELM_PLAN_STALE({ expected: planHash, actual: checked.plan.planHash, planHash: checked.plan.planHash });
+    return checked;
   }
 
   async execute(
     request: PlanRequest,
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
-    const plan = await this.#recheck(request, planHash);
-    if (plan.operation === 'install' || plan.operation === 'upgrade') {
-      const chart = await this.repository.load(plan.chart!.name, plan.chart!.version);
+    const { plan, resolved, values } = await this.#recheck(request, planHash);
+    if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,
         namespace: plan.namespace,
-        chart,
-        chartArchive: this.repository.archivePath(this.repository.entry(chart.metadata.name, chart.metadata.version)),
-        values: plan.values ?? {},
+        chart: resolved.chart,
+        chartArchive: resolved.archive,
+        // The plan shows hidden secrets; Helm gets the real values.
+        values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
-      return { plan, status, confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})` };
+      return {
+        plan,
+        status: this.#redact.status(status),
+        confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})`,
+      };
     }
     if (plan.operation === 'rollback') {
       await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
@@ -420,7 +496,7 @@ export class HelmService {
       const status = await this.backend.status(plan.release, plan.namespace);
       return {
         plan,
-        status,
+        status: this.#redact.status(status),
         history,
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };
@@ -450,12 +526,7 @@ export class HelmService {
       polls++;
       const status = await this.backend.status(release, namespace);
       const { pods, workloads } = await this.backend.health(release, namespace, status.manifest);
-      const problems = [
-        ...pods.filter((pod) => FAILING_POD_STATES.has(pod.status)).map((pod) => ({ object: `pod/${pod.name}`, reason: pod.status })),
-        ...workloads
-          .filter((w) => w.condition !== undefined)
-          .map((w) => ({ object: `${w.kind.toLowerCase()}/${w.name}`, reason: w.condition ?? w.reason })),
-      ];
+      const problems = healthProblems(pods, workloads);
       if (status.info.status === 'failed') problems.push({ object: `release/${release}`, reason: status.info.description });
       // Healthy the way `helm --wait` means it: every workload of the manifest ready (observed
       // generation, updated and ready replicas, completed Jobs) — zero pods is not a pass.
@@ -480,11 +551,20 @@ export class HelmService {
   }
 }
 
+/** A render with its time stamps masked (see render-times.ts). */
+function withoutRenderTimes(release: RenderedRelease, renderedAt: number): RenderedRelease {
+  return {
+    ...release,
+    manifest: maskRenderTimes(release.manifest, renderedAt),
+    hooks: release.hooks.map((hook) => (hook.manifest ? { ...hook, manifest: maskRenderTimes(hook.manifest, renderedAt) } : hook)),
+  };
+}
+
 /** Keys of the objects whose content differs between two renders of the same inputs. */
-function volatileObjects(first: string, second: string): string[] {
+function volatileObjects(first: string, second: string, namespace: string): string[] {
   if (first === second) return [];
-  const again = new Map(parseManifest(second).map((resource) => [resource.key, canonicalJson(resource.object)]));
-  return parseManifest(first)
+  const again = new Map(parseManifest(second, namespace).map((resource) => [resource.key, canonicalJson(resource.object)]));
+  return parseManifest(first, namespace)
     .filter((resource) => again.get(resource.key) !== canonicalJson(resource.object))
     .map((resource) => resource.key);
 }

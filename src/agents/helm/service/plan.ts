@@ -8,6 +8,16 @@ import type { ValueChange } from '../values/values-diff.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
+export interface PlanChart {
+  readonly name: string;
+  readonly version: string;
+  readonly appVersion: string;
+  /** A chart from outside opsgate's repository: `REPO/NAME` of a `helm repo` repository or `oci://…`. */
+  readonly source?: string;
+  /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
+  readonly digest?: string;
+}
+
 /** The registered cluster a plan targets (absent when none is registered: the agent's default backend). */
 export interface PlanCluster {
   readonly name: string;
@@ -21,7 +31,7 @@ export interface InstallationPlan {
   readonly release: string;
   readonly namespace: string;
   readonly cluster?: PlanCluster;
-  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  readonly chart?: PlanChart;
   /** The revision running now (absent on install). */
   readonly currentRevision?: number;
   /** Rollback only: the revision whose manifest and values come back. */
@@ -79,7 +89,7 @@ function sha256(text: string): string {
 export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>, proposedManifest?: string): string {
   const volatile = new Set(plan.volatile ?? []);
   if (volatile.size === 0 || proposedManifest === undefined) return `sha256:${sha256(canonicalJson({ ...plan, planHash: undefined }))}`;
-  const stable = parseManifest(proposedManifest)
+  const stable = parseManifest(proposedManifest, plan.namespace)
     .filter((resource) => !volatile.has(resource.key))
     .map((resource) => [resource.key, resource.object]);
   return `sha256:${sha256(canonicalJson({ ...plan, manifestDiff: sha256(canonicalJson(stable)), planHash: undefined }))}`;
@@ -90,7 +100,7 @@ export interface PlanInput {
   readonly release: string;
   readonly namespace: string;
   readonly cluster?: PlanCluster;
-  readonly chart?: { readonly name: string; readonly version: string; readonly appVersion: string };
+  readonly chart?: PlanChart;
   readonly currentRevision?: number;
   readonly nextRevision?: number;
   readonly currentManifest: string;
@@ -107,8 +117,8 @@ export interface PlanInput {
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
 export function buildPlan(input: PlanInput): InstallationPlan {
-  const current = new Map(parseManifest(input.currentManifest).map((r) => [r.key, r]));
-  const proposed = new Map(parseManifest(input.proposedManifest).map((r) => [r.key, r]));
+  const current = new Map(parseManifest(input.currentManifest, input.namespace).map((r) => [r.key, r]));
+  const proposed = new Map(parseManifest(input.proposedManifest, input.namespace).map((r) => [r.key, r]));
   const create: string[] = [];
   const change: string[] = [];
   const unchanged: string[] = [];

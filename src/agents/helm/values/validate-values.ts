@@ -24,6 +24,12 @@ export interface ValuesValidation {
   readonly checked: ReadonlyArray<{ readonly chart: string; readonly draft: string }>;
   /** Charts without a `values.schema.json`. */
   readonly unchecked: readonly string[];
+  /**
+   * Schema documents the charts' schemas refer to by URL (`$ref` to http, https or file), which
+   * opsgate never fetches: values are checked against the rest of each schema, and these parts
+   * are left to Helm, which fetches them itself when it validates (also in the plan's server dry run).
+   */
+  readonly unresolvedRefs: ReadonlyArray<{ readonly chart: string; readonly ref: string }>;
   readonly merged: Values;
 }
 
@@ -58,6 +64,29 @@ export function schemaDraft(schema: unknown): SchemaDraft {
   return dialect;
 }
 
+/**
+ * Which validator the Helm in use has: `jsonschema-v6` (santhosh-tekuri/jsonschema, Helm ≥ 3.18.5
+ * and Helm 4) or `gojsonschema` (xeipuuv/gojsonschema, Helm 3.13.0–3.18.4; v3.18.4
+ * `pkg/chartutil/jsonschema.go` imports it, v3.18.5 does not).
+ */
+export type SchemaValidator = 'jsonschema-v6' | 'gojsonschema';
+
+/**
+ * The draft gojsonschema applies: the one `$schema` names if it is draft-04, -06 or -07, else its
+ * "hybrid" mode (no `$schema`, 2019-09, 2020-12 or any other URL: gojsonschema draft.go
+ * `GetDraftVersion` returns nil and the loader keeps `Hybrid`), which reads draft-07's keywords
+ * and ignores newer ones (`prefixItems`, `unevaluatedProperties`, …).
+ */
+function gojsonschemaDraft(schema: unknown): { draft: SchemaDraft; label: string } {
+  try {
+    const declared = schemaDraft(schema);
+    if (declared === 'draft-04' || declared === 'draft-06' || declared === 'draft-07') return { draft: declared, label: declared };
+  } catch {
+    // An unknown $schema is hybrid too.
+  }
+  return { draft: 'draft-07', label: 'hybrid (gojsonschema)' };
+}
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 // A CommonJS module whose `module.exports` is the class: under nodenext the default import is that object.
 const Ajv04 = Ajv04Module as unknown as new (options: Record<string, unknown>) => Ajv;
@@ -68,8 +97,9 @@ const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-sch
  * 2019-09 (jsonschema v6 `objCompiler.assertFormat`: `draftVersion < 2019`; later drafts treat it
  * as an annotation, and Helm never calls `AssertFormat()`), unknown keywords and formats are ignored.
  */
-function makeAjv(draft: SchemaDraft): Ajv {
-  const assertFormats = draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07';
+function makeAjv(draft: SchemaDraft, validator: SchemaValidator): Ajv {
+  // gojsonschema checks every format it knows whatever the draft (format_checkers.go).
+  const assertFormats = validator === 'gojsonschema' || draft === 'draft-04' || draft === 'draft-06' || draft === 'draft-07';
   const options = { allErrors: true, strict: false, validateFormats: assertFormats, logger: false as const };
   let ajv: Ajv;
   if (draft === '2020-12') ajv = new Ajv2020(options) as unknown as Ajv;
@@ -90,25 +120,70 @@ function describe(error: ErrorObject): string {
   return error.message ?? error.keyword;
 }
 
-function check(
-  chart: LoadedChart,
-  values: Values,
-  label: string,
-  prefix: string,
-  out: { errors: ValuesError[]; checked: Array<{ chart: string; draft: string }>; unchecked: string[] },
-  tags: unknown = values.tags,
-): void {
+interface Collected {
+  validator: SchemaValidator;
+  errors: ValuesError[];
+  checked: Array<{ chart: string; draft: string }>;
+  unchecked: string[];
+  unresolvedRefs: Array<{ chart: string; ref: string }>;
+}
+
+/** How many distinct documents one schema may refer to before opsgate stops standing them in. */
+const MAX_EXTERNAL_DOCUMENTS = 64;
+
+/**
+ * Compiles a schema without ever fetching: each document it refers to by URL (Helm ≥ 3.18.5 loads
+ * `http`, `https` and `file` references, v3.21.4 `pkg/chartutil/jsonschema.go:127-133`) is stood in
+ * by the empty schema, which accepts anything. Reason: a chart is third-party content, and
+ * following its URLs from the opsgate server would let a chart make the server read its own
+ * files or reach internal addresses; Helm validates those parts itself when it installs.
+ */
+function compileOffline(ajv: Ajv, schema: AnySchema, unresolved: (ref: string) => void): ValidateFunction {
+  const standIns = new Map<string, Record<string, unknown>>();
+  for (let stood = 0; ; stood++) {
+    try {
+      return ajv.compile(schema);
+    } catch (error) {
+      const { missingSchema, missingRef } = error as { missingSchema?: unknown; missingRef?: unknown };
+      if (typeof missingSchema !== 'string' || !missingSchema || stood >= MAX_EXTERNAL_DOCUMENTS) throw error;
+      let standIn = standIns.get(missingSchema);
+      if (!standIn) {
+        standIn = {};
+        standIns.set(missingSchema, standIn);
+        unresolved(missingSchema);
+      } else ajv.removeSchema(missingSchema);
+      // A reference into the document (`…/_definitions.json#/definitions/X`) needs that path to exist.
+      const pointer = typeof missingRef === 'string' ? missingRef.split('#', 2)[1] : undefined;
+      if (pointer?.startsWith('/')) {
+        let node = standIn;
+        for (const token of pointer.slice(1).split('/')) {
+          const key = decodeURIComponent(token).replaceAll('~1', '/').replaceAll('~0', '~');
+          node[key] ??= {};
+          node = node[key] as Record<string, unknown>;
+        }
+      } else if (pointer) throw error;
+      ajv.addSchema(standIn, missingSchema);
+    }
+  }
+}
+
+function check(chart: LoadedChart, values: Values, label: string, prefix: string, out: Collected, tags: unknown = values.tags): void {
   if (chart.schema !== undefined) {
     let draft: SchemaDraft;
+    let dialect: string;
     try {
-      draft = schemaDraft(chart.schema);
+      ({ draft, label: dialect } =
+        out.validator === 'gojsonschema' ? gojsonschemaDraft(chart.schema) : { draft: schemaDraft(chart.schema), label: '' });
+      dialect ||= draft;
     } catch (error) {
       out.errors.push({ path: prefix || '/', message: (error as Error).message, chart: label, keyword: '$schema' });
       return;
     }
     let validate: ValidateFunction;
     try {
-      validate = makeAjv(draft).compile(chart.schema as AnySchema);
+      validate = compileOffline(makeAjv(draft, out.validator), chart.schema as AnySchema, (ref) =>
+        out.unresolvedRefs.push({ chart: label, ref }),
+      );
     } catch (error) {
       // Helm compiles the schema against its metaschema first and fails the install when it is not one.
       out.errors.push({
@@ -119,7 +194,7 @@ function check(
       });
       return;
     }
-    out.checked.push({ chart: label, draft });
+    out.checked.push({ chart: label, draft: dialect });
     if (!validate(values)) {
       for (const error of validate.errors ?? []) {
         const missing = error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : '';
@@ -159,13 +234,21 @@ function check(
 
 /**
  * Validates the merged values (chart defaults + user values, `null` deletes) against the chart's
- * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares.
+ * and every subchart's `values.schema.json` that Helm keeps (conditions and tags applied), each with the draft it declares,
+ * by the rules of the validator the Helm in use has.
  */
-export function validateValues(chart: LoadedChart, userValues: Values): ValuesValidation {
+export function validateValues(chart: LoadedChart, userValues: Values, validator: SchemaValidator = 'jsonschema-v6'): ValuesValidation {
   const merged = mergeChartValues(chart, userValues);
-  const out = { errors: [] as ValuesError[], checked: [] as Array<{ chart: string; draft: string }>, unchecked: [] as string[] };
+  const out: Collected = { validator, errors: [], checked: [], unchecked: [], unresolvedRefs: [] };
   check(chart, merged, chart.metadata.name, '', out);
-  return { valid: out.errors.length === 0, errors: out.errors, checked: out.checked, unchecked: out.unchecked, merged };
+  return {
+    valid: out.errors.length === 0,
+    errors: out.errors,
+    checked: out.checked,
+    unchecked: out.unchecked,
+    unresolvedRefs: out.unresolvedRefs,
+    merged,
+  };
 }
 
 /** Required fields of the chart's schema (top level and nested), with their defaults — for gate 1 on install. */

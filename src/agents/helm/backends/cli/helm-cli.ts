@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { SchemaValidator } from '../../values/validate-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
@@ -23,6 +24,7 @@ import {
   parseHelmHooks,
   parseHelmList,
   parseHelmMetadata,
+  parseHelmSearch,
   parseHelmStatus,
   parseHelmValues,
   parseKubectlNamespaces,
@@ -69,7 +71,8 @@ export interface HelmCliOptions {
 export class HelmCli implements HelmBackend {
   readonly kind = 'helm-cli' as const;
   readonly #options: HelmCliOptions;
-  #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly text: string }> | undefined;
+  #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> | undefined;
+  readonly #pulled = new Map<string, Promise<string>>();
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
@@ -80,17 +83,23 @@ export class HelmCli implements HelmBackend {
    * before 3.13.0 has neither `get metadata` nor `--dry-run=server`, so every workflow would fail
    * half-way: it is refused up front with HELM_VERSION_UNSUPPORTED.
    */
-  helmVersion(): Promise<{ readonly major: number; readonly minor: number; readonly text: string }> {
+  helmVersion(): Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> {
     this.#helmVersion ??= this.#run('helm', ['version', '--short'], 'version').then((output) => {
       const text = output.trim();
-      const match = /^v?(\d+)\.(\d+)\./.exec(text);
+      const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text);
       if (!match) throw HelmErrors.HELM_BAD_OUTPUT({ command: 'version', detail: `unexpected version "${text.slice(0, 80)}"` });
-      const version = { major: Number(match[1]), minor: Number(match[2]), text: text.split('+')[0]! };
+      const version = { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3]), text: text.split('+')[0]! };
       if (version.major < 3 || (version.major === 3 && version.minor < 13))
         throw HelmErrors.HELM_VERSION_UNSUPPORTED({ version: version.text });
       return version;
     });
     return this.#helmVersion;
+  }
+
+  /** Helm 3.13.0–3.18.4 validate values with gojsonschema; 3.18.5 and Helm 4 with santhosh-tekuri/jsonschema v6. */
+  async schemaValidator(): Promise<SchemaValidator> {
+    const { major, minor, patch } = await this.helmVersion();
+    return major === 3 && (minor < 18 || (minor === 18 && patch < 5)) ? 'gojsonschema' : 'jsonschema-v6';
   }
 
   /** The installed Helm's major version (3 or 4). */
@@ -256,6 +265,51 @@ export class HelmCli implements HelmBackend {
         namespace,
       ),
     );
+  }
+
+  /**
+   * `helm pull REF [--version V] --destination DIR`: Helm resolves `REPO/NAME` through its own
+   * `helm repo` configuration and `oci://` through its registry login, with their credentials, so
+   * opsgate never holds them. The archive stays in a private folder for as long as the backend
+   * lives, and the same reference and version is pulled once: what is installed is the archive
+   * that was planned.
+   */
+  pullChart(reference: string, version?: string): Promise<string> {
+    const key = `${reference}@${version ?? ''}`;
+    const cached = this.#pulled.get(key);
+    if (cached) return cached;
+    const pulled = (async () => {
+      const destination = await mkdtemp(join(tmpdir(), 'opsgate-helm-pull-'));
+      const chart = version ? `${reference} ${version}` : reference;
+      try {
+        await this.#run('helm', ['pull', reference, ...(version ? ['--version', version] : []), '--destination', destination], 'pull');
+      } catch (error) {
+        await rm(destination, { recursive: true, force: true });
+        if (OpsgateError.isInstance(error) && error.code === 'HELM_OPERATION_FAILED')
+          throw HelmErrors.HELM_CHART_PULL_FAILED({ chart, detail: String(error.fields.detail ?? '') });
+        throw error;
+      }
+      const archives = (await readdir(destination)).filter((file) => file.endsWith('.tgz'));
+      if (archives.length !== 1)
+        throw HelmErrors.HELM_BAD_OUTPUT({ command: 'pull', detail: `expected one chart archive, found ${archives.length}` });
+      return join(destination, archives[0]!);
+    })();
+    this.#pulled.set(key, pulled);
+    pulled.catch(() => this.#pulled.delete(key));
+    return pulled;
+  }
+
+  /**
+   * `helm search repo` over the configured repositories' cached indexes, for exactly NAME (the
+   * search's text per chart is `NAME\vREPO/NAME\v…`, v3 `cmd/helm/search/search.go` indstr) at
+   * exactly `version`.
+   */
+  async findChart(name: string, version: string): Promise<string[]> {
+    const pattern = `\\v[^/\\v]+/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\v`;
+    const output = await this.#run('helm', ['search', 'repo', pattern, '--regexp', '--version', version, '--output', 'json'], 'search');
+    return parseHelmSearch(output)
+      .filter((found) => found.version === version && found.name.endsWith(`/${name}`))
+      .map((found) => found.name);
   }
 
   /**

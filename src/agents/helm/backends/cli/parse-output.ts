@@ -211,7 +211,12 @@ export function parseDryRunRelease(output: string, command: string): { status: H
       manifest: status.manifest,
       hooks: hooks.map((hook) => {
         const item = record(command, hook, 'a hook');
-        return { key: `${text(item.kind)}/${text(item.name)}`, events: Array.isArray(item.events) ? item.events.map(text) : [] };
+        const manifest = text(item.manifest);
+        return {
+          key: `${text(item.kind)}/${text(item.name)}`,
+          events: Array.isArray(item.events) ? item.events.map(text) : [],
+          ...(manifest ? { manifest } : {}),
+        };
       }),
     },
   };
@@ -220,6 +225,8 @@ export function parseDryRunRelease(output: string, command: string): { status: H
 const MUTATING = new Set(['install', 'upgrade', 'rollback', 'uninstall']);
 const CONNECTION_LOST = /connection refused|no such host|i\/o timeout|TLS handshake timeout|dial tcp/i;
 const REFUSED = /forbidden|unauthorized/i;
+/** The storage driver's wrapping of a failed read of release records or a failed create of the pending one. */
+const RELEASE_STORAGE = /(query: failed to query with labels|list: failed to list|get: failed to get "[^"]*"|create: failed to create): /;
 
 /**
  * Maps helm/kubectl stderr to a typed error. "release: not found" is the only not-found. A lost
@@ -238,6 +245,11 @@ export function classifyHelmError(operation: string, stderr: string, release = '
   if (missingRevision) return HelmErrors.HELM_REVISION_NOT_FOUND({ release, revision: Number(missingRevision[1]) });
   if (/cannot re-?use a name that is still in use/i.test(stderr)) return HelmErrors.HELM_NAME_IN_USE({ release, namespace });
   if (/Kubernetes cluster unreachable/i.test(stderr)) return HelmErrors.HELM_CLUSTER_UNREACHABLE({ detail });
+  // Helm reads the release records and writes the pending one before it applies anything (v3.21.4
+  // pkg/storage/driver/secrets.go:72-168; pkg/action/install.go:404, upgrade.go:376): a refusal
+  // there is not "the revision was recorded as failed". (A read's refusal stays HELM_FORBIDDEN.)
+  if (MUTATING.has(operation) && REFUSED.test(stderr) && RELEASE_STORAGE.test(stderr))
+    return HelmErrors.HELM_RELEASE_STORAGE_FORBIDDEN({ release, detail });
   if (MUTATING.has(operation)) {
     if (/context deadline exceeded|timed out waiting for the condition/i.test(stderr))
       return HelmErrors.HELM_TIMEOUT({ operation, release, detail });
@@ -266,7 +278,7 @@ export function parseHelmHooks(output: string): ReleaseHook[] {
       .map((event) => event.trim())
       .filter(Boolean);
     const name = String(object.metadata?.name ?? object.metadata?.generateName ?? '');
-    if (events.length > 0) hooks.push({ key: `${String(object.kind ?? '')}/${name}`, events });
+    if (events.length > 0) hooks.push({ key: `${String(object.kind ?? '')}/${name}`, events, manifest: String(document).trim() });
   }
   return hooks;
 }

@@ -254,7 +254,7 @@ export class SimulatedCluster implements HelmBackend {
 
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const { manifest, hooks } = this.#renderSplit(request);
-    return { manifest, hooks: hooks.map(({ key, events }) => ({ key, events })) };
+    return { manifest, hooks };
   }
 
   #renderSplit(request: RenderRequest) {
