@@ -190,9 +190,12 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
       }
     }
   }
+  // An approver who edited the cluster at gate 2 moves the rest of the workflow there.
+  const target = typeof planArgs?.cluster === 'string' ? { cluster: planArgs.cluster } : {};
   const request: Record<string, unknown> = {
     operation,
     ...base,
+    ...target,
     ...(chart && usesValues ? { chart } : {}),
     ...(chartVersion && usesValues ? { version: planArgs?.version ?? chartVersion } : {}),
     ...(usesValues ? { values: planValues } : {}),
@@ -222,6 +225,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
         version: request.version,
         namespace: command.namespace,
         createNamespace: operation === 'install',
+        ...target,
       });
     const prereq = steps[prereqAt]!;
     if (prereq.isError) return say(`Stopped in planning: ${errorText(prereq)}`);
@@ -268,9 +272,9 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   );
   if (operation === 'uninstall') return say(`Done: ${confirmed}`);
   const verifyAt = lastIndex(steps, 'helm_get_release_status', executeAt + 1);
-  if (verifyAt < 0) return call('helm_get_release_status', base, 'Verifying: reading the release status.');
+  if (verifyAt < 0) return call('helm_get_release_status', { ...base, ...target }, 'Verifying: reading the release status.');
   const monitorAt = lastIndex(steps, 'helm_monitor_deployment', executeAt + 1);
-  if (monitorAt < 0) return call('helm_monitor_deployment', { ...base, timeoutSeconds: 60 });
+  if (monitorAt < 0) return call('helm_monitor_deployment', { ...base, ...target, timeoutSeconds: 60 });
   const monitor = steps[monitorAt]!;
   if (monitor.isError) return say(`${confirmed}\nVerification failed: ${errorText(monitor)}`);
   const report = monitor.output as {
@@ -380,10 +384,13 @@ export const helmInterpreterRules: InterpreterRules = {
   },
 };
 
-/** Every call of a command that names a cluster (`on CLUSTER`) goes to that cluster. */
+/**
+ * Every call of a command that names a cluster (`on CLUSTER`) goes to that cluster, unless the call
+ * names its own (the cluster an approver chose when modifying the gate-2 call).
+ */
 function onCluster(action: InterpreterAction, cluster: string | undefined): InterpreterAction {
   if (cluster === undefined || !('toolCalls' in action)) return action;
-  return { ...action, toolCalls: action.toolCalls.map((c: Call) => ({ ...c, input: { ...c.input, cluster } })) };
+  return { ...action, toolCalls: action.toolCalls.map((c: Call) => ({ ...c, input: { cluster, ...c.input } })) };
 }
 
 export type { Call };

@@ -118,7 +118,7 @@ async function planStillCurrent(
   return {
     verdict: 'block',
     rule: 'helm-plan-stale',
-    reason: `planHash ${String(planHash)} is not the current plan (${plan.planHash}) for these arguments: the values or the cluster changed. Plan again (helm_get_installation_plan) and propose the call with the new planHash. Arguments to plan with: ${JSON.stringify(request)}`,
+    reason: `planHash ${String(planHash)} is not the current plan (${plan.planHash}) for these arguments: the values or the cluster changed. Plan again (helm_get_installation_plan) and propose the call with the new planHash. Arguments to plan with: ${JSON.stringify(cluster === undefined ? request : { ...request, cluster })}`,
   };
 }
 
