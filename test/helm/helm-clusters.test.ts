@@ -93,7 +93,14 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     };
     expect(interrupt.args.cluster).toBe('prod-eu');
     expect(interrupt.preview.summary).toContain('in shop on cluster prod-eu (production)');
-    expect(interrupt.preview.details.plan.cluster).toEqual({ name: 'prod-eu', environment: 'production' });
+    expect(interrupt.preview.details.plan.cluster).toEqual({
+      name: 'prod-eu',
+      environment: 'production',
+      registration: expect.stringMatching(/^hmac-sha256:[0-9a-f]{32}$/),
+    });
+    // The registration is bound by a keyed digest: the plan never shows the context or the kubeconfig path.
+    expect(JSON.stringify(interrupt.preview)).not.toContain('kind-prod');
+    expect(JSON.stringify(interrupt.preview)).not.toContain(kubeconfig);
     expect(interrupt.args.planHash).toBe(interrupt.preview.details.plan.planHash);
 
     // Production: not the requester; and the site rule on context.environment asks for two approvers.

@@ -7,7 +7,7 @@ import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
 import { ChartRepository } from './charts/chart-repository.ts';
 import { helmClustersMigration } from './clusters/cluster-migration.ts';
-import { ClusterRegistry, type HelmCluster } from './clusters/cluster-registry.ts';
+import { ClusterRegistry, type HelmCluster, registrationDigest } from './clusters/cluster-registry.ts';
 import { HelmTargets } from './clusters/helm-targets.ts';
 import { helmInterpreterRules } from './intents.ts';
 import { HelmMcpClient } from './mcp/mcp-client.ts';
@@ -87,6 +87,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
         await context.secrets.set(REDACTION_KEY_SECRET, redactionKey);
       }
       const redactor = new SecretRedactor(redactionKey);
+      const registrationKey = redactionKey;
       const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository, { redactor })));
       // A registered cluster gets its own backend (the CLI with its context and kubeconfig; the
       // simulator has one cluster, shared) and its own service, which names it in every plan.
@@ -94,7 +95,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
         HelmMcpClient.inProcess(
           createHelmMcpServer(
             new HelmService(backendName === 'cli' ? cli(cluster) : backend, repository, {
-              cluster: { name: cluster.name, environment: cluster.environment },
+              cluster: { name: cluster.name, environment: cluster.environment, registration: registrationDigest(cluster, registrationKey) },
               redactor,
             }),
           ),

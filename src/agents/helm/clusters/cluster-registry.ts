@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import { parse } from 'yaml';
@@ -165,4 +166,15 @@ export function resolveCluster(
     throw HelmErrors.HELM_NAMESPACE_NOT_ALLOWED({ namespace, cluster: cluster!.name, allowed: cluster!.namespaces.join(', ') });
   }
   return cluster;
+}
+
+/**
+ * What stands behind a cluster's name (its context, kubeconfig path and environment), as a keyed
+ * digest. Plans carry it, so an approval given for `prod-eu` does not run after `prod-eu` was
+ * re-registered to point elsewhere. Keyed (the agent's redaction key, shared by replicas) so the
+ * plan, which the model and the browser see, cannot be used to confirm a guessed context or path.
+ */
+export function registrationDigest(cluster: HelmCluster, key: string): string {
+  const registration = JSON.stringify([cluster.name, cluster.kubeContext ?? null, cluster.kubeconfig ?? null, cluster.environment]);
+  return `hmac-sha256:${createHmac('sha256', key).update(registration).digest('hex').slice(0, 32)}`;
 }

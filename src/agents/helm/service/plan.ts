@@ -22,6 +22,8 @@ export interface PlanChart {
 export interface PlanCluster {
   readonly name: string;
   readonly environment: string;
+  /** Digest of the registration behind the name (context, kubeconfig): re-pointing the name voids the plan. */
+  readonly registration?: string;
 }
 
 /** What an operation would do, shown at gate 2; its hash binds the approval. */
@@ -145,7 +147,15 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     operation: input.operation,
     release: input.release,
     namespace: input.namespace,
-    ...(input.cluster ? { cluster: { name: input.cluster.name, environment: input.cluster.environment } } : {}),
+    ...(input.cluster
+      ? {
+          cluster: {
+            name: input.cluster.name,
+            environment: input.cluster.environment,
+            ...(input.cluster.registration ? { registration: input.cluster.registration } : {}),
+          },
+        }
+      : {}),
     ...(input.chart ? { chart: input.chart } : {}),
     ...(input.currentRevision !== undefined ? { currentRevision: input.currentRevision } : {}),
     ...(input.rollbackRevision !== undefined ? { targetRevision: input.rollbackRevision } : {}),
