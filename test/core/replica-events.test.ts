@@ -57,6 +57,8 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     const unfollowed = await writer.startSession({ agent: 'ledger', identity: alice });
     await writer.send(unfollowed.id, 'pay bob 10', alice);
     const followed = await writer.startSession({ agent: 'ledger', identity: alice });
+    // The session's first notice passes while nobody here follows it: the turn's batch must still arrive whole.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(followed.id, (event) => heard.push(event));
     await writer.send(followed.id, 'pay bob 20', alice);
@@ -68,6 +70,7 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
 
     expect(heard.some((e) => e.type === 'interrupt')).toBe(true);
     expect(heard.every((e) => e.sessionId === followed.id)).toBe(true);
+    expect(heard.map((e) => e.seq)).toEqual((await writer.events.since(followed.id, 1)).map((e) => e.seq));
     // Only the followed session's events were read; the unfollowed session's notifications cost nothing.
     expect(eventReads).toBeGreaterThan(0);
     expect(eventReads).toBeLessThanOrEqual(heard.length);

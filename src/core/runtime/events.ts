@@ -48,20 +48,20 @@ export class SessionEvents implements SessionEventFeed {
 
   /** Relays another process's events in order: per session, everything after the last relayed number. */
   #relay(payload: string): void {
-    let note: { origin?: string; sessionId?: string; seq?: number };
+    let note: { origin?: string; sessionId?: string; first?: number; seq?: number };
     try {
       note = JSON.parse(payload) as typeof note;
     } catch {
       return;
     }
-    const { origin, sessionId, seq } = note;
+    const { origin, sessionId, first, seq } = note;
     if (origin === this.#origin || !sessionId || typeof seq !== 'number') return;
     // Nobody here follows this session: reading its events would cost every replica a query per
     // event of every other replica (issue 24 measured ~14 extra transactions per round trip at 3).
     if (this.#emitter.listenerCount(sessionId) === 0) return;
     const previous = this.#relayTails.get(sessionId) ?? Promise.resolve();
     const next = previous.then(async () => {
-      const after = this.#relayed.get(sessionId) ?? seq - 1;
+      const after = this.#relayed.get(sessionId) ?? (typeof first === 'number' ? first : seq) - 1;
       if (seq <= after) return;
       for (const event of await this.since(sessionId, after)) {
         this.#relayed.set(sessionId, event.seq);
@@ -132,11 +132,12 @@ export class SessionEvents implements SessionEventFeed {
     const columns = sql`session_events (session_id, seq, type, data, created_at)`;
     // Listening (PostgreSQL) replicas hear of the batch on commit; the notice rides on the insert
     // (identical notices in one transaction are delivered once), saving a round trip per commit.
-    const note = JSON.stringify({ origin: this.#origin, sessionId, seq: 0 }).replace(/0}$/, '');
+    // `first` lets a replica whose listener came after the session's earlier notices read the whole batch.
+    const note = JSON.stringify({ origin: this.#origin, sessionId, first: 0 }).replace(/0}$/, '');
     const stored = this.#stopListening
       ? await sql<{ seq: number }>`
           with ${values}, inserted as (insert into ${columns} ${numbered} returning seq)
-          select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select max(seq) from inserted) || '}') as notified
+          select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select min(seq) from inserted) || ',"seq":' || (select max(seq) from inserted) || '}') as notified
           from inserted`.execute(trx)
       : await sql<{ seq: number }>`insert into ${columns} with ${values} ${numbered} returning seq`.execute(trx);
     const seqs = stored.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
