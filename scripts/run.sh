@@ -17,6 +17,10 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   npm install --no-audit --no-fund --loglevel=error >&2
   touch "$stamp"
 fi
+# ssh2 builds an optional native cipher (sshcrypto.node) at install; under Node 24 its destructor
+# can abort the process during garbage collection (assertion in RemoveEnvironmentCleanupHook,
+# seen killing a test worker). Without it ssh2 uses Node's own crypto, the pure-JS path we prefer.
+rm -rf node_modules/ssh2/lib/protocol/crypto/build
 verb="${1:-}"; shift || true
 case "$verb" in serve|test) bash scripts/build-web.sh ;; esac
 case "$verb" in
