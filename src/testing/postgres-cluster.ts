@@ -14,6 +14,8 @@ export interface PostgresCluster {
   stop(): void;
   /** Starts the stopped server again on the same port and data. */
   start(): void;
+  /** The data directory (its `postmaster.pid` names the server process). */
+  readonly dataDir: string;
   /** Stops the server and deletes its files. */
   dispose(): void;
 }
@@ -23,6 +25,10 @@ export interface PostgresClusterOptions {
   readonly fsync?: boolean;
   /** Default 300. */
   readonly maxConnections?: number;
+  /** Loads `pg_stat_statements` (the profile of bench/load/profile.ts). */
+  readonly statementStatistics?: boolean;
+  /** More `-c name=value` server settings (e.g. `commit_delay`). */
+  readonly settings?: Readonly<Record<string, string | number>>;
 }
 
 /** The newest installed PostgreSQL's bin directory, or undefined when none is installed. */
@@ -72,6 +78,8 @@ export function startPostgresCluster(options: PostgresClusterOptions = {}): Post
       '-c listen_addresses=127.0.0.1',
       `-c fsync=${options.fsync ? 'on' : 'off'}`,
       `-c max_connections=${options.maxConnections ?? 300}`,
+      ...(options.statementStatistics ? ['-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track=all'] : []),
+      ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
     ].join(' ');
   const startOn = (port: number) => run('pg_ctl', ['-D', data, '-o', serverOptions(port), '-w', '-l', join(dir, 'log'), 'start']);
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
@@ -81,6 +89,7 @@ export function startPostgresCluster(options: PostgresClusterOptions = {}): Post
   return {
     url: `postgres://opsgate@127.0.0.1:${port}/postgres`,
     port,
+    dataDir: data,
     stop,
     start,
     dispose() {

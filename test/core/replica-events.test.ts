@@ -24,6 +24,7 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     const session = await writer.startSession({ agent: 'ledger', identity: alice });
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
+    await watcher.events.listening();
     const turn = await writer.send(session.id, 'pay bob 30', alice);
     const stored = await writer.events.since(session.id, 1);
     const last = stored.at(-1)!.seq;
@@ -61,6 +62,7 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     await new Promise((resolve) => setTimeout(resolve, 300));
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(followed.id, (event) => heard.push(event));
+    await watcher.events.listening();
     await writer.send(followed.id, 'pay bob 20', alice);
     const last = (await writer.events.since(followed.id, 0)).at(-1)!.seq;
     const deadline = Date.now() + 5000;
@@ -79,6 +81,35 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     await watcher.close();
   });
 
+  it('a replica listens only while it follows a session: notices of sessions nobody follows wake no connection', async () => {
+    first = await postgresTestStore.create();
+    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
+    const recorder = { reads: 0, transfers: [] };
+    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const dbName = new URL(first.url!).pathname.slice(1);
+    const listeners = async () =>
+      Number(
+        (
+          await sql<{
+            count: string;
+          }>`select count(*) as count from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%'`.execute(first!.store.db)
+        ).rows[0]!.count,
+      );
+    const session = await writer.startSession({ agent: 'ledger', identity: alice });
+    const stopEvery = watcher.events.subscribe('*', () => {});
+    await writer.send(session.id, 'pay bob 5', alice);
+    expect(await listeners()).toBe(0);
+    const unsubscribe = watcher.events.subscribe(session.id, () => {});
+    await watcher.events.listening();
+    expect(await listeners()).toBe(1);
+    unsubscribe();
+    stopEvery();
+    await watcher.close();
+    expect(await listeners()).toBe(0);
+    await writer.close();
+  });
+
   it('a replica whose listening connection the server dropped (a restart, a failover) hears the other replica again without a manual step', async () => {
     first = await postgresTestStore.create();
     second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
@@ -88,6 +119,7 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     const session = await writer.startSession({ agent: 'ledger', identity: alice });
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
+    await watcher.events.listening();
     const dbName = new URL(first.url!).pathname.slice(1);
     const terminated = await sql<{ pid: number }>`
       select pid from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%' and pg_terminate_backend(pid)`.execute(

@@ -55,7 +55,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   audit.observeAppends((ms) => observer.auditSealed(ms));
   if (options.observer) observeTransactions({ transaction: (ms, retries) => observer.storeTransaction(ms, retries) });
   const events = new SessionEvents(store, now, observer);
-  await events.start();
   const secrets = options.secrets ?? createStoreSecretStore(store, now);
   const env = options.env ?? process.env;
   const instance = new RuntimeInstance(store, generateId(), now, options.instanceStaleMs);

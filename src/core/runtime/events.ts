@@ -7,11 +7,17 @@ import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
 const EVENTS_CHANNEL = 'opsgate_session_events';
+/** How long a process keeps listening after its last follower left, so a reconnecting browser does not reopen the connection. */
+const LISTEN_LINGER_MS = 10_000;
 
 /**
  * Session events: stored with a per-session sequence number (so a reconnecting client resumes
  * from its last number) and fanned out to live subscribers — in this process directly, and in
  * every other process sharing a PostgreSQL store through LISTEN/NOTIFY.
+ *
+ * Every PostgreSQL commit of events sends a notice, but a process LISTENs only while somebody
+ * there follows a session: PostgreSQL wakes every listening connection of the database for every
+ * notice, and each wake is a transaction (issue 24 counted ~4 per round trip per replica).
  */
 export class SessionEvents implements SessionEventFeed {
   readonly #store: Store;
@@ -21,7 +27,10 @@ export class SessionEvents implements SessionEventFeed {
   readonly #origin = randomUUID();
   readonly #relayed = new Map<string, number>();
   readonly #relayTails = new Map<string, Promise<void>>();
-  #stopListening: (() => Promise<void>) | undefined;
+  /** Set while this process listens, or is starting to; resolves to how to stop. */
+  #listener: Promise<(() => Promise<void>) | undefined> | undefined;
+  #followers = 0;
+  #lingering: NodeJS.Timeout | undefined;
 
   readonly #observer: RuntimeObserver;
 
@@ -32,18 +41,43 @@ export class SessionEvents implements SessionEventFeed {
     this.#emitter.setMaxListeners(0);
   }
 
-  /** Starts hearing other processes' events (PostgreSQL only). */
-  async start(): Promise<void> {
-    const notifications = this.#store.notifications;
-    if (!notifications || this.#stopListening) return;
-    this.#stopListening = await notifications.listen(EVENTS_CHANNEL, (payload) => {
-      this.#relay(payload);
-    });
+  async listening(): Promise<void> {
+    await this.#listener;
   }
 
   async stop(): Promise<void> {
-    await this.#stopListening?.();
-    this.#stopListening = undefined;
+    clearTimeout(this.#lingering);
+    await this.#stopListener();
+  }
+
+  #follow(): void {
+    this.#followers += 1;
+    clearTimeout(this.#lingering);
+    const notifications = this.#store.notifications;
+    if (!notifications || this.#listener) return;
+    // A failed start leaves nothing behind: the next follower tries again.
+    const started: Promise<(() => Promise<void>) | undefined> = notifications
+      .listen(EVENTS_CHANNEL, (payload) => this.#relay(payload))
+      .catch(() => {
+        if (this.#listener === started) this.#listener = undefined;
+        return undefined;
+      });
+    this.#listener = started;
+  }
+
+  #unfollow(): void {
+    this.#followers -= 1;
+    if (this.#followers > 0 || !this.#listener) return;
+    clearTimeout(this.#lingering);
+    this.#lingering = setTimeout(() => void this.#stopListener(), LISTEN_LINGER_MS);
+    this.#lingering.unref();
+  }
+
+  async #stopListener(): Promise<void> {
+    const listener = this.#listener;
+    this.#listener = undefined;
+    const stop = await listener;
+    await stop?.();
   }
 
   /** Relays another process's events in order: per session, everything after the last relayed number. */
@@ -134,7 +168,7 @@ export class SessionEvents implements SessionEventFeed {
     // (identical notices in one transaction are delivered once), saving a round trip per commit.
     // `first` lets a replica whose listener came after the session's earlier notices read the whole batch.
     const note = JSON.stringify({ origin: this.#origin, sessionId, first: 0 }).replace(/0}$/, '');
-    const stored = this.#stopListening
+    const stored = this.#store.notifications
       ? await sql<{ seq: number }>`
           with ${values}, inserted as (insert into ${columns} ${numbered} returning seq)
           select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select min(seq) from inserted) || ',"seq":' || (select max(seq) from inserted) || '}') as notified
@@ -158,8 +192,8 @@ export class SessionEvents implements SessionEventFeed {
           returning seq`.execute(this.#store.db);
         const event: SessionEvent = { sessionId, seq: Number(row.rows[0]!.seq), type, data: data ?? null, createdAt };
         this.#emit(event);
-        if (this.#stopListening) {
-          await this.#store.notifications?.notify(EVENTS_CHANNEL, JSON.stringify({ origin: this.#origin, sessionId, seq: event.seq }));
+        if (this.#store.notifications) {
+          await this.#store.notifications.notify(EVENTS_CHANNEL, JSON.stringify({ origin: this.#origin, sessionId, seq: event.seq }));
         }
         return event;
       } catch (error) {
@@ -171,6 +205,7 @@ export class SessionEvents implements SessionEventFeed {
   }
 
   async since(sessionId: string, afterSeq: number): Promise<SessionEvent[]> {
+    await this.#listener;
     const rows = await this.#store.db
       .selectFrom('session_events')
       .selectAll()
@@ -190,9 +225,15 @@ export class SessionEvents implements SessionEventFeed {
 
   subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void {
     this.#emitter.on(sessionId, listener);
+    // Other replicas' events matter only to the followers of one session ('*' hears this process's own).
+    if (sessionId !== '*') this.#follow();
+    let subscribed = true;
     return () => {
+      if (!subscribed) return;
+      subscribed = false;
       this.#emitter.off(sessionId, listener);
       if (this.#emitter.listenerCount(sessionId) === 0) this.#relayed.delete(sessionId);
+      if (sessionId !== '*') this.#unfollow();
     };
   }
 }

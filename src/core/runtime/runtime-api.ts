@@ -64,13 +64,22 @@ export interface AgentInfo {
 }
 
 export interface SessionEventFeed {
-  /** Stored events after `afterSeq`, oldest first (for reconnecting clients). */
+  /**
+   * Stored events after `afterSeq`, oldest first (for reconnecting clients). Read after subscribing,
+   * it misses nothing: it waits until this process hears the other replicas (see `listening`).
+   */
   since(sessionId: string, afterSeq: number): Promise<SessionEvent[]>;
   /**
    * Live events of one session, wherever they were written; with `'*'`, the events of every session
    * that this process wrote (each replica delivers its own once). Returns the unsubscribe function.
    */
   subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void;
+  /**
+   * Resolves once this process hears the events other replicas write for the sessions followed
+   * here (at once on SQLite, or when nothing is followed). A process listens only while it follows
+   * a session, so the events a subscriber hears from other replicas are those committed after this.
+   */
+  listening(): Promise<void>;
 }
 
 /** The guarded runtime. Every method checks that `actor` may act on the session. */

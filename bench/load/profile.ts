@@ -1,0 +1,164 @@
+// `npm run bench:load-profile`: where one approval round trip's time goes, on PostgreSQL with fsync
+// on, one process, C sessions at once (default 64). Prints the statements PostgreSQL ran per round
+// trip (pg_stat_statements), transactions and WAL fsyncs per round trip, CPU ms per round trip in
+// Node and in PostgreSQL, and the Node functions and modules with the most CPU (a V8 CPU profile of
+// the measured run). Options: PROFILE_CONCURRENCY, PROFILE_SCENARIOS, PROFILE_STORE=sqlite (the
+// Node side alone, on a SQLite file).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createRuntime } from '../../src/core/runtime/index.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
+import { startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
+import { postgresCpuMs, processCpuMs } from './cpu.ts';
+import { type DriveResult, drive } from './drive.ts';
+
+const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 64);
+const scenarios = Number(process.env.PROFILE_SCENARIOS ?? 1000);
+const approver = { userId: 1, username: 'approver', roles: ['approver'] };
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function bucketOf(url: string): string {
+  if (!url) return '(native/gc/idle)';
+  const modules = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+  if (modules) return modules[1]!;
+  const source = url.match(/\/(src\/[^/]+(?:\/[^/]+)?)\//);
+  if (source) return source[1]!;
+  if (url.startsWith('node:')) return url;
+  return url.replace(/^.*\//, '');
+}
+
+function summariseProfile(profile: CpuProfile, perScenario: (ms: number) => string): void {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfMs = new Map<number, number>();
+  profile.samples.forEach((id, index) => {
+    selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  });
+  const functions = new Map<string, number>();
+  const buckets = new Map<string, number>();
+  for (const [id, ms] of selfMs) {
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === '(idle)') continue;
+    const name = `${frame.functionName || '(anonymous)'} ${bucketOf(frame.url)}:${frame.lineNumber + 1}`;
+    functions.set(name, (functions.get(name) ?? 0) + ms);
+    const bucket = frame.url ? bucketOf(frame.url) : frame.functionName;
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + ms);
+  }
+  const top = (map: Map<string, number>, count: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count);
+  console.log('\nNode CPU by module (self time, ms per round trip)');
+  for (const [name, ms] of top(buckets, 25)) console.log(`  ${perScenario(ms).padStart(7)}  ${name}`);
+  console.log('\nNode CPU by function (self time, ms per round trip)');
+  for (const [name, ms] of top(functions, 30)) console.log(`  ${perScenario(ms).padStart(7)}  ${name}`);
+}
+
+/** Runs `work` under the V8 CPU profiler; returns its result, the profile and this process's CPU ms. */
+async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile; cpuMs: number }> {
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+  await inspector.post('Profiler.start');
+  const cpuBefore = processCpuMs();
+  const result = await work();
+  const cpuMs = processCpuMs() - cpuBefore;
+  const { profile } = (await inspector.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+  inspector.disconnect();
+  return { result, profile, cpuMs };
+}
+
+async function roundTrips(store: Store): Promise<{ result: DriveResult; profile: CpuProfile; cpuMs: number; close: () => Promise<void> }> {
+  const model = createLedgerModel();
+  const runtime = await createRuntime({ store, agents: [createLedgerAgent({ reads: 0, transfers: [] })], model: () => model });
+  const roundTrip = async (userId: number) => {
+    const user = { userId, username: `u${userId}`, roles: ['user'] };
+    const session = await runtime.startSession({ agent: 'ledger', identity: user });
+    const paused = await runtime.send(session.id, `pay bob ${userId}`, user);
+    if (paused.interrupt?.type !== 'approval') throw new Error(`expected an approval pause, got ${paused.status}`);
+    const done = await runtime.decide(session.id, { type: 'approve', callId: paused.interrupt.callId }, approver);
+    if (done.status !== 'completed') throw new Error(`expected a final answer, got ${done.status}`);
+  };
+  await drive(200, concurrency, (index) => roundTrip(1_000_000 + index));
+  await beforeMeasuring();
+  const measured = await profiled(() => drive(scenarios, concurrency, (index) => roundTrip(10_000_000 + index)));
+  return { ...measured, close: () => runtime.close() };
+}
+
+let beforeMeasuring = async () => {};
+const rate = (result: DriveResult) =>
+  `${result.completed} round trips, ${result.errors.length} errors, ${(result.completed / (result.elapsedMs / 1000)).toFixed(0)}/s`;
+
+if (process.env.PROFILE_STORE === 'sqlite') {
+  const dir = mkdtempSync(join(tmpdir(), 'opsgate-profile-'));
+  try {
+    const store = await openStore({ databaseUrl: '', sqlitePath: join(dir, 'opsgate.db') });
+    const { result, profile, cpuMs, close } = await roundTrips(store);
+    await close();
+    await store.close();
+    const per = (value: number) => (value / result.completed).toFixed(2);
+    console.log(`SQLite, 1 process, C=${concurrency}: ${rate(result)}; Node CPU ms per round trip ${per(cpuMs)}`);
+    summariseProfile(profile, per);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else {
+  const cluster = startPostgresCluster({ fsync: true, statementStatistics: true });
+  try {
+    const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+    await admin.query('CREATE DATABASE profile');
+    await admin.query('CREATE EXTENSION pg_stat_statements');
+    const url = new URL(cluster.url);
+    url.pathname = '/profile';
+    const counters = async () => {
+      await admin.query('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await admin.query<{ xact: string; wal: string }>(
+        "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = 'profile') AS xact, (SELECT wal_sync FROM pg_stat_wal) AS wal",
+      );
+      return { xact: Number(rows[0]!.xact), wal: Number(rows[0]!.wal), cpuMs: postgresCpuMs(cluster.dataDir) };
+    };
+    let before = { xact: 0, wal: 0, cpuMs: 0 };
+    beforeMeasuring = async () => {
+      await admin.query('SELECT pg_stat_statements_reset()');
+      before = await counters();
+    };
+    const store = await openStore({ databaseUrl: url.toString(), sqlitePath: '', poolSize: 10 });
+    const { result, profile, cpuMs, close } = await roundTrips(store);
+    await close();
+    await store.close();
+    // Backends flush their statistics when they exit.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = await counters();
+    const per = (value: number) => (value / result.completed).toFixed(2);
+    console.log(`PostgreSQL (fsync on), 1 process, C=${concurrency}: ${rate(result)}`);
+    console.log(`transactions per round trip ${per(after.xact - before.xact)}, WAL fsyncs per round trip ${per(after.wal - before.wal)}`);
+    console.log(`CPU ms per round trip: Node ${per(cpuMs)}, PostgreSQL ${per(after.cpuMs - before.cpuMs)}`);
+    const { rows } = await admin.query<{ calls: string; total: number; query: string }>(
+      `SELECT calls, total_exec_time AS total, query FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'profile') ORDER BY calls DESC, total DESC LIMIT 200`,
+    );
+    console.log('\nStatements per round trip (pg_stat_statements: calls, execution ms, statement)');
+    for (const row of rows) {
+      const calls = Number(row.calls) / result.completed;
+      if (calls >= 0.005)
+        console.log(
+          `  ${calls.toFixed(2).padStart(6)}  ${(row.total / result.completed).toFixed(3).padStart(7)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+        );
+    }
+    summariseProfile(profile, per);
+    await admin.end();
+  } finally {
+    cluster.dispose();
+  }
+}
