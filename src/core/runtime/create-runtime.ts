@@ -22,7 +22,7 @@ import { recoverInterruptedCalls } from './recovery.ts';
 import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
-import { type SessionRow, sessionRepository, toToolCallRecord } from './session-repository.ts';
+import { type SessionRow, sessionRepository, type ToolCallRow, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
@@ -119,20 +119,26 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 
   const sessions = new SessionCache();
-  const loadWorking = async (sessionId: string): Promise<WorkingSession> => {
+  /** The session for one turn: from this process's cache while the stored version matches, else read. `callId`: a decision's call, read as stored in the same query. */
+  const loadWorking = async (sessionId: string, callId?: string): Promise<WorkingSession> => {
     const cached = sessions.get(sessionId);
     let row: SessionRow | undefined;
+    let storedCall: ToolCallRow | undefined;
     if (cached) {
-      const stored = await store.db.selectFrom('sessions').select('version').where('id', '=', sessionId).executeTakeFirst();
-      if (stored?.version === cached.row.version) row = cached.row;
-      else sessions.forget(sessionId);
+      const stored = await sessionRepository.storedVersion(store.db, sessionId, callId);
+      if (stored?.version === cached.row.version) {
+        row = cached.row;
+        storedCall = stored.call;
+      } else sessions.forget(sessionId);
     }
     const fresh = row === undefined;
     row ??= await sessionRepository.loadSession(store.db, sessionId);
     if (!row) throw CoreErrors.SESSION_NOT_FOUND({ sessionId });
     const messages = fresh ? await sessionRepository.loadMessages(store.db, sessionId) : [...cached!.messages];
     const calls = fresh ? await sessionRepository.loadToolCalls(store.db, sessionId) : cached!.calls;
+    if (fresh) storedCall = calls.find((call) => call.id === callId);
     const working = new WorkingSession(row, parseSessionState(row.state), messages, agentOf(row.agent), calls.map(trackStored));
+    if (storedCall) working.loadedCall(storedCall);
     working.runner = instance.id;
     return working;
   };
@@ -383,7 +389,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     async decide(sessionId, decision, actor) {
-      const working = await loadWorking(sessionId);
+      const working = await loadWorking(sessionId, decision.callId);
       if (!mayRead(working.row, actor)) {
         // Every refused decision is audited, also one on a session the person may not see.
         await audit.append({
@@ -402,7 +408,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     async approvalReadiness(sessionId, callId, actor) {
-      const working = await loadWorking(sessionId);
+      const working = await loadWorking(sessionId, callId);
       assertRead(working.row, actor);
       return engine.readiness(working, callId);
     },

@@ -83,6 +83,27 @@ export const sessionRepository = {
     return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
+  /**
+   * The session row's stored version and, when `callId` is given, that call's stored row, in one
+   * read: a cached session is checked and the call a decision is about is read in the same query.
+   */
+  async storedVersion(db: Db, sessionId: string, callId?: string): Promise<{ version: number; call?: ToolCallRow } | undefined> {
+    if (callId === undefined) {
+      const row = await db.selectFrom('sessions').select('version').where('id', '=', sessionId).executeTakeFirst();
+      return row && { version: row.version };
+    }
+    const row = await db
+      .selectFrom('sessions')
+      .leftJoin('tool_calls', (join) => join.onRef('tool_calls.session_id', '=', 'sessions.id').on('tool_calls.id', '=', callId))
+      .selectAll('tool_calls')
+      .select('sessions.version as session_version')
+      .where('sessions.id', '=', sessionId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { session_version: version, ...call } = row;
+    return call.id === null ? { version } : { version, call: call as ToolCallRow };
+  },
+
   /** Writes the row only if nobody else wrote it since `version` was read. */
   async updateSession(db: Db, id: string, version: number, patch: Updateable<SessionsTable>): Promise<boolean> {
     const result = await db

@@ -200,9 +200,12 @@ export class TurnEngine {
     };
   }
 
-  /** The call a decision is about, read afresh from the store (as stored, not as remembered); it must still wait for one. */
+  /**
+   * The call a decision is about as stored (not as remembered): read with the session at the start
+   * of this turn, or afresh; it must still wait for one.
+   */
   async #proposedCall(session: WorkingSession, callId: string): Promise<TrackedCall> {
-    const row = await sessionRepository.getToolCall(this.#processor.env.db, callId);
+    const row = session.takeLoadedCall(callId) ?? (await sessionRepository.getToolCall(this.#processor.env.db, callId));
     if (!row || row.status !== 'proposed')
       throw CoreErrors.CALL_ALREADY_DECIDED({ callId, tool: row?.tool ?? 'tool', status: row?.status ?? 'gone' });
     const tracked = session.calls.find((call) => call.row.id === callId);

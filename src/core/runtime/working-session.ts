@@ -4,7 +4,7 @@ import type { Channel, Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import type { StoredMessage } from './messages.ts';
-import type { SessionRow } from './session-repository.ts';
+import type { SessionRow, ToolCallRow } from './session-repository.ts';
 import { sessionRepository } from './session-repository.ts';
 import type { SessionState } from './session-state.ts';
 import type { TrackedCall } from './tool-call-lifecycle.ts';
@@ -38,6 +38,8 @@ export class WorkingSession {
   readonly calls: TrackedCall[];
   /** The row version the store holds; the next commit writes only if nobody changed it since. */
   #storedVersion: number;
+  /** A call row read from the store when this turn loaded the session (in the same read as the version). */
+  #loadedCall: ToolCallRow | undefined;
   #dirty = false;
 
   constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent, calls: TrackedCall[] = []) {
@@ -53,6 +55,18 @@ export class WorkingSession {
 
   get id(): string {
     return this.row.id;
+  }
+
+  /** Remembers `row` as read from the store just now, for the decision about it. */
+  loadedCall(row: ToolCallRow): void {
+    this.#loadedCall = row;
+  }
+
+  /** The call `callId` as stored when this turn began (once: the turn changes it after), if it was read then. */
+  takeLoadedCall(callId: string): ToolCallRow | undefined {
+    const row = this.#loadedCall;
+    this.#loadedCall = undefined;
+    return row?.id === callId ? row : undefined;
   }
 
   get route(): Route {
