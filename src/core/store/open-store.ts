@@ -53,6 +53,8 @@ export interface Store {
   readonly dialect: StoreDialectName;
   /** Human-readable location (a file path or a redacted URL). */
   readonly location: string;
+  /** Connections the store opens at most (PostgreSQL's pool; SQLite has one). */
+  readonly poolSize: number;
   /**
    * Makes every write so far durable now. SQLite groups the writes of one event-loop turn into
    * one commit; call this before a side effect that must only happen after the state is stored.
@@ -205,6 +207,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     db,
     dialect,
     location,
+    poolSize: dialect === 'postgres' ? (options.poolSize ?? 10) : 1,
     flush,
     ...(notifications ? { notifications } : {}),
     ...(auditAnchors ? { auditAnchors } : {}),
