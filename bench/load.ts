@@ -4,6 +4,9 @@
 // p50/p99, errors, transactions per scenario (pg_stat_database.xact_commit delta; reads count too)
 // and WAL fsyncs per scenario (pg_stat_wal.wal_sync, what durable commits cost), and checks
 // exactly-once (transfers executed == scenarios completed, each with its audit event, audit verifies).
+// CPU ms per scenario in Node (the opsgate processes, or the anchor's) and in PostgreSQL (the whole
+// cluster, from /proc) say how the figures would scale on more cores. A second table checks the
+// rows against issue 24's goals and says by how much each is met or missed.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ import { openStore } from '../src/core/store/index.ts';
 import { startPostgresCluster } from '../src/testing/postgres-cluster.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
 import { type AnchorCounters, type AnchorSetup, aiSdkAnchor, langGraphAnchor, openAiAgentsAnchor } from './load/anchors.ts';
+import { postgresCpuMs, processCpuMs } from './load/cpu.ts';
 import { drive } from './load/drive.ts';
 import type { WorkerReport, WorkerTask } from './load/opsgate-worker.ts';
 
@@ -36,10 +40,11 @@ async function createDatabase(): Promise<{ name: string; url: string }> {
   return { name, url: url.toString() };
 }
 
-/** The counters a round trip is charged with: committed transactions of its database, WAL flushes of the cluster. */
+/** The counters a round trip is charged with: committed transactions of its database, WAL flushes and CPU of the cluster. */
 interface PgCounters {
   readonly xactCommit: number;
   readonly walSync: number;
+  readonly cpuMs: number;
 }
 
 /**
@@ -47,7 +52,7 @@ interface PgCounters {
  * so callers close their pools first; this waits until the figures stop moving.
  */
 async function pgCounters(database: string): Promise<PgCounters> {
-  let last: PgCounters = { xactCommit: -1, walSync: -1 };
+  let last: PgCounters = { xactCommit: -1, walSync: -1, cpuMs: 0 };
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const client = await admin.connect();
     try {
@@ -56,7 +61,7 @@ async function pgCounters(database: string): Promise<PgCounters> {
         'SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = $1) AS xact, (SELECT wal_sync FROM pg_stat_wal) AS wal',
         [database],
       );
-      const now = { xactCommit: Number(rows[0]?.xact ?? 0), walSync: Number(rows[0]?.wal ?? 0) };
+      const now = { xactCommit: Number(rows[0]?.xact ?? 0), walSync: Number(rows[0]?.wal ?? 0), cpuMs: postgresCpuMs(cluster.dataDir) };
       if (now.xactCommit === last.xactCommit && now.walSync === last.walSync) return now;
       last = now;
     } finally {
@@ -67,15 +72,16 @@ async function pgCounters(database: string): Promise<PgCounters> {
   return last;
 }
 
-/** Per-scenario deltas: transactions (reads included, as `xact_commit` counts them) and WAL fsyncs. */
+/** Per-scenario deltas: transactions (reads included, as `xact_commit` counts them), WAL fsyncs and PostgreSQL CPU ms. */
 function perScenario(
   before: PgCounters,
   after: PgCounters,
   scenarios: number,
-): { xact_per_scenario: number; wal_syncs_per_scenario: number } {
+): { xact_per_scenario: number; wal_syncs_per_scenario: number; pg_cpu_ms_per_scenario: number } {
   return {
     xact_per_scenario: Number(((after.xactCommit - before.xactCommit) / scenarios).toFixed(2)),
     wal_syncs_per_scenario: Number(((after.walSync - before.walSync) / scenarios).toFixed(2)),
+    pg_cpu_ms_per_scenario: Number(((after.cpuMs - before.cpuMs) / scenarios).toFixed(2)),
   };
 }
 
@@ -176,7 +182,10 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     p50_ms: stats.p50,
     p99_ms: stats.p99,
     errors: errors.length,
-    ...(before && after ? perScenario(before, after, scenarios) : { xact_per_scenario: '-', wal_syncs_per_scenario: '-' }),
+    node_cpu_ms_per_scenario: Number((reports.reduce((sum, r) => sum + r.cpuMs, 0) / completed).toFixed(2)),
+    ...(before && after
+      ? perScenario(before, after, scenarios)
+      : { xact_per_scenario: '-', wal_syncs_per_scenario: '-', pg_cpu_ms_per_scenario: '-' }),
     exactly_once: transfers === completed && Number(executedRows.n) === allTransfers && auditedTransfers === allTransfers,
     audit_verifies: verification.ok,
   };
@@ -193,7 +202,9 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
   const before = await pgCounters(database.name);
   const transfersBefore = counters.transfers;
   const scenarios = scenariosAt(ANCHOR_CONCURRENCY);
+  const cpuBefore = processCpuMs();
   const result = await drive(scenarios, ANCHOR_CONCURRENCY, scenario);
+  const cpuMs = processCpuMs() - cpuBefore;
   await pool.end();
   const after = await pgCounters(database.name);
   reportErrors(system, result.errors);
@@ -207,10 +218,42 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
     p50_ms: stats.p50,
     p99_ms: stats.p99,
     errors: result.errors.length,
+    node_cpu_ms_per_scenario: Number((cpuMs / result.completed).toFixed(2)),
     ...perScenario(before, after, scenarios),
     exactly_once: counters.transfers - transfersBefore === result.completed,
     audit_verifies: '-',
   };
+}
+
+/** Issue 24's goals, each with what this run measured and the ratio to the goal (≥ 1 is met). */
+function goalsOf(rows: readonly BenchRow[]): BenchRow[] {
+  const find = (system: string, processes: number, concurrency: number) =>
+    rows.find((row) => String(row.system).startsWith(system) && row.processes === processes && row.concurrency === concurrency);
+  const one = find('opsgate postgres', 1, 64);
+  const three = find('opsgate postgres', 3, 64);
+  const aiSdk = find('anchor: AI SDK', 1, 64);
+  const agents = find('anchor: OpenAI Agents', 1, 64);
+  const rate = (row: BenchRow | undefined) => Number(row?.scenarios_per_s ?? Number.NaN);
+  const at = (row: BenchRow | undefined, column: string) => Number(row?.[column] ?? Number.NaN);
+  const goal = (name: string, measured: number, target: number, higherIsBetter: boolean): BenchRow => {
+    const ratio = higherIsBetter ? measured / target : target / measured;
+    return {
+      system: name,
+      measured: Number(measured.toFixed(2)),
+      target,
+      ratio_to_goal: Number(ratio.toFixed(2)),
+      met: ratio >= 1 ? 'yes' : 'no',
+    };
+  };
+  return [
+    goal('PG C=64: 3 processes / 1 process', rate(three) / rate(one), 1, true),
+    goal('PG C=64, 1 process: transactions per round trip', at(one, 'xact_per_scenario'), 5, false),
+    goal('PG C=64, 3 processes: transactions per round trip', at(three, 'xact_per_scenario'), 5, false),
+    goal('PG C=64, 1 process: WAL fsyncs per round trip', at(one, 'wal_syncs_per_scenario'), 1.5, false),
+    goal('PG C=64, 1 process / OpenAI Agents', rate(one) / rate(agents), 1, true),
+    goal('PG C=64, 1 process / AI SDK', rate(one) / rate(aiSdk), 0.5, true),
+    goal('PG C=64, 1 process / AI SDK (moonshot)', rate(one) / rate(aiSdk), 1, true),
+  ];
 }
 
 const rows: BenchRow[] = [];
@@ -224,7 +267,9 @@ try {
   const langGraph = { transfers: 0 };
   rows.push(await anchorRun('anchor: LangGraph, PostgresSaver', langGraphAnchor(langGraph), langGraph));
   printTable('load (approval round trip)', rows);
-  writeResults('load', rows, { postgres: 'throwaway cluster, fsync on, synchronous_commit on' });
+  const goals = goalsOf(rows);
+  printTable('goals (issue 24), from the rows above', goals);
+  writeResults('load', rows, { postgres: 'throwaway cluster, fsync on, synchronous_commit on', goals });
 } finally {
   await admin.end();
   cluster.dispose();

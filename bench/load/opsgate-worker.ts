@@ -4,6 +4,7 @@
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
+import { processCpuMs } from './cpu.ts';
 import { drive } from './drive.ts';
 
 export interface WorkerTask {
@@ -25,6 +26,8 @@ export interface WorkerReport {
   readonly transfers: number;
   /** Transfers executed during the warm-up (they are in the database and the audit too). */
   readonly warmupTransfers: number;
+  /** CPU milliseconds this process spent in the measured run. */
+  readonly cpuMs: number;
 }
 
 const approver = { userId: 1, username: 'approver', roles: ['approver'] };
@@ -57,10 +60,12 @@ async function main(task: WorkerTask): Promise<WorkerReport> {
   const { store, runtime } = await open(task, recorder);
   process.send?.({ type: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const cpuBefore = processCpuMs();
   const result = await drive(task.scenarios, task.concurrency, (i) => roundTrip(runtime, 10_000_000 + task.worker * 1_000_000 + i));
+  const cpuMs = processCpuMs() - cpuBefore;
   await runtime.close();
   await store.close();
-  return { ...result, transfers: recorder.transfers.length, warmupTransfers: warmRecorder.transfers.length };
+  return { ...result, cpuMs, transfers: recorder.transfers.length, warmupTransfers: warmRecorder.transfers.length };
 }
 
 const task = JSON.parse(process.argv[2] ?? '{}') as WorkerTask;
