@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { observeTransactions, StaleWriteError, type StoreMigration, UnitOfWork } from '../../src/core/store/index.ts';
+import {
+  observeTransactions,
+  StaleWriteError,
+  type StoreMigration,
+  UnitOfWork,
+  type WriteTransaction,
+} from '../../src/core/store/index.ts';
 import { type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 // Issue 24: units of work that arrive while every commit slot is busy share one transaction (one
@@ -50,6 +56,25 @@ describe.each(testStoreFactories())('group commit ($dialect)', (factory) => {
     await Promise.all(ids.map((id) => unitWriting(id).commit(created!.store)));
     expect(await storedIds()).toEqual(ids);
     expect(transactions).toBeLessThan(ids.length);
+  });
+
+  it("rows shared by units committed together are written by one statement per group, after each unit's own writes", async () => {
+    created = await factory.create([probeTable]);
+    let statements = 0;
+    const writeAll = async (trx: WriteTransaction, ids: readonly string[]) => {
+      statements += 1;
+      await sql`insert into group_commit_probe (id) values ${sql.join(ids.map((id) => sql`(${id})`))}`.execute(trx);
+    };
+    const ids = Array.from({ length: 40 }, (_, index) => `shared-${String(index).padStart(2, '0')}`);
+    await Promise.all(
+      ids.map((id) => {
+        const uow = new UnitOfWork();
+        uow.share('probe', id, writeAll);
+        return uow.commit(created!.store);
+      }),
+    );
+    expect(await storedIds()).toEqual(ids);
+    expect(statements).toBeLessThan(ids.length);
   });
 
   it("a unit that fails in a group fails alone: the others' rows are stored, its own are not", async () => {

@@ -171,7 +171,7 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    uow.batch('audit_pending', this.#journalRow(event), async (trx, rows) => {
+    uow.share('audit_pending', this.#journalRow(event), async (trx, rows) => {
       await trx
         .insertInto('audit_pending')
         .values([...rows])

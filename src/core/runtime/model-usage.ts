@@ -29,8 +29,11 @@ export function recordModelUsage(
     cost_usd: costUsd,
     created_at: env.now().toISOString(),
   };
-  session.uow.write(async (trx) => {
-    await trx.insertInto('model_usage').values(row).execute();
+  session.uow.share('model_usage', row, async (trx, rows) => {
+    await trx
+      .insertInto('model_usage')
+      .values([...rows])
+      .execute();
   });
   session.uow.afterCommit(() => env.observer?.modelUsage?.(model.provider, model.modelId, inputTokens, outputTokens, costUsd));
 }

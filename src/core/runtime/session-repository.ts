@@ -125,17 +125,18 @@ export const sessionRepository = {
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.content) as LanguageModelV4Message, createdAt: r.created_at }));
   },
 
-  async insertMessages(db: Db, sessionId: string, messages: readonly StoredMessage[]): Promise<void> {
+  /** Stores messages of one or more sessions in one statement. */
+  async insertMessages(db: Db, messages: readonly { readonly sessionId: string; readonly message: StoredMessage }[]): Promise<void> {
     if (messages.length === 0) return;
     await db
       .insertInto('messages')
       .values(
-        messages.map((m) => ({
+        messages.map(({ sessionId, message }) => ({
           session_id: sessionId,
-          seq: m.seq,
-          role: m.message.role,
-          content: JSON.stringify(m.message),
-          created_at: m.createdAt,
+          seq: message.seq,
+          role: message.message.role,
+          content: JSON.stringify(message.message),
+          created_at: message.createdAt,
         })),
       )
       .execute();

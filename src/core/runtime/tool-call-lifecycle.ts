@@ -108,7 +108,7 @@ export class ToolCallLifecycle {
     const { uow } = session;
     const call: TrackedCall = { row, queued: true };
     session.calls.push(call);
-    uow.batch('tool_calls', call, async (trx, calls) => {
+    uow.share('tool_calls', call, async (trx, calls) => {
       await sessionRepository.insertToolCalls(
         trx,
         calls.map((queued) => queued.row),

@@ -105,11 +105,7 @@ export class WorkingSession {
     this.messages.push(...stored);
     this.added.push(...stored);
     const sessionId = this.row.id;
-    for (const message of stored) {
-      this.uow.batch(`messages:${sessionId}`, message, async (trx, batch) => {
-        await sessionRepository.insertMessages(trx, sessionId, batch);
-      });
-    }
+    for (const message of stored) this.uow.share('messages', { sessionId, message }, sessionRepository.insertMessages);
     return stored;
   }
 

@@ -56,6 +56,21 @@ export async function runInTransaction<T>(
 }
 
 /**
+ * A batch whose items from every unit of work that commits in one transaction are written by one
+ * statement: `writeAll` must depend on its items only (one unit's is called for all of them).
+ */
+interface SharedBatch {
+  readonly items: unknown[];
+  readonly writeAll: (trx: WriteTransaction, items: readonly unknown[]) => Promise<void>;
+}
+
+/** What one unit of work makes durable: its writes in order, then its shared batches. */
+interface PendingUnit {
+  readonly writes: readonly Write[];
+  readonly shared: ReadonlyMap<string, SharedBatch>;
+}
+
+/**
  * The writes of one step of a turn, held in memory and made durable together in one
  * transaction at a checkpoint (before a side effect, at a pause, at the end of a turn). What must
  * only be seen once stored (live events) runs after the commit.
@@ -64,6 +79,7 @@ export class UnitOfWork {
   readonly #writes: Write[] = [];
   readonly #afterCommit: Array<() => void> = [];
   readonly #batches = new Map<string, unknown[]>();
+  readonly #shared = new Map<string, SharedBatch>();
 
   /** Queues a write; it runs in the next commit's transaction, in the order queued. */
   write(write: Write): void {
@@ -94,21 +110,34 @@ export class UnitOfWork {
     this.#writes.push((trx) => writeAll(trx, batch));
   }
 
+  /**
+   * Queues `item` in the shared batch `key`, written after this unit's other writes together with
+   * the items of every unit of work committed in the same transaction (group commit): one insert
+   * for the journal rows of many sessions. For rows nothing else in the commit reads or refers to;
+   * `writeAll` must depend on its items only.
+   */
+  share<T>(key: string, item: T, writeAll: (trx: WriteTransaction, items: readonly T[]) => Promise<void>): void {
+    const batch = this.#shared.get(key);
+    if (batch) batch.items.push(item);
+    else this.#shared.set(key, { items: [item], writeAll: writeAll as SharedBatch['writeAll'] });
+  }
+
   /** Runs after the next commit succeeds; dropped if it fails. */
   afterCommit(action: () => void): void {
     this.#afterCommit.push(action);
   }
 
   get isEmpty(): boolean {
-    return this.#writes.length === 0 && this.#afterCommit.length === 0;
+    return this.#writes.length === 0 && this.#shared.size === 0 && this.#afterCommit.length === 0;
   }
 
   /** Makes every queued write durable in one transaction, then runs the after-commit actions. */
   async commit(store: Store): Promise<void> {
-    const writes = this.#writes.splice(0);
+    const unit: PendingUnit = { writes: this.#writes.splice(0), shared: new Map(this.#shared) };
     const after = this.#afterCommit.splice(0);
     this.#batches.clear();
-    if (writes.length > 0) await groupCommitterOf(store).commit(writes);
+    this.#shared.clear();
+    if (unit.writes.length > 0 || unit.shared.size > 0) await groupCommitterOf(store).commit(unit);
     for (const action of after) action();
   }
 
@@ -117,6 +146,7 @@ export class UnitOfWork {
     this.#writes.length = 0;
     this.#afterCommit.length = 0;
     this.#batches.clear();
+    this.#shared.clear();
   }
 }
 
@@ -124,13 +154,23 @@ export class UnitOfWork {
 const MAX_GROUP = 32;
 
 interface GroupMember {
-  readonly writes: readonly Write[];
+  readonly unit: PendingUnit;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
-async function runWrites(trx: WriteTransaction, writes: readonly Write[]): Promise<void> {
-  for (const write of writes) await write(trx);
+/** Runs the units' writes in order, then each shared batch once with the items of every unit. */
+async function runUnits(trx: WriteTransaction, units: readonly PendingUnit[]): Promise<void> {
+  const shared = new Map<string, SharedBatch>();
+  for (const unit of units) {
+    for (const write of unit.writes) await write(trx);
+    for (const [key, batch] of unit.shared) {
+      const merged = shared.get(key);
+      if (merged) merged.items.push(...batch.items);
+      else shared.set(key, { items: [...batch.items], writeAll: batch.writeAll });
+    }
+  }
+  for (const batch of shared.values()) await batch.writeAll(trx, batch.items);
 }
 
 /**
@@ -152,9 +192,9 @@ class GroupCommitter {
     this.#slots = slots;
   }
 
-  commit(writes: readonly Write[]): Promise<void> {
+  commit(unit: PendingUnit): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ writes, resolve, reject });
+      this.#waiting.push({ unit, resolve, reject });
       this.#next();
     });
   }
@@ -175,9 +215,11 @@ class GroupCommitter {
       try {
         await runInTransaction(
           this.#store,
-          async (trx) => {
-            for (const member of group) await runWrites(trx, member.writes);
-          },
+          (trx) =>
+            runUnits(
+              trx,
+              group.map((member) => member.unit),
+            ),
           1,
         );
         for (const member of group) member.resolve();
@@ -187,7 +229,7 @@ class GroupCommitter {
       }
     }
     await Promise.all(
-      group.map((member) => runInTransaction(this.#store, (trx) => runWrites(trx, member.writes)).then(member.resolve, member.reject)),
+      group.map((member) => runInTransaction(this.#store, (trx) => runUnits(trx, [member.unit])).then(member.resolve, member.reject)),
     );
   }
 }
