@@ -61,6 +61,15 @@ describe('many sessions at once', () => {
     expect(executedTransfers).toHaveLength(CONCURRENT_SESSIONS);
     const statuses = await testStore.store.db.selectFrom('tool_calls').select(['status']).where('tool', '=', 'transfer').execute();
     expect(statuses.every((row) => row.status === 'executed')).toBe(true);
+    // Events of sessions committed together (group commit) are stored by one statement: each
+    // session's still run 1, 2, 3… with no gap and no number twice.
+    const numbering = await testStore.store.db
+      .selectFrom('session_events')
+      .select((eb) => ['session_id', eb.fn.min('seq').as('first'), eb.fn.max('seq').as('last'), eb.fn.countAll().as('count')])
+      .groupBy('session_id')
+      .execute();
+    expect(numbering).toHaveLength(CONCURRENT_SESSIONS);
+    expect(numbering.filter((row) => Number(row.first) !== 1 || Number(row.last) !== Number(row.count))).toEqual([]);
   }
 
   it('SQLite: 256 concurrent approval round trips in one process finish with no failure, each transfer once, audit verifying', async () => {

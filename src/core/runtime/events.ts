@@ -7,6 +7,8 @@ import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
 const EVENTS_CHANNEL = 'opsgate_session_events';
+/** An event queued in a unit of work: numbered when its transaction stores it. */
+type QueuedEvent = Omit<SessionEvent, 'seq'> & { seq: number };
 /** How long a process keeps listening after its last follower left, so a reconnecting browser does not reopen the connection. */
 const LISTEN_LINGER_MS = 10_000;
 
@@ -141,42 +143,62 @@ export class SessionEvents implements SessionEventFeed {
 
   /**
    * Queues one event in a unit of work: numbered and stored in its transaction (other replicas
-   * are notified on commit), and fanned out to this process's subscribers after the commit.
+   * are notified on commit), and fanned out to this process's subscribers after the commit. The
+   * events of every session committed in the same transaction are stored by one statement.
    */
   record(uow: UnitOfWork, sessionId: string, type: string, data: unknown): void {
-    const event = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
-    uow.batch(`session_events:${sessionId}`, event, (trx, events) => this.#insertBatch(trx, sessionId, events));
+    const event: QueuedEvent = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
+    uow.share('session_events', event, (trx, events) => this.#insertBatch(trx, events));
     uow.afterCommit(() => this.#emit(event));
   }
 
-  /** Numbers and stores a session's events in one statement; other replicas hear of them on commit. */
-  async #insertBatch(
-    trx: WriteTransaction,
-    sessionId: string,
-    events: readonly { seq: number; type: string; data: unknown; createdAt: string }[],
-  ) {
+  /**
+   * Numbers and stores the events of one or more sessions in one statement, each session's after
+   * its last stored number, in the order given; other replicas hear of each session's batch on commit.
+   */
+  async #insertBatch(trx: WriteTransaction, events: readonly QueuedEvent[]): Promise<void> {
+    const ordinals = new Map<string, number>();
+    const ordinalOf = events.map((event) => {
+      const ordinal = (ordinals.get(event.sessionId) ?? 0) + 1;
+      ordinals.set(event.sessionId, ordinal);
+      return ordinal;
+    });
     const rows = sql.join(
-      events.map((event, index) => sql`(${sql.lit(index + 1)}, ${event.type}, ${JSON.stringify(event.data)}, ${event.createdAt})`),
+      events.map(
+        (event, index) =>
+          sql`(${event.sessionId}, ${sql.lit(ordinalOf[index]!)}, ${event.type}, ${JSON.stringify(event.data)}, ${event.createdAt})`,
+      ),
     );
-    const values = sql`batch(ordinal, type, data, created_at) as (values ${rows})`;
+    const ctes = sql`batch(session_id, ordinal, type, data, created_at) as (values ${rows}),
+      base as (
+        select sessions.session_id, coalesce((select max(seq) from session_events where session_events.session_id = sessions.session_id), 0) as seq
+        from (select distinct session_id from batch) as sessions)`;
     const numbered = sql`
-      select ${sessionId}, base.seq + batch.ordinal, batch.type, batch.data, batch.created_at
-      from (select coalesce(max(seq), 0) as seq from session_events where session_id = ${sessionId}) as base, batch
-      order by batch.ordinal`;
+      select batch.session_id, base.seq + batch.ordinal, batch.type, batch.data, batch.created_at
+      from batch join base on base.session_id = batch.session_id`;
     const columns = sql`session_events (session_id, seq, type, data, created_at)`;
-    // Listening (PostgreSQL) replicas hear of the batch on commit; the notice rides on the insert
-    // (identical notices in one transaction are delivered once), saving a round trip per commit.
-    // `first` lets a replica whose listener came after the session's earlier notices read the whole batch.
-    const note = JSON.stringify({ origin: this.#origin, sessionId, first: 0 }).replace(/0}$/, '');
-    const stored = this.#store.notifications
-      ? await sql<{ seq: number }>`
-          with ${values}, inserted as (insert into ${columns} ${numbered} returning seq)
-          select seq, pg_notify(${EVENTS_CHANNEL}, ${note} || (select min(seq) from inserted) || ',"seq":' || (select max(seq) from inserted) || '}') as notified
-          from inserted`.execute(trx)
-      : await sql<{ seq: number }>`insert into ${columns} with ${values} ${numbered} returning seq`.execute(trx);
-    const seqs = stored.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    const firsts = new Map<string, number>();
+    if (this.#store.notifications) {
+      // Listening replicas hear of each session's batch on commit; the notice rides on the insert,
+      // saving a round trip per commit. `first` lets a replica whose listener came after the
+      // session's earlier notices read the whole batch.
+      const stored = await sql<{ session_id: string; first: number }>`
+        with ${ctes}, inserted as (insert into ${columns} ${numbered} returning session_id, seq),
+        notices as (select session_id, min(seq) as first, max(seq) as last from inserted group by session_id)
+        select session_id, first,
+          pg_notify(${EVENTS_CHANNEL}, json_build_object('origin', ${this.#origin}::text, 'sessionId', session_id, 'first', first, 'seq', last)::text) as notified
+        from notices`.execute(trx);
+      for (const row of stored.rows) firsts.set(row.session_id, Number(row.first));
+    } else {
+      const stored = await sql<{
+        session_id: string;
+        seq: number;
+      }>`insert into ${columns} with ${ctes} ${numbered} returning session_id, seq`.execute(trx);
+      for (const row of stored.rows)
+        firsts.set(row.session_id, Math.min(Number(row.seq), firsts.get(row.session_id) ?? Number.POSITIVE_INFINITY));
+    }
     events.forEach((event, index) => {
-      event.seq = seqs[index]!;
+      event.seq = firsts.get(event.sessionId)! + ordinalOf[index]! - 1;
     });
   }
 
