@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../../src/core/policy/index.ts';
-import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { createRuntime, type Runtime, type SessionSnapshot } from '../../src/core/runtime/index.ts';
 import { observeTransactions, openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type TestStoreFactory, testStoreFactories } from '../../src/testing/index.ts';
 
@@ -145,6 +145,35 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       expect(perRoundTrip.writeTransactions).toBeLessThanOrEqual(BUDGET.writeTransactions + 1);
       expect(perRoundTrip.transactions).toBeLessThanOrEqual(BUDGET.transactions);
       expect(perRoundTrip.policyEvaluations).toBeLessThanOrEqual(BUDGET.policyEvaluations);
+    },
+  );
+
+  it.each(factories.map((factory) => [factory.dialect, factory] as const))(
+    'sessions that all take their turn at once share their statements: one version check and one commit for many (%s)',
+    async (_dialect, factory) => {
+      const counts = { versionChecks: 0, commits: 0 };
+      const store = await openCountingStore(factory, (sql) => {
+        if (/^\s*select\b.*"version".*from "sessions"/is.test(sql)) counts.versionChecks += 1;
+      });
+      cleanups.push(() => store.close());
+      const runtime = await createRuntime({
+        store,
+        agents: [createLedgerAgent({ reads: 0, transfers: [] })],
+        model: () => createLedgerModel(),
+      });
+      cleanups.push(() => runtime.close());
+      const users = Array.from({ length: 40 }, (_, index) => ({ userId: 500 + index, username: `many${index}`, roles: ['user'] }));
+      const sessions: SessionSnapshot[] = [];
+      for (const user of users) sessions.push(await runtime.startSession({ agent: 'ledger', identity: user }));
+      observeTransactions({
+        transaction: () => {
+          counts.commits += 1;
+        },
+      });
+      const turns = await Promise.all(users.map((user, index) => runtime.send(sessions[index]!.id, `pay bob ${index + 1}`, user)));
+      expect(turns.every((turn) => turn.status === 'waiting')).toBe(true);
+      expect(counts.versionChecks).toBeLessThan(users.length / 2);
+      expect(counts.commits).toBeLessThan(users.length / 2);
     },
   );
 });

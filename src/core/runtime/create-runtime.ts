@@ -24,6 +24,7 @@ import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, type ToolCallRow, toToolCallRecord } from './session-repository.ts';
 import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { SessionVersions } from './session-versions.ts';
 import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
 import { ToolCallProcessor } from './tool-calls.ts';
@@ -119,13 +120,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 
   const sessions = new SessionCache();
+  const versions = new SessionVersions(store);
   /** The session for one turn: from this process's cache while the stored version matches, else read. `callId`: a decision's call, read as stored in the same query. */
   const loadWorking = async (sessionId: string, callId?: string): Promise<WorkingSession> => {
     const cached = sessions.get(sessionId);
     let row: SessionRow | undefined;
     let storedCall: ToolCallRow | undefined;
     if (cached) {
-      const stored = await sessionRepository.storedVersion(store.db, sessionId, callId);
+      const stored = await versions.read(sessionId, callId);
       if (stored?.version === cached.row.version) {
         row = cached.row;
         storedCall = stored.call;

@@ -73,6 +73,12 @@ export function newToolCallRow(fields: Pick<ToolCallRow, RequiredCallFields> & P
   };
 }
 
+/** A session row's stored version, with the stored rows of the calls asked for with it. */
+export interface StoredVersion {
+  readonly version: number;
+  readonly calls: ReadonlyMap<string, ToolCallRow>;
+}
+
 /** The runtime's reads and writes of sessions, messages and tool calls. */
 export const sessionRepository = {
   async insertSession(db: Db, row: SessionRow): Promise<void> {
@@ -84,24 +90,32 @@ export const sessionRepository = {
   },
 
   /**
-   * The session row's stored version and, when `callId` is given, that call's stored row, in one
-   * read: a cached session is checked and the call a decision is about is read in the same query.
+   * The stored versions of sessions and, for each request with a `callId`, that call's stored row,
+   * in one read: cached sessions are checked, and the calls decisions are about read, together.
    */
-  async storedVersion(db: Db, sessionId: string, callId?: string): Promise<{ version: number; call?: ToolCallRow } | undefined> {
-    if (callId === undefined) {
-      const row = await db.selectFrom('sessions').select('version').where('id', '=', sessionId).executeTakeFirst();
-      return row && { version: row.version };
+  async storedVersions(db: Db, requests: readonly { sessionId: string; callId?: string }[]): Promise<Map<string, StoredVersion>> {
+    const sessionIds = [...new Set(requests.map((request) => request.sessionId))];
+    const callIds = [...new Set(requests.flatMap((request) => (request.callId === undefined ? [] : [request.callId])))];
+    const found = new Map<string, { version: number; calls: Map<string, ToolCallRow> }>();
+    if (callIds.length === 0) {
+      const rows = await db.selectFrom('sessions').select(['id', 'version']).where('id', 'in', sessionIds).execute();
+      for (const row of rows) found.set(row.id, { version: row.version, calls: new Map() });
+      return found;
     }
-    const row = await db
+    const rows = await db
       .selectFrom('sessions')
-      .leftJoin('tool_calls', (join) => join.onRef('tool_calls.session_id', '=', 'sessions.id').on('tool_calls.id', '=', callId))
+      .leftJoin('tool_calls', (join) => join.onRef('tool_calls.session_id', '=', 'sessions.id').on('tool_calls.id', 'in', callIds))
       .selectAll('tool_calls')
-      .select('sessions.version as session_version')
-      .where('sessions.id', '=', sessionId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const { session_version: version, ...call } = row;
-    return call.id === null ? { version } : { version, call: call as ToolCallRow };
+      .select(['sessions.id as stored_session_id', 'sessions.version as stored_version'])
+      .where('sessions.id', 'in', sessionIds)
+      .execute();
+    for (const row of rows) {
+      const { stored_session_id: sessionId, stored_version: version, ...call } = row;
+      const entry = found.get(sessionId) ?? { version, calls: new Map<string, ToolCallRow>() };
+      if (call.id !== null) entry.calls.set(call.id, call as ToolCallRow);
+      found.set(sessionId, entry);
+    }
+    return found;
   },
 
   /** Writes the row only if nobody else wrote it since `version` was read. */

@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { CoreErrors } from '../errors/index.ts';
 import type { Store } from './open-store.ts';
 import type { CoreDatabase } from './schema.ts';
+import { SlotBatcher } from './slot-batcher.ts';
 
 export type WriteTransaction = Transaction<CoreDatabase>;
 /** One step of a unit of work; it may run again when the transaction is retried. */
@@ -183,31 +184,15 @@ async function runUnits(trx: WriteTransaction, units: readonly PendingUnit[]): P
  */
 class GroupCommitter {
   readonly #store: Store;
-  readonly #slots: number;
-  readonly #waiting: GroupMember[] = [];
-  #busy = 0;
+  readonly #batcher: SlotBatcher<GroupMember>;
 
   constructor(store: Store, slots: number) {
     this.#store = store;
-    this.#slots = slots;
+    this.#batcher = new SlotBatcher(slots, MAX_GROUP, (group) => this.#run(group));
   }
 
   commit(unit: PendingUnit): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ unit, resolve, reject });
-      this.#next();
-    });
-  }
-
-  #next(): void {
-    while (this.#busy < this.#slots && this.#waiting.length > 0) {
-      const group = this.#waiting.splice(0, MAX_GROUP);
-      this.#busy += 1;
-      void this.#run(group).finally(() => {
-        this.#busy -= 1;
-        this.#next();
-      });
-    }
+    return new Promise((resolve, reject) => this.#batcher.add({ unit, resolve, reject }));
   }
 
   async #run(group: readonly GroupMember[]): Promise<void> {
