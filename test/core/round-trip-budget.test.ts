@@ -27,9 +27,9 @@ const BUDGET = {
 };
 
 /** The sealer chains journaled events in the background, as often as timing allows: not the round trip's cost. */
-const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_advisory_xact_lock/i;
+const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock/i;
 /** On PostgreSQL each sealing transaction begins by taking the sealers' lock: not the round trip's transaction either. */
-const SEALER_TRANSACTION = /pg_advisory_xact_lock/i;
+const SEALER_TRANSACTION = /pg_(?:try_)?advisory_xact_lock/i;
 
 interface Counts {
   statements: number;

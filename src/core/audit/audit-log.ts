@@ -60,6 +60,8 @@ const MAX_SEAL_RETRY_MS = 5_000;
 const SEAL_BATCH = 1000;
 /** The PostgreSQL advisory lock that lets one sealer at a time extend the chain across replicas. */
 const SEALER_LOCK_KEY = 0x6f707367;
+/** What a background sealing attempt answers while another replica holds the sealers' lock. */
+const SEALER_BUSY = 'busy';
 /** A checkpoint is signed at most this often while events arrive… */
 const DEFAULT_CHECKPOINT_EVERY_MS = 10_000;
 /** …or once this many events were sealed since the last one. */
@@ -204,7 +206,7 @@ export class AuditLog {
     const delay = Math.min(this.#sealDelayMs * 2 ** this.#sealFailures, MAX_SEAL_RETRY_MS);
     this.#sealTimer = setTimeout(() => {
       this.#sealTimer = undefined;
-      void this.seal().then(
+      void this.#sealUnlessBusy().then(
         () => {
           this.#sealFailures = 0;
         },
@@ -229,7 +231,9 @@ export class AuditLog {
       do {
         this.#sealAgain = false;
         for (;;) {
-          const sealed = await this.#sealBatch();
+          // Waiting for the lock, never busy.
+          const sealed = await this.#sealBatch(true);
+          if (sealed === SEALER_BUSY) break;
           total += sealed;
           if (sealed < SEAL_BATCH) break;
         }
@@ -241,10 +245,32 @@ export class AuditLog {
     return this.#sealing;
   }
 
-  async #sealBatch(): Promise<number> {
+  /**
+   * The background sealer: while another replica holds the sealers' lock it does not queue for it
+   * (holding a connection), it tries again later; what the other replica did not take is sealed then.
+   */
+  async #sealUnlessBusy(): Promise<void> {
+    for (;;) {
+      const sealed = await this.#sealBatch(false);
+      if (sealed === SEALER_BUSY) {
+        this.#scheduleSeal();
+        return;
+      }
+      if (sealed < SEAL_BATCH) return;
+    }
+  }
+
+  /** Seals one batch; with `wait` false, answers SEALER_BUSY at once when another replica is sealing. */
+  async #sealBatch(wait: boolean): Promise<number | typeof SEALER_BUSY> {
     const key = this.#writingKey();
     const outcome = await runInTransaction(this.#store, async (trx) => {
-      if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+      if (this.#store.dialect === 'postgres') {
+        if (wait) await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+        else {
+          const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
+          if (!rows[0]?.locked) return { busy: true as const, count: 0 };
+        }
+      }
       const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
       if (pending.length === 0) return { count: 0 };
       let tail = await readTail(trx);
@@ -295,6 +321,7 @@ export class AuditLog {
       const checkpoint = this.#checkpointDue(anchor, tail.seq) ? await this.#signHead(trx, key, anchor, tail) : undefined;
       return { count: pending.length, pending, anchor: checkpoint ? toAnchor(checkpoint) : anchor, checkpoint };
     });
+    if ('busy' in outcome) return SEALER_BUSY;
     if (outcome.anchor) this.#anchor = outcome.anchor;
     if (outcome.checkpoint) this.#publish(outcome.checkpoint);
     if (this.#onAppend && outcome.pending) {

@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { postgresTestStore, type TestStore, testDatabaseUrl } from '../../src/testing/index.ts';
+
+/** The advisory lock replicas' sealers share (audit-log.ts). */
+const SEALER_LOCK_KEY = 0x6f707367;
+
+async function pendingRows(created: TestStore): Promise<number> {
+  const { rows } = await sql<{ count: string }>`select count(*) as count from audit_pending`.execute(created.store.db);
+  return Number(rows[0]!.count);
+}
+
+describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (PostgreSQL)', () => {
+  let created: TestStore | undefined;
+  let holder: pg.Client | undefined;
+  afterEach(async () => {
+    await holder?.end().catch(() => {});
+    await created?.dispose();
+  });
+
+  it('does not queue for the lock while another replica seals; it seals what is left once the lock is free', async () => {
+    created = await postgresTestStore.create();
+    holder = new pg.Client({ connectionString: created.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [SEALER_LOCK_KEY]);
+
+    const audit = new AuditLog(created.store);
+    for (let index = 0; index < 5; index += 1) await audit.append({ type: 'probe', actor: 'system', payload: { index } });
+    // Well past the seal delay (25 ms) and a few retries.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { rows: waiting } = await sql<{ count: string }>`
+      select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(created.store.db);
+    expect(Number(waiting[0]!.count)).toBe(0);
+    expect(await pendingRows(created)).toBe(5);
+
+    await holder.query('commit');
+    for (let attempt = 0; attempt < 100 && (await pendingRows(created)) > 0; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await pendingRows(created)).toBe(0);
+    expect(await audit.verify()).toMatchObject({ ok: true });
+    await audit.close();
+  });
+});
