@@ -102,7 +102,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const audit = new AuditLog(options.store, () => options.clock?.now() ?? new Date());
   const revocations = new LoginRevocations(options.store, options.clock);
   const authenticator = new Authenticator(users, sessions, revocations);
-  const changes = await IdentityChanges.start(options.store);
+  const changes = new IdentityChanges(options.store);
   const security = { alwaysSecure: options.secureCookies ?? false };
   const authDeps = {
     users,

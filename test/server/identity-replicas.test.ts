@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AuditLog } from '../../src/core/audit/index.ts';
@@ -99,6 +100,13 @@ describe.skipIf(!testDatabaseUrl)('identity state shared by two servers on one P
       payload: { agent: 'ledger' },
     });
     const sessionId = (created.json() as { id: string }).id;
+    // A replica with no open socket listens for nothing: other replicas' commits wake no connection of it.
+    const listening = async () => {
+      const { rows } = await sql<{ count: string }>`
+        select count(*) as count from pg_stat_activity where datname = current_database() and query like 'LISTEN%'`.execute(first.store.db);
+      return Number(rows[0]!.count);
+    };
+    expect(await listening()).toBe(0);
     const socket = new WebSocket(`ws://127.0.0.1:${port}/api/sessions/${sessionId}/socket`, { headers: { cookie: alice.cookie } });
     const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
@@ -107,6 +115,8 @@ describe.skipIf(!testDatabaseUrl)('identity state shared by two servers on one P
       });
       socket.on('error', reject);
     });
+    // The session's events and people's sign-outs, on the replica that holds the socket.
+    expect(await listening()).toBe(2);
     const started = Date.now();
     await a.inject({ method: 'POST', url: '/api/logout', headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrfToken } });
     const code = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(-1), 5000))]);

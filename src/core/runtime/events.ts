@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Store, UnitOfWork, WriteTransaction } from '../store/index.ts';
+import { ListeningWhileNeeded, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
@@ -9,8 +9,6 @@ import type { SessionEvent } from './types.ts';
 const EVENTS_CHANNEL = 'opsgate_session_events';
 /** An event queued in a unit of work: numbered when its transaction stores it. */
 type QueuedEvent = Omit<SessionEvent, 'seq'> & { seq: number };
-/** How long a process keeps listening after its last follower left, so a reconnecting browser does not reopen the connection. */
-const LISTEN_LINGER_MS = 10_000;
 
 /**
  * Session events: stored with a per-session sequence number (so a reconnecting client resumes
@@ -29,10 +27,7 @@ export class SessionEvents implements SessionEventFeed {
   readonly #origin = randomUUID();
   readonly #relayed = new Map<string, number>();
   readonly #relayTails = new Map<string, Promise<void>>();
-  /** Set while this process listens, or is starting to; resolves to how to stop. */
-  #listener: Promise<(() => Promise<void>) | undefined> | undefined;
-  #followers = 0;
-  #lingering: NodeJS.Timeout | undefined;
+  readonly #listener: ListeningWhileNeeded;
 
   readonly #observer: RuntimeObserver;
 
@@ -41,45 +36,15 @@ export class SessionEvents implements SessionEventFeed {
     this.#now = now;
     this.#observer = observer;
     this.#emitter.setMaxListeners(0);
+    this.#listener = new ListeningWhileNeeded(store.notifications, EVENTS_CHANNEL, (payload) => this.#relay(payload));
   }
 
   async listening(): Promise<void> {
-    await this.#listener;
+    await this.#listener.ready();
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.#lingering);
-    await this.#stopListener();
-  }
-
-  #follow(): void {
-    this.#followers += 1;
-    clearTimeout(this.#lingering);
-    const notifications = this.#store.notifications;
-    if (!notifications || this.#listener) return;
-    // A failed start leaves nothing behind: the next follower tries again.
-    const started: Promise<(() => Promise<void>) | undefined> = notifications
-      .listen(EVENTS_CHANNEL, (payload) => this.#relay(payload))
-      .catch(() => {
-        if (this.#listener === started) this.#listener = undefined;
-        return undefined;
-      });
-    this.#listener = started;
-  }
-
-  #unfollow(): void {
-    this.#followers -= 1;
-    if (this.#followers > 0 || !this.#listener) return;
-    clearTimeout(this.#lingering);
-    this.#lingering = setTimeout(() => void this.#stopListener(), LISTEN_LINGER_MS);
-    this.#lingering.unref();
-  }
-
-  async #stopListener(): Promise<void> {
-    const listener = this.#listener;
-    this.#listener = undefined;
-    const stop = await listener;
-    await stop?.();
+    await this.#listener.close();
   }
 
   /** Relays another process's events in order: per session, everything after the last relayed number. */
@@ -227,7 +192,7 @@ export class SessionEvents implements SessionEventFeed {
   }
 
   async since(sessionId: string, afterSeq: number): Promise<SessionEvent[]> {
-    await this.#listener;
+    await this.#listener.ready();
     const rows = await this.#store.db
       .selectFrom('session_events')
       .selectAll()
@@ -248,14 +213,14 @@ export class SessionEvents implements SessionEventFeed {
   subscribe(sessionId: string | '*', listener: (event: SessionEvent) => void): () => void {
     this.#emitter.on(sessionId, listener);
     // Other replicas' events matter only to the followers of one session ('*' hears this process's own).
-    if (sessionId !== '*') this.#follow();
+    if (sessionId !== '*') this.#listener.need();
     let subscribed = true;
     return () => {
       if (!subscribed) return;
       subscribed = false;
       this.#emitter.off(sessionId, listener);
       if (this.#emitter.listenerCount(sessionId) === 0) this.#relayed.delete(sessionId);
-      if (sessionId !== '*') this.#unfollow();
+      if (sessionId !== '*') this.#listener.release();
     };
   }
 }

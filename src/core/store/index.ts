@@ -1,3 +1,4 @@
+export { ListeningWhileNeeded } from './listening-while-needed.ts';
 export { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 export { type AuditAnchorConfig, openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
 export type * from './schema.ts';

@@ -27,6 +27,8 @@ export function startEventStream(
   sessionId: string,
   after: number,
   send: (frame: SocketFrame) => void,
+  /** Resolves once other news this stream depends on is heard from other replicas; `ready` waits for it. */
+  alsoListening: Promise<void> = Promise.resolve(),
 ): { ready: Promise<void>; stop: () => void } {
   let lastSent = after;
   let live = false;
@@ -41,6 +43,7 @@ export function startEventStream(
     else pending.push(event);
   });
   const ready = (async () => {
+    await alsoListening;
     for (const event of await runtime.events.since(sessionId, after)) deliver(event);
     pending.sort((a, b) => a.seq - b.seq);
     for (const event of pending.splice(0)) deliver(event);
@@ -147,10 +150,17 @@ export function eventSocketRoute(app: FastifyInstance, runtime: Runtime, auth: S
           pumping = false;
         }
       };
-      const stream = startEventStream(runtime, sessionId, after, (frame) => {
-        queue.push(frame);
-        if (!pumping) void pump();
-      });
+      // `ready` is sent once a sign-out on another replica would also be heard here.
+      const stream = startEventStream(
+        runtime,
+        sessionId,
+        after,
+        (frame) => {
+          queue.push(frame);
+          if (!pumping) void pump();
+        },
+        auth.changes.listening(),
+      );
       stream.ready.catch((error: unknown) => {
         const failure = OpsgateError.isInstance(error) ? error : undefined;
         request.log.warn({ err: error }, 'event stream failed');
