@@ -18,7 +18,7 @@ import { startPostgresCluster } from '../src/testing/postgres-cluster.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
 import { type AnchorCounters, type AnchorSetup, aiSdkAnchor, langGraphAnchor, openAiAgentsAnchor } from './load/anchors.ts';
 import { postgresCpuMs, processCpuMs } from './load/cpu.ts';
-import { drive } from './load/drive.ts';
+import { drive, HEARTBEAT_MS } from './load/drive.ts';
 import type { WorkerReport, WorkerTask } from './load/opsgate-worker.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -146,6 +146,8 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     workers.push(worker);
     await Promise.race([isReady, worker]);
   }
+  // Every process hears of the others at its next heartbeat.
+  if (processes > 1) await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 1.5));
   const before = database ? await pgCounters(database.name) : undefined;
   const started = performance.now();
   start();

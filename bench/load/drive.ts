@@ -1,6 +1,9 @@
 // Runs `total` scenarios with `concurrency` of them in flight at once and records each one's
 // latency or error. Shared by opsgate's worker processes and the in-process anchors.
 
+/** The opsgate runtimes' heartbeat in the benchmark (the default is 10 s; a run lasts a few). */
+export const HEARTBEAT_MS = 1000;
+
 export interface DriveResult {
   readonly samples: number[];
   readonly errors: string[];

@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
 import { processCpuMs } from './cpu.ts';
-import { drive } from './drive.ts';
+import { drive, HEARTBEAT_MS } from './drive.ts';
 
 export interface WorkerTask {
   readonly databaseUrl: string;
@@ -35,7 +35,8 @@ const approver = { userId: 1, username: 'approver', roles: ['approver'] };
 async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store: Store; runtime: Runtime }> {
   const store = await openStore({ databaseUrl: task.databaseUrl, sqlitePath: task.sqlitePath, poolSize: 10 });
   const model = createLedgerModel();
-  const runtime = await createRuntime({ store, agents: [createLedgerAgent(recorder)], model: () => model });
+  // Replicas learn of each other at their heartbeat (they share the commit slots); the parent waits one.
+  const runtime = await createRuntime({ store, agents: [createLedgerAgent(recorder)], model: () => model, heartbeatMs: HEARTBEAT_MS });
   return { store, runtime };
 }
 

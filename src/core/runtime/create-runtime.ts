@@ -8,7 +8,7 @@ import { hasRole, type Identity, ROLE_APPROVER } from '../identity/index.ts';
 import { readOnlyRetryMiddleware } from '../middleware/index.ts';
 import { createOfflineModel } from '../model/index.ts';
 import { createCedarPolicy, loadPolicyDirectory } from '../policy/index.ts';
-import { observeTransactions, resolveDataDir, StaleWriteError, UnitOfWork } from '../store/index.ts';
+import { observeTransactions, resolveDataDir, StaleWriteError, shareCommitSlots, UnitOfWork } from '../store/index.ts';
 import { NO_OBSERVER } from '../telemetry/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
@@ -216,9 +216,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
   };
 
-  // Recovers what dead instances left `executing` or `running`; live replicas keep theirs.
-  const recover = async () =>
-    recoverInterruptedCalls({ store, lifecycle: processor.env.lifecycle, now, load: loadWorking, alive: await instance.aliveInstances() });
+  // Recovers what dead instances left `executing` or `running`; live replicas keep theirs, and share the commit slots.
+  const recover = async () => {
+    const alive = await instance.aliveInstances();
+    shareCommitSlots(store, alive.size);
+    return recoverInterruptedCalls({ store, lifecycle: processor.env.lifecycle, now, load: loadWorking, alive });
+  };
   await instance.register();
   await recover();
   let recovering = false;

@@ -8,6 +8,7 @@ export {
   observeTransactions,
   runInTransaction,
   StaleWriteError,
+  shareCommitSlots,
   type TransactionObserver,
   UnitOfWork,
   type Write,

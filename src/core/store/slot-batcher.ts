@@ -4,7 +4,7 @@
  * A lone request pays no delay, and under load many requests share one round trip to the store.
  */
 export class SlotBatcher<T> {
-  readonly #slots: number;
+  #slots: number;
   readonly #maxBatch: number;
   readonly #run: (batch: T[]) => Promise<void>;
   readonly #waiting: T[] = [];
@@ -15,6 +15,12 @@ export class SlotBatcher<T> {
     this.#slots = Math.max(1, slots);
     this.#maxBatch = maxBatch;
     this.#run = run;
+  }
+
+  /** Changes how many batches may be under way at once (from the next batch on). */
+  set slots(slots: number) {
+    this.#slots = Math.max(1, slots);
+    this.#next();
   }
 
   add(item: T): void {
