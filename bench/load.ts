@@ -241,9 +241,9 @@ function goalsOf(rows: readonly BenchRow[]): BenchRow[] {
     const ratio = higherIsBetter ? measured / target : target / measured;
     return {
       system: name,
-      measured: Number(measured.toFixed(2)),
+      measured: Number(measured.toFixed(3)),
       target,
-      ratio_to_goal: Number(ratio.toFixed(2)),
+      ratio_to_goal: Number(ratio.toFixed(3)),
       met: ratio >= 1 ? 'yes' : 'no',
     };
   };
