@@ -101,8 +101,9 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
     const socket = new SessionSocket(
       sessionId,
       0,
-      (event) => {
-        if (event.type === 'text.delta') setStreaming((text) => text + deltaText(event.data));
+      (event, replayed) => {
+        // Text streamed by turns already over is in the messages; replaying it would show it twice.
+        if (event.type === 'text.delta' && !replayed) setStreaming((text) => text + deltaText(event.data));
         if (event.type === 'terminal.output') {
           const shown = terminalFilter.push(terminalBytes(event.data));
           if (shown) setTerminal((chunks) => [...chunks, shown]);

@@ -10,14 +10,17 @@ export class SessionSocket {
   #closed = false;
   #retry = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether the first connection finished sending the history it was asked for. */
+  #caughtUp = false;
   readonly #sessionId: string;
-  readonly #onEvent: (event: SessionEvent) => void;
+  readonly #onEvent: (event: SessionEvent, replayed: boolean) => void;
   readonly #onState: (connected: boolean) => void;
 
   constructor(
     sessionId: string,
     afterSeq: number,
-    onEvent: (event: SessionEvent) => void,
+    /** `replayed`: the event is history the first connection caught up on, not something happening now. */
+    onEvent: (event: SessionEvent, replayed: boolean) => void,
     onState: (connected: boolean) => void = () => {},
   ) {
     this.#sessionId = sessionId;
@@ -41,12 +44,13 @@ export class SessionSocket {
       if (typeof message.data !== 'string' || message.data === 'pong') return;
       const frame = JSON.parse(message.data) as { type: string; event?: SessionEvent };
       if (frame.type === 'ready') {
+        this.#caughtUp = true;
         this.#retry = 0;
         this.#onState(true);
       }
       if (frame.type === 'event' && frame.event && frame.event.seq > this.#lastSeq) {
         this.#lastSeq = frame.event.seq;
-        this.#onEvent(frame.event);
+        this.#onEvent(frame.event, !this.#caughtUp);
       }
     };
     socket.onclose = () => {
