@@ -81,6 +81,30 @@ describe.each(testStoreFactories())('group commit ($dialect)', (factory) => {
     expect(statements).toBeLessThan(ids.length);
   });
 
+  it("batches shared first run before the other shared batches of the group, after every unit's own writes", async () => {
+    created = await factory.create([probeTable]);
+    const order: string[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) => {
+        const uow = new UnitOfWork();
+        uow.write(async () => {
+          order.push('write');
+        });
+        uow.share('later', index, async () => {
+          order.push('shared');
+        });
+        uow.shareFirst('check', index, async () => {
+          order.push('first');
+        });
+        return uow.commit(created!.store);
+      }),
+    );
+    // Per transaction: the units' own writes, then the first batch, then the others.
+    const transactions = order.join(' ').split(/(?<=shared) (?=write)/);
+    for (const transaction of transactions) expect(transaction).toMatch(/^(write )+first shared$/);
+    expect(transactions.length).toBeLessThan(20);
+  });
+
   it("a unit that fails in a group fails alone: the others' rows are stored, its own are not", async () => {
     created = await factory.create([probeTable]);
     const ids = Array.from({ length: 40 }, (_, index) => `unit-${String(index).padStart(2, '0')}`);

@@ -1,10 +1,17 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import type { CoreDatabase, SessionsTable, ToolCallsTable } from '../store/schema.ts';
 import type { StoredMessage } from './messages.ts';
 import type { ToolCallRecord, ToolCallStatus } from './types.ts';
 
 export type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
+
+/** A session row to write if its stored version is still `version`. */
+export interface SessionUpdate {
+  readonly id: string;
+  readonly version: number;
+  readonly patch: Pick<SessionRow, 'status' | 'phase' | 'route' | 'steps' | 'title' | 'state' | 'interrupt' | 'updated_at' | 'runner'>;
+}
 export type SessionRow = Selectable<SessionsTable>;
 export type ToolCallRow = Selectable<ToolCallsTable>;
 
@@ -118,15 +125,27 @@ export const sessionRepository = {
     return found;
   },
 
-  /** Writes the row only if nobody else wrote it since `version` was read. */
-  async updateSession(db: Db, id: string, version: number, patch: Updateable<SessionsTable>): Promise<boolean> {
-    const result = await db
-      .updateTable('sessions')
-      .set({ ...patch, version: version + 1 })
-      .where('id', '=', id)
-      .where('version', '=', version)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /**
+   * Writes session rows in one statement, each only if nobody else wrote it since its `version` was
+   * read; returns the ids written (a missing one was stale).
+   */
+  async updateSessions(db: Db, updates: readonly SessionUpdate[]): Promise<Set<string>> {
+    const rows = sql.join(
+      updates.map(
+        ({ id, version, patch }) =>
+          sql`(${id}, ${version}, ${patch.status}, ${patch.phase}, ${patch.route}, ${patch.steps}, ${patch.title}, ${patch.state}, ${patch.interrupt}, ${patch.updated_at}, ${patch.runner})`,
+      ),
+    );
+    const written = await sql<{ id: string }>`
+      with v(id, version, status, phase, route, steps, title, state, interrupt, updated_at, runner) as (values ${rows})
+      update sessions set
+        status = v.status, phase = v.phase, route = v.route, steps = cast(v.steps as integer), title = v.title,
+        state = v.state, interrupt = v.interrupt, updated_at = v.updated_at, runner = v.runner,
+        version = cast(v.version as integer) + 1
+      from v
+      where sessions.id = v.id and sessions.version = cast(v.version as integer)
+      returning sessions.id`.execute(db);
+    return new Set(written.rows.map((row) => row.id));
   },
 
   async loadMessages(db: Db, sessionId: string): Promise<StoredMessage[]> {

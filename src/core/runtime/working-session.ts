@@ -124,18 +124,21 @@ export class WorkingSession {
 
   /**
    * Stores everything this turn changed since the last commit in one transaction. The session row
-   * is written first, and only if nobody else wrote it since it was read; otherwise nothing is
-   * stored and `StaleWriteError` says so (SESSION_BUSY). Written first, it also holds the row
-   * while the turn's messages go in, so two turns on one session never collide on message numbers
-   * (which would be retried as a transient conflict, again and again, until 503).
+   * is written before the shared rows (messages, events, journal), and only if nobody else wrote it
+   * since it was read; otherwise nothing is stored and `StaleWriteError` says so (SESSION_BUSY).
+   * Written first, it also holds the row while the turn's messages go in, so two turns on one
+   * session never collide on message numbers (which would be retried as a transient conflict,
+   * again and again, until 503). Rows of sessions committed together are written by one statement.
    */
   async commit(store: Store): Promise<void> {
     if (this.#dirty) {
       const version = this.#storedVersion;
       const { id, status, phase, route, steps, title, state, interrupt, updated_at, runner } = this.row;
       const patch = { status, phase, route, steps, title, state, interrupt, updated_at, runner };
-      this.uow.writeFirst(async (trx) => {
-        if (!(await sessionRepository.updateSession(trx, id, version, patch))) throw new StaleWriteError('session', id);
+      this.uow.shareFirst('sessions', { id, version, patch }, async (trx, updates) => {
+        const written = await sessionRepository.updateSessions(trx, updates);
+        const stale = updates.find((update) => !written.has(update.id));
+        if (stale) throw new StaleWriteError('session', stale.id);
       });
       this.uow.afterCommit(() => {
         this.#storedVersion = version + 1;

@@ -66,9 +66,10 @@ interface SharedBatch {
   readonly writeAll: (trx: WriteTransaction, items: readonly unknown[]) => Promise<void>;
 }
 
-/** What one unit of work makes durable: its writes in order, then its shared batches. */
+/** What one unit of work makes durable: its writes in order, then its shared batches (the `first` ones before the others). */
 interface PendingUnit {
   readonly writes: readonly Write[];
+  readonly sharedFirst: ReadonlyMap<string, SharedBatch>;
   readonly shared: ReadonlyMap<string, SharedBatch>;
 }
 
@@ -81,20 +82,12 @@ export class UnitOfWork {
   readonly #writes: Write[] = [];
   readonly #afterCommit: Array<() => void> = [];
   readonly #batches = new Map<string, unknown[]>();
+  readonly #sharedFirst = new Map<string, SharedBatch>();
   readonly #shared = new Map<string, SharedBatch>();
 
   /** Queues a write; it runs in the next commit's transaction, in the order queued. */
   write(write: Write): void {
     this.#writes.push(write);
-  }
-
-  /**
-   * Queues a write that runs before every other write of the next commit: a check that decides
-   * whether the rest may be written at all (a row version) runs first, so a writer that lost the
-   * race stops at once instead of colliding with the winner's rows and retrying.
-   */
-  writeFirst(write: Write): void {
-    this.#writes.unshift(write);
   }
 
   /**
@@ -119,9 +112,16 @@ export class UnitOfWork {
    * `writeAll` must depend on its items only.
    */
   share<T>(key: string, item: T, writeAll: (trx: WriteTransaction, items: readonly T[]) => Promise<void>): void {
-    const batch = this.#shared.get(key);
-    if (batch) batch.items.push(item);
-    else this.#shared.set(key, { items: [item], writeAll: writeAll as SharedBatch['writeAll'] });
+    addShared(this.#shared, key, item, writeAll);
+  }
+
+  /**
+   * Like `share`, but the batch runs before every other shared batch: a check that decides
+   * whether the rest may be written at all (a row version) stops a writer that lost the race
+   * before its rows collide with the winner's.
+   */
+  shareFirst<T>(key: string, item: T, writeAll: (trx: WriteTransaction, items: readonly T[]) => Promise<void>): void {
+    addShared(this.#sharedFirst, key, item, writeAll);
   }
 
   /** Runs after the next commit succeeds; dropped if it fails. */
@@ -130,16 +130,17 @@ export class UnitOfWork {
   }
 
   get isEmpty(): boolean {
-    return this.#writes.length === 0 && this.#shared.size === 0 && this.#afterCommit.length === 0;
+    return this.#writes.length === 0 && this.#sharedFirst.size === 0 && this.#shared.size === 0 && this.#afterCommit.length === 0;
   }
 
   /** Makes every queued write durable in one transaction, then runs the after-commit actions. */
   async commit(store: Store): Promise<void> {
-    const unit: PendingUnit = { writes: this.#writes.splice(0), shared: new Map(this.#shared) };
+    const unit: PendingUnit = { writes: this.#writes.splice(0), sharedFirst: new Map(this.#sharedFirst), shared: new Map(this.#shared) };
     const after = this.#afterCommit.splice(0);
     this.#batches.clear();
+    this.#sharedFirst.clear();
     this.#shared.clear();
-    if (unit.writes.length > 0 || unit.shared.size > 0) await groupCommitterOf(store).commit(unit);
+    if (unit.writes.length > 0 || unit.sharedFirst.size > 0 || unit.shared.size > 0) await groupCommitterOf(store).commit(unit);
     for (const action of after) action();
   }
 
@@ -148,8 +149,20 @@ export class UnitOfWork {
     this.#writes.length = 0;
     this.#afterCommit.length = 0;
     this.#batches.clear();
+    this.#sharedFirst.clear();
     this.#shared.clear();
   }
+}
+
+function addShared<T>(
+  batches: Map<string, SharedBatch>,
+  key: string,
+  item: T,
+  writeAll: (trx: WriteTransaction, items: readonly T[]) => Promise<void>,
+): void {
+  const batch = batches.get(key);
+  if (batch) batch.items.push(item);
+  else batches.set(key, { items: [item], writeAll: writeAll as SharedBatch['writeAll'] });
 }
 
 /** Units of work that share one transaction at most. */
@@ -161,17 +174,23 @@ interface GroupMember {
   readonly reject: (error: unknown) => void;
 }
 
-/** Runs the units' writes in order, then each shared batch once with the items of every unit. */
+/** Runs the units' writes in order, then each shared batch once with the items of every unit (the `first` ones first). */
 async function runUnits(trx: WriteTransaction, units: readonly PendingUnit[]): Promise<void> {
+  const first = new Map<string, SharedBatch>();
   const shared = new Map<string, SharedBatch>();
+  const merge = (into: Map<string, SharedBatch>, from: ReadonlyMap<string, SharedBatch>) => {
+    for (const [key, batch] of from) {
+      const merged = into.get(key);
+      if (merged) merged.items.push(...batch.items);
+      else into.set(key, { items: [...batch.items], writeAll: batch.writeAll });
+    }
+  };
   for (const unit of units) {
     for (const write of unit.writes) await write(trx);
-    for (const [key, batch] of unit.shared) {
-      const merged = shared.get(key);
-      if (merged) merged.items.push(...batch.items);
-      else shared.set(key, { items: [...batch.items], writeAll: batch.writeAll });
-    }
+    merge(first, unit.sharedFirst);
+    merge(shared, unit.shared);
   }
+  for (const batch of first.values()) await batch.writeAll(trx, batch.items);
   for (const batch of shared.values()) await batch.writeAll(trx, batch.items);
 }
 
