@@ -263,64 +263,68 @@ export class AuditLog {
   /** Seals one batch; with `wait` false, answers SEALER_BUSY at once when another replica is sealing. */
   async #sealBatch(wait: boolean): Promise<number | typeof SEALER_BUSY> {
     const key = this.#writingKey();
-    const outcome = await runInTransaction(this.#store, async (trx) => {
-      if (this.#store.dialect === 'postgres') {
-        if (wait) await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
-        else {
-          const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
-          if (!rows[0]?.locked) return { busy: true as const, count: 0 };
+    const outcome = await runInTransaction(
+      this.#store,
+      async (trx) => {
+        if (this.#store.dialect === 'postgres') {
+          if (wait) await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+          else {
+            const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
+            if (!rows[0]?.locked) return { busy: true as const, count: 0 };
+          }
         }
-      }
-      const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
-      if (pending.length === 0) return { count: 0 };
-      let tail = await readTail(trx);
-      const anchor = this.#anchor ?? (await this.#loadAnchor(trx, key, tail.seq));
-      const seenMacs = new Set<string>();
-      const sealed = pending.map((row) => {
-        const problem =
-          journalMacProblem(key, row) ?? (seenMacs.has(row.mac ?? '') ? 'it repeats another row of the same batch' : undefined);
-        if (row.mac) seenMacs.add(row.mac);
-        const content = problem ? this.#forgeryEvent(key, row, problem) : { ...row, mac: row.mac };
-        const seq = tail.seq + 1;
-        const prevHash = tail.hash;
-        const hash = hashAuditEvent(prevHash, {
-          seq,
-          sessionId: content.session_id,
-          type: content.type,
-          actor: content.actor,
-          payload: content.payload,
-          createdAt: content.created_at,
+        const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
+        if (pending.length === 0) return { count: 0 };
+        let tail = await readTail(trx);
+        const anchor = this.#anchor ?? (await this.#loadAnchor(trx, key, tail.seq));
+        const seenMacs = new Set<string>();
+        const sealed = pending.map((row) => {
+          const problem =
+            journalMacProblem(key, row) ?? (seenMacs.has(row.mac ?? '') ? 'it repeats another row of the same batch' : undefined);
+          if (row.mac) seenMacs.add(row.mac);
+          const content = problem ? this.#forgeryEvent(key, row, problem) : { ...row, mac: row.mac };
+          const seq = tail.seq + 1;
+          const prevHash = tail.hash;
+          const hash = hashAuditEvent(prevHash, {
+            seq,
+            sessionId: content.session_id,
+            type: content.type,
+            actor: content.actor,
+            payload: content.payload,
+            createdAt: content.created_at,
+          });
+          tail = { seq, hash };
+          return {
+            seq,
+            session_id: content.session_id,
+            type: content.type,
+            actor: content.actor,
+            payload: content.payload,
+            prev_hash: prevHash,
+            hash,
+            created_at: content.created_at,
+            mac: content.mac,
+          };
         });
-        tail = { seq, hash };
-        return {
-          seq,
-          session_id: content.session_id,
-          type: content.type,
-          actor: content.actor,
-          payload: content.payload,
-          prev_hash: prevHash,
-          hash,
-          created_at: content.created_at,
-          mac: content.mac,
-        };
-      });
-      for (let i = 0; i < sealed.length; i += 200)
+        for (let i = 0; i < sealed.length; i += 200)
+          await trx
+            .insertInto('audit_events')
+            .values(sealed.slice(i, i + 200))
+            .execute();
+        // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
         await trx
-          .insertInto('audit_events')
-          .values(sealed.slice(i, i + 200))
+          .deleteFrom('audit_pending')
+          .where(
+            'id',
+            'in',
+            pending.map((row) => row.id),
+          )
           .execute();
-      // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
-      await trx
-        .deleteFrom('audit_pending')
-        .where(
-          'id',
-          'in',
-          pending.map((row) => row.id),
-        )
-        .execute();
-      const checkpoint = this.#checkpointDue(anchor, tail.seq) ? await this.#signHead(trx, key, anchor, tail) : undefined;
-      return { count: pending.length, pending, anchor: checkpoint ? toAnchor(checkpoint) : anchor, checkpoint };
-    });
+        const checkpoint = this.#checkpointDue(anchor, tail.seq) ? await this.#signHead(trx, key, anchor, tail) : undefined;
+        return { count: pending.length, pending, anchor: checkpoint ? toAnchor(checkpoint) : anchor, checkpoint };
+      },
+      { kind: 'audit-seal' },
+    );
     if ('busy' in outcome) return SEALER_BUSY;
     if (outcome.anchor) this.#anchor = outcome.anchor;
     if (outcome.checkpoint) this.#publish(outcome.checkpoint);
@@ -393,14 +397,18 @@ export class AuditLog {
   async checkpoint(): Promise<AuditCheckpoint | undefined> {
     await this.seal();
     const key = this.#writingKey();
-    const outcome = await runInTransaction(this.#store, async (trx) => {
-      if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
-      const tail = await readTail(trx);
-      const anchor = await this.#loadAnchor(trx, key, tail.seq);
-      if (tail.seq <= anchor.seq) return { anchor };
-      const checkpoint = await this.#signHead(trx, key, anchor, tail);
-      return { anchor: toAnchor(checkpoint), checkpoint };
-    });
+    const outcome = await runInTransaction(
+      this.#store,
+      async (trx) => {
+        if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+        const tail = await readTail(trx);
+        const anchor = await this.#loadAnchor(trx, key, tail.seq);
+        if (tail.seq <= anchor.seq) return { anchor };
+        const checkpoint = await this.#signHead(trx, key, anchor, tail);
+        return { anchor: toAnchor(checkpoint), checkpoint };
+      },
+      { kind: 'audit-seal' },
+    );
     this.#anchor = outcome.anchor;
     if (outcome.checkpoint) this.#publish(outcome.checkpoint);
     return outcome.checkpoint;

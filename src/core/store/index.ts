@@ -9,6 +9,7 @@ export {
   runInTransaction,
   StaleWriteError,
   shareCommitSlots,
+  type TransactionKind,
   type TransactionObserver,
   UnitOfWork,
   type Write,

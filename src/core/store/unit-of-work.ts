@@ -20,10 +20,13 @@ function isTransientConflict(error: unknown): boolean {
   return /UNIQUE constraint failed|database is locked/i.test(String(record?.message ?? ''));
 }
 
+/** What a transaction was for: a turn's checkpoint(s), the audit sealer's work, or anything else. */
+export type TransactionKind = 'checkpoint' | 'audit-seal' | 'other';
+
 /** Observes store transactions (for metrics). */
 export interface TransactionObserver {
-  /** `store`: which store committed (one process may hold several). */
-  transaction(durationMs: number, retries: number, store: Store): void;
+  /** `store`: which store committed (one process may hold several); `kind`: what for. */
+  transaction(durationMs: number, retries: number, store: Store, kind: TransactionKind): void;
 }
 
 let observer: TransactionObserver | undefined;
@@ -41,13 +44,14 @@ export function observeTransactions(next: TransactionObserver | undefined): void
 export async function runInTransaction<T>(
   store: Store,
   work: (trx: WriteTransaction) => Promise<T>,
-  attempts = DEFAULT_ATTEMPTS,
+  options: { readonly attempts?: number; readonly kind?: TransactionKind } = {},
 ): Promise<T> {
+  const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const started = performance.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
       const result = await store.db.transaction().execute(work);
-      observer?.transaction(performance.now() - started, attempt - 1, store);
+      observer?.transaction(performance.now() - started, attempt - 1, store, options.kind ?? 'other');
       return result;
     } catch (error) {
       if (!isTransientConflict(error)) throw error;
@@ -229,7 +233,7 @@ class GroupCommitter {
               trx,
               group.map((member) => member.unit),
             ),
-          1,
+          { attempts: 1, kind: 'checkpoint' },
         );
         for (const member of group) member.resolve();
         return;
@@ -238,7 +242,9 @@ class GroupCommitter {
       }
     }
     await Promise.all(
-      group.map((member) => runInTransaction(this.#store, (trx) => runUnits(trx, [member.unit])).then(member.resolve, member.reject)),
+      group.map((member) =>
+        runInTransaction(this.#store, (trx) => runUnits(trx, [member.unit]), { kind: 'checkpoint' }).then(member.resolve, member.reject),
+      ),
     );
   }
 }
