@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
 import { processCpuMs } from './cpu.ts';
 import { drive, HEARTBEAT_MS } from './drive.ts';
+import { ledgerRoundTrip } from './ledger-round-trip.ts';
 
 export interface WorkerTask {
   readonly databaseUrl: string;
@@ -30,8 +31,6 @@ export interface WorkerReport {
   readonly cpuMs: number;
 }
 
-const approver = { userId: 1, username: 'approver', roles: ['approver'] };
-
 async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store: Store; runtime: Runtime }> {
   const store = await openStore({ databaseUrl: task.databaseUrl, sqlitePath: task.sqlitePath, poolSize: 10 });
   const model = createLedgerModel();
@@ -40,20 +39,10 @@ async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store
   return { store, runtime };
 }
 
-async function roundTrip(runtime: Runtime, userId: number): Promise<void> {
-  const user = { userId, username: `u${userId}`, roles: ['user'] };
-  const session = await runtime.startSession({ agent: 'ledger', identity: user });
-  const paused = await runtime.send(session.id, `pay bob ${userId}`, user);
-  if (paused.status !== 'waiting' || paused.interrupt?.type !== 'approval')
-    throw new Error(`expected an approval pause, got ${paused.status}`);
-  const done = await runtime.decide(session.id, { type: 'approve', callId: paused.interrupt.callId }, approver);
-  if (done.status !== 'completed') throw new Error(`expected a final answer, got ${done.status}`);
-}
-
 async function main(task: WorkerTask): Promise<WorkerReport> {
   const warmRecorder: LedgerRecorder = { reads: 0, transfers: [] };
   const warm = await open(task, warmRecorder);
-  await drive(task.warmup, task.concurrency, (i) => roundTrip(warm.runtime, 1_000_000 + task.worker * 100_000 + i));
+  await drive(task.warmup, task.concurrency, (i) => ledgerRoundTrip(warm.runtime, 1_000_000 + task.worker * 100_000 + i));
   await warm.runtime.close();
   await warm.store.close();
 
@@ -62,7 +51,7 @@ async function main(task: WorkerTask): Promise<WorkerReport> {
   process.send?.({ type: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
   const cpuBefore = processCpuMs();
-  const result = await drive(task.scenarios, task.concurrency, (i) => roundTrip(runtime, 10_000_000 + task.worker * 1_000_000 + i));
+  const result = await drive(task.scenarios, task.concurrency, (i) => ledgerRoundTrip(runtime, 10_000_000 + task.worker * 1_000_000 + i));
   const cpuMs = processCpuMs() - cpuBefore;
   await runtime.close();
   await store.close();

@@ -15,10 +15,10 @@ import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts
 import { startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
 import { postgresCpuMs, processCpuMs } from './cpu.ts';
 import { type DriveResult, drive } from './drive.ts';
+import { ledgerRoundTrip } from './ledger-round-trip.ts';
 
 const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 64);
 const scenarios = Number(process.env.PROFILE_SCENARIOS ?? 1000);
-const approver = { userId: 1, username: 'approver', roles: ['approver'] };
 
 interface ProfileNode {
   id: number;
@@ -82,17 +82,9 @@ async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; profile
 async function roundTrips(store: Store): Promise<{ result: DriveResult; profile: CpuProfile; cpuMs: number; close: () => Promise<void> }> {
   const model = createLedgerModel();
   const runtime = await createRuntime({ store, agents: [createLedgerAgent({ reads: 0, transfers: [] })], model: () => model });
-  const roundTrip = async (userId: number) => {
-    const user = { userId, username: `u${userId}`, roles: ['user'] };
-    const session = await runtime.startSession({ agent: 'ledger', identity: user });
-    const paused = await runtime.send(session.id, `pay bob ${userId}`, user);
-    if (paused.interrupt?.type !== 'approval') throw new Error(`expected an approval pause, got ${paused.status}`);
-    const done = await runtime.decide(session.id, { type: 'approve', callId: paused.interrupt.callId }, approver);
-    if (done.status !== 'completed') throw new Error(`expected a final answer, got ${done.status}`);
-  };
-  await drive(200, concurrency, (index) => roundTrip(1_000_000 + index));
+  await drive(200, concurrency, (index) => ledgerRoundTrip(runtime, 1_000_000 + index));
   await beforeMeasuring();
-  const measured = await profiled(() => drive(scenarios, concurrency, (index) => roundTrip(10_000_000 + index)));
+  const measured = await profiled(() => drive(scenarios, concurrency, (index) => ledgerRoundTrip(runtime, 10_000_000 + index)));
   return { ...measured, close: () => runtime.close() };
 }
 
