@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { OpsgateError } from '../errors/index.ts';
-import { runInTransaction, type Store, type UnitOfWork } from '../store/index.ts';
+import { runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
 import { type AuditKey, loadAuditKey } from './audit-key.ts';
@@ -231,9 +231,7 @@ export class AuditLog {
       do {
         this.#sealAgain = false;
         for (;;) {
-          // Waiting for the lock, never busy.
           const sealed = await this.#sealBatch(true);
-          if (sealed === SEALER_BUSY) break;
           total += sealed;
           if (sealed < SEAL_BATCH) break;
         }
@@ -260,19 +258,29 @@ export class AuditLog {
     }
   }
 
+  /**
+   * Takes the sealers' lock for this transaction (PostgreSQL; SQLite has one writer). With `wait`
+   * false it does not queue: false means another replica is sealing now.
+   */
+  async #lockSealers(trx: WriteTransaction, wait: boolean): Promise<boolean> {
+    if (this.#store.dialect !== 'postgres') return true;
+    if (wait) {
+      await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+      return true;
+    }
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
+    return rows[0]?.locked === true;
+  }
+
   /** Seals one batch; with `wait` false, answers SEALER_BUSY at once when another replica is sealing. */
+  async #sealBatch(wait: true): Promise<number>;
+  async #sealBatch(wait: false): Promise<number | typeof SEALER_BUSY>;
   async #sealBatch(wait: boolean): Promise<number | typeof SEALER_BUSY> {
     const key = this.#writingKey();
     const outcome = await runInTransaction(
       this.#store,
       async (trx) => {
-        if (this.#store.dialect === 'postgres') {
-          if (wait) await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
-          else {
-            const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
-            if (!rows[0]?.locked) return { busy: true as const, count: 0 };
-          }
-        }
+        if (!(await this.#lockSealers(trx, wait))) return { busy: true as const, count: 0 };
         const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
         if (pending.length === 0) return { count: 0 };
         let tail = await readTail(trx);
@@ -400,7 +408,7 @@ export class AuditLog {
     const outcome = await runInTransaction(
       this.#store,
       async (trx) => {
-        if (this.#store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY})`.execute(trx);
+        await this.#lockSealers(trx, true);
         const tail = await readTail(trx);
         const anchor = await this.#loadAnchor(trx, key, tail.seq);
         if (tail.seq <= anchor.seq) return { anchor };
