@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/core/runtime/index.ts';
-import { createRuntime } from '../../src/core/runtime/index.ts';
+import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, postgresTestStore, type TestStore, testDatabaseUrl } from '../../src/testing/index.ts';
 
@@ -15,12 +15,18 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
     await first?.dispose();
   });
 
-  it('a subscriber on one replica hears, live and in order, the events a turn on the other replica writes', async () => {
+  /** A writing replica on the test database and a watching one on its own pool (`onStatement`: the watcher's statements). */
+  async function twoReplicas(onStatement?: (sql: string) => void): Promise<{ writer: Runtime; watcher: Runtime; database: TestStore }> {
     first = await postgresTestStore.create();
-    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
+    second = await openStore({ databaseUrl: first.url!, poolSize: 2, ...(onStatement ? { onStatement } : {}) });
     const recorder = { reads: 0, transfers: [] };
     const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
     const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    return { writer, watcher, database: first };
+  }
+
+  it('a subscriber on one replica hears, live and in order, the events a turn on the other replica writes', async () => {
+    const { writer, watcher } = await twoReplicas();
     const session = await writer.startSession({ agent: 'ledger', identity: alice });
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
@@ -40,18 +46,10 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
   });
 
   it("a replica reads another replica's events only for sessions someone there follows, and hands them to that session's listeners only (integrations hear their own replica's events, so each is delivered once)", async () => {
-    first = await postgresTestStore.create();
     let eventReads = 0;
-    second = await openStore({
-      databaseUrl: first.url!,
-      poolSize: 2,
-      onStatement: (statement) => {
-        if (/from "session_events"/i.test(statement)) eventReads += 1;
-      },
+    const { writer, watcher } = await twoReplicas((statement) => {
+      if (/from "session_events"/i.test(statement)) eventReads += 1;
     });
-    const recorder = { reads: 0, transfers: [] };
-    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
     const everySession: SessionEvent[] = [];
     const stopEvery = watcher.events.subscribe('*', (event) => everySession.push(event));
 
@@ -82,18 +80,14 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
   });
 
   it('a replica listens only while it follows a session: notices of sessions nobody follows wake no connection', async () => {
-    first = await postgresTestStore.create();
-    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
-    const recorder = { reads: 0, transfers: [] };
-    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-    const dbName = new URL(first.url!).pathname.slice(1);
+    const { writer, watcher, database } = await twoReplicas();
+    const dbName = new URL(database.url!).pathname.slice(1);
     const listeners = async () =>
       Number(
         (
           await sql<{
             count: string;
-          }>`select count(*) as count from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%'`.execute(first!.store.db)
+          }>`select count(*) as count from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%'`.execute(database.store.db)
         ).rows[0]!.count,
       );
     const session = await writer.startSession({ agent: 'ledger', identity: alice });
@@ -111,19 +105,15 @@ describe.skipIf(!testDatabaseUrl)('two replicas on one PostgreSQL store', () => 
   });
 
   it('a replica whose listening connection the server dropped (a restart, a failover) hears the other replica again without a manual step', async () => {
-    first = await postgresTestStore.create();
-    second = await openStore({ databaseUrl: first.url!, poolSize: 2 });
-    const recorder = { reads: 0, transfers: [] };
-    const writer = await createRuntime({ store: first.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-    const watcher = await createRuntime({ store: second, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
+    const { writer, watcher, database } = await twoReplicas();
     const session = await writer.startSession({ agent: 'ledger', identity: alice });
     const heard: SessionEvent[] = [];
     const unsubscribe = watcher.events.subscribe(session.id, (event) => heard.push(event));
     await watcher.events.listening();
-    const dbName = new URL(first.url!).pathname.slice(1);
+    const dbName = new URL(database.url!).pathname.slice(1);
     const terminated = await sql<{ pid: number }>`
       select pid from pg_stat_activity where datname = ${dbName} and query like 'LISTEN%' and pg_terminate_backend(pid)`.execute(
-      first.store.db,
+      database.store.db,
     );
     expect(terminated.rows.length).toBeGreaterThan(0);
     let turn = await writer.send(session.id, 'pay bob 30', alice);
