@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCoverage, coverageRows, declaredRequirements } from './requirements-coverage.ts';
+import { checkCoverage, coverageRows, declaredRequirements, type RanTest, requirementsNotRun } from './requirements-coverage.ts';
+import { declaredTitles } from './test-titles.ts';
 
 const AGENT_DOC = `# The demo agent
 
@@ -101,7 +102,35 @@ describe('checkCoverage', () => {
     expect(check(twice)).toEqual(['DEMO-1: 2 rows; keep one']);
     expect(check(COVERAGE.replace('test/b-cases.ts', 'test/gone-cases.ts'))).toEqual(['DEMO-2: test/gone-cases.ts does not exist']);
     expect(check(COVERAGE.replace('does the first thing |\n| DEMO-2', 'does a renamed thing |\n| DEMO-2'))).toEqual([
-      'DEMO-1: "does a renamed thing" is not in test/a.test.ts',
+      'DEMO-1: no it(), test() or describe() in test/a.test.ts is titled "does a renamed thing"',
+    ]);
+  });
+
+  it('counts a name only in the title of a test that runs: not in a comment, a string elsewhere, .skip or .todo', () => {
+    const files: Record<string, string> = {
+      ...FILES,
+      'test/a.test.ts': [
+        "// it('does the first thing')",
+        "it.skip('does the second thing', () => {});",
+        "const label = 'does the third thing';",
+      ].join('\n'),
+    };
+    const problems = checkCoverage({
+      agentDocs: [{ path: 'docs/agents/demo.md', markdown: AGENT_DOC }],
+      coverage: COVERAGE,
+      readTestFile: (file) => files[file],
+    }).problems;
+    expect(problems).toEqual([
+      'DEMO-1: no it(), test() or describe() in test/a.test.ts is titled "does the first thing"',
+      'DEMO-2: "does the second thing" in test/a.test.ts is declared with .skip or .todo and never runs',
+      'DEMO-3: no it(), test() or describe() in test/a.test.ts is titled "does the third thing"',
+      'CORE-X: no it(), test() or describe() in test/a.test.ts is titled "does the first thing"',
+    ]);
+  });
+
+  it('fails on a reference that names a file and no test', () => {
+    expect(check(COVERAGE.replace('`test/a.test.ts` › does the third thing', '`test/a.test.ts`'))).toEqual([
+      "DEMO-3: test/a.test.ts is named without a test; write `test/a.test.ts` › the test's title",
     ]);
   });
 
@@ -109,6 +138,42 @@ describe('checkCoverage', () => {
     expect(check(COVERAGE, [])).toContainEqual(expect.stringContaining('no agent doc declares a requirement'));
     const twice = AGENT_DOC.replace('- **DEMO-2**', '- **DEMO-1** again\n- **DEMO-2**');
     expect(check(COVERAGE, [{ path: 'docs/agents/demo.md', markdown: twice }])).toEqual(['DEMO-1: declared twice in docs/agents/demo.md']);
+  });
+});
+
+describe('requirementsNotRun', () => {
+  const passed = (file: string, ...titles: string[]): RanTest => ({ file, titles, status: 'passed' });
+  it('names the requirements none of whose mapped tests passed in the run', () => {
+    const ran = [
+      passed('test/a.test.ts', 'a suite', 'does the first thing'),
+      { file: 'test/a.test.ts', titles: ['does the second thing'], status: 'skipped' },
+      passed('test/other.test.ts', 'shared case'),
+    ];
+    expect(requirementsNotRun(COVERAGE, ran)).toEqual(['DEMO-3']);
+  });
+
+  it('matches each-table and template titles as patterns', () => {
+    const coverage = '| DEMO-1 | x | `test/a.test.ts` › ${count} clients on %s |\n';
+    expect(requirementsNotRun(coverage, [passed('test/a.test.ts', '64 clients on postgres')])).toEqual([]);
+    expect(requirementsNotRun(coverage, [passed('test/a.test.ts', '64 servers on postgres')])).toEqual(['DEMO-1']);
+  });
+});
+
+describe('declaredTitles', () => {
+  it('reads titles through .each, .skipIf and .concurrent, apart from .skip and .todo, ignoring comments and regex literals', () => {
+    const source = [
+      "describe.skipIf(!url)('on PostgreSQL', () => {",
+      "  it.each([['a', 1]])('case %s', (name) => { expect(name).toMatch(/it\\('x'/); });",
+      "  it.concurrent('runs \\'quoted\\' things', async () => {});",
+      "  /* it('commented out') */",
+      "  test.todo('later');",
+      "  it.skip('parked', () => {});",
+      '});',
+    ].join('\n');
+    expect(declaredTitles(source)).toEqual({
+      runnable: ['on PostgreSQL', 'case %s', "runs \\'quoted\\' things", "runs 'quoted' things"],
+      skipped: ['later', 'parked'],
+    });
   });
 });
 

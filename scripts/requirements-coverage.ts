@@ -1,6 +1,7 @@
 // Reading the requirement IDs the agent docs declare and the rows of docs/requirements-coverage.md,
 // and what is wrong between them. Pure functions over text; check-requirements-coverage.ts reads
 // the files and prints the result.
+import { declaredTitles, namesTitle, titlePattern } from './test-titles.ts';
 
 /** A requirement ID: `AR-01`, `HELM-3.2`, `3_MCP-RISK-202`. */
 const ID = /^[A-Z0-9][A-Z0-9_.-]*$/i;
@@ -56,9 +57,9 @@ export function coverageRows(markdown: string): CoverageRow[] {
     if (!ID.test(id) || id === 'ID') continue;
     const tests = cells[cells.length - 2]!.split(/<br\s*\/?>/)
       // A `*-cases.ts` module defines tests that several test files run (one per backend).
-      .map((entry) => /`([^`]+(?:\.test|-cases)\.ts)`\s*›\s*(.+)$/.exec(entry.trim()))
+      .map((entry) => /`([^`]+(?:\.test|-cases)\.ts)`(?:\s*›\s*(.+))?/.exec(entry.trim()))
       .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ file: m[1]!, name: m[2]!.trim().replace(/^"|"$/g, '') }));
+      .map((m) => ({ file: m[1]!, name: (m[2] ?? '').trim().replace(/^"|"$/g, '') }));
     rows.push({ id, section, agentSection: /\bagents\/[a-z0-9-]+\.md\b/.test(section), tests });
   }
   return rows;
@@ -80,8 +81,9 @@ export interface CoverageReport {
 
 /**
  * What is wrong: an ID an agent doc declares with no row or no test; a row in an agent section
- * naming an ID no agent doc declares; an ID with two rows; a named test file that does not exist or
- * no longer holds the named test.
+ * naming an ID no agent doc declares; an ID with two rows; a named test file that does not exist; a
+ * reference that names no test, or a name that is not the title (or part of the title) of a test or
+ * suite that runs in that file: a comment, a `.skip` or a `.todo` does not count.
  */
 export function checkCoverage(input: CoverageInput): CoverageReport {
   const problems: string[] = [];
@@ -116,9 +118,51 @@ export function checkCoverage(input: CoverageInput): CoverageReport {
         problems.push(`${row.id}: ${test.file} does not exist`);
         continue;
       }
-      if (!text.includes(test.name)) problems.push(`${row.id}: "${test.name}" is not in ${test.file}`);
       testReferences += 1;
+      if (test.name === '') {
+        problems.push(`${row.id}: ${test.file} is named without a test; write \`${test.file}\` › the test's title`);
+        continue;
+      }
+      const titles = declaredTitles(text);
+      if (namesTitle(test.name, titles.runnable)) continue;
+      if (namesTitle(test.name, titles.skipped))
+        problems.push(`${row.id}: "${test.name}" in ${test.file} is declared with .skip or .todo and never runs`);
+      else problems.push(`${row.id}: no it(), test() or describe() in ${test.file} is titled "${test.name}"`);
     }
   }
   return { problems, requirements: declared.size, testReferences };
+}
+
+/** One test as vitest's JSON reporter lists it. */
+export interface RanTest {
+  /** The test file's path, relative to the repository. */
+  readonly file: string;
+  readonly titles: readonly string[];
+  readonly status: string;
+}
+
+/** True when a reference's name is part of the title, or the title is an instance of the reference's `each` pattern. */
+function referenceNames(name: string, title: string): boolean {
+  return title.includes(name) || (/%|\$/.test(name) && titlePattern(name).test(title));
+}
+
+/**
+ * The requirements none of whose named tests ran: each of them was skipped (a `skipIf` on a
+ * missing service) or is absent from the run. A `*-cases.ts` reference counts for any file.
+ */
+export function requirementsNotRun(coverage: string, ran: readonly RanTest[]): string[] {
+  const notRun: string[] = [];
+  for (const row of coverageRows(coverage)) {
+    if (row.tests.length === 0) continue;
+    const someRan = row.tests.some((reference) =>
+      ran.some(
+        (test) =>
+          test.status === 'passed' &&
+          (reference.file.endsWith('-cases.ts') || test.file === reference.file) &&
+          test.titles.some((title) => referenceNames(reference.name, title)),
+      ),
+    );
+    if (!someRan) notRun.push(row.id);
+  }
+  return notRun;
 }

@@ -26,6 +26,8 @@ summary() {
   node -e 'const r=require("./test-results/vitest.json");console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' 2>/dev/null || echo "0 passed, 1 failed"
 }
 if [ "$status" -ne 0 ]; then summary; exit "$status"; fi
+echo "== requirements coverage: did a mapped test of each requirement run?"
+node scripts/check-requirements-coverage.ts --ran test-results/vitest.json
 echo "== branch coverage floors (registry, policy, sandbox bridge: >= 90 %)"
 vitest run --coverage --coverage.reporter=text-summary --coverage.thresholds.branches=90 \
   --coverage.include=src/core/tools/tool-registry.ts --coverage.include=src/core/policy/policy.ts \

@@ -123,9 +123,7 @@ describe('sod-no-self-approval-production at its boundary', () => {
     [undefined, true],
   ] as const)('a requester approving his own low-risk change on a %s target: allowed %s', (environment, allowed) => {
     const verdict = policy.mayApprove({ approver: john, requester: john, call: onTarget(environment), approvalsSoFar: [], at });
-    expect(verdict).toMatchObject(
-      allowed ? { allowed: true } : { allowed: false, policyId: 'sod-no-self-approval-production' },
-    );
+    expect(verdict).toMatchObject(allowed ? { allowed: true } : { allowed: false, policyId: 'sod-no-self-approval-production' });
   });
 });
 
@@ -194,7 +192,10 @@ describe('troubleshoot-agent-mode-auto-approve at its boundary', () => {
   });
 
   it('never auto-approves when Agent Mode or Auto-approve is off', () => {
-    for (const sessionOptions of [{ agentMode: true, autoApprove: false }, { agentMode: false, autoApprove: true }])
+    for (const sessionOptions of [
+      { agentMode: true, autoApprove: false },
+      { agentMode: false, autoApprove: true },
+    ])
       expect(
         policy.decideCall({ user: john, call: command('low'), autoApproveRule: 'agent-mode-auto-approve', sessionOptions, at }).action,
       ).toBe('ask');
