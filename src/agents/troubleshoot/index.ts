@@ -34,6 +34,7 @@ export const troubleshootAgent = defineAgent({
   description: `Diagnose and fix servers over SSH: every command is checked by the validator, approved by a person, run in a visible terminal and audited. Steps per turn: ${MAX_ITERATIONS}.`,
   instructions: TROUBLESHOOT_INSTRUCTIONS,
   pillars: ['troubleshoot', 'revive'],
+  stepLimit: MAX_ITERATIONS,
   migrations: troubleshootMigrations,
   setup: (context) => createTroubleshootParts(context),
 });

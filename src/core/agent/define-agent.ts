@@ -111,6 +111,11 @@ export interface AgentDefinition {
   readonly instructions: string;
   /** Pillars a session may belong to (troubleshoot: `troubleshoot`, `revive`). Default: the agent name. */
   readonly pillars?: readonly string[];
+  /**
+   * Most model steps per turn for this agent, a limit its spec fixes. The runtime's own limit
+   * (default 20, `OPSGATE_STEP_LIMIT`) applies when it is lower. Default: the runtime's.
+   */
+  readonly stepLimit?: number;
   readonly migrations?: readonly StoreMigration[];
   setup(context: AgentSetupContext): Promise<AgentParts>;
 }

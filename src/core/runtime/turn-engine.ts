@@ -70,14 +70,15 @@ export class TurnEngine {
         await this.#commit(session, 'idle');
         return 'completed';
       }
-      if (session.state.turnSteps >= this.#stepLimit) {
-        const limit = CoreErrors.STEP_LIMIT_REACHED({ limit: this.#stepLimit });
+      const stepLimit = Math.min(this.#stepLimit, session.agent.definition.stepLimit ?? this.#stepLimit);
+      if (session.state.turnSteps >= stepLimit) {
+        const limit = CoreErrors.STEP_LIMIT_REACHED({ limit: stepLimit });
         session.addMessages([{ role: 'assistant', content: [{ type: 'text', text: limit.message }] }], now().toISOString());
         audit.record(session.uow, {
           sessionId: session.id,
           type: 'step_limit_reached',
           actor: SYSTEM_ACTOR,
-          payload: { limit: this.#stepLimit },
+          payload: { limit: stepLimit },
         });
         events.record(session.uow, session.id, 'message', { role: 'assistant', text: limit.message, stepLimit: true });
         await this.#commit(session, 'idle');
