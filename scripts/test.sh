@@ -28,8 +28,8 @@ summary() {
 if [ "$status" -ne 0 ]; then summary; exit "$status"; fi
 echo "== requirements coverage: did a mapped test of each requirement run?"
 node scripts/check-requirements-coverage.ts --ran test-results/vitest.json
-echo "== branch coverage floors (registry, policy, sandbox bridge: >= 90 %)"
-vitest run --coverage --coverage.reporter=text-summary --coverage.thresholds.branches=90 \
+echo "== branch coverage floors (registry, policy, sandbox bridge: >= 90 % each file)"
+vitest run --coverage --coverage.reporter=text --coverage.thresholds.branches=90 --coverage.thresholds.perFile=true \
   --coverage.include=src/core/tools/tool-registry.ts --coverage.include=src/core/policy/policy.ts \
   --coverage.include=src/core/policy/approval-binding.ts --coverage.include=src/agents/sandbox/bridge/db-bridge.ts \
   src/core/tools src/core/policy src/agents/sandbox/bridge/orchestrator.state-pollution.test.ts src/agents/sandbox/tools/sandbox-tools.scoping.test.ts

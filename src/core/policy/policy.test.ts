@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/index.ts';
 import { approvalHash } from './approval-binding.ts';
-import { createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
+import { type CallPolicy, createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
 import { decidePolicy, type PolicyInput } from './policy.ts';
 
 const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
@@ -76,6 +76,39 @@ describe('decidePolicy with a policy directory of its own', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('decidePolicy passes on what the Cedar policy reads', () => {
+  it('the door a call came through and the risk scored from its arguments', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'no-gateway-writes.cedar'),
+      '@id("no-gateway-writes")\n@reason("no writes through the gateway")\nforbid (principal, action == Opsgate::Action::"call", resource)\nwhen { context.mutable && context.channel == "gateway" };\n',
+    );
+    try {
+      const own = createCedarPolicy(loadPolicyDirectory(dir));
+      const call = { ...base, policy: own, tool: write, input: {}, autoApproveRules: [], sessionOptions: {} };
+      expect(decidePolicy({ ...call, channel: 'gateway' })).toMatchObject({ action: 'block', policyId: 'no-gateway-writes' });
+      expect(decidePolicy({ ...call, channel: 'web' }).action).toBe('ask');
+      expect(decidePolicy(call).action).toBe('ask');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the policy as the rule when an auto-approval names no agent rule', () => {
+    const autoWithoutRule: CallPolicy = {
+      dir: '',
+      decideCall: () => ({ action: 'auto', policyId: 'approve-everything', reason: '', requiredApprovals: 0 }),
+      mayApprove: () => ({ allowed: false, policyId: '', reason: '', eligibleApprovers: [] }),
+    };
+    expect(decidePolicy({ ...base, policy: autoWithoutRule, tool: write, input: {}, autoApproveRules: [], sessionOptions: {} })).toEqual({
+      action: 'auto',
+      policyId: 'approve-everything',
+      rule: 'approve-everything',
+    });
   });
 });
 
