@@ -27,6 +27,20 @@ describe('HelmApprovalHITLMiddleware (safety net)', () => {
     expect(ran).toBe(false);
   });
 
+  it.each([
+    ['no approver', { approvedBy: '', argsHash: 'h' }],
+    ['no bound arguments', { approvedBy: 'alice', argsHash: '' }],
+  ])('refuses an approval with %s: it needs both a person and the arguments they approved', async (_label, approval) => {
+    const context = createTestToolContext({ phase: 'approval' });
+    let ran = false;
+    await expect(
+      new HelmApprovalHITLMiddleware().wrap({ tool: tool('helm_install_chart', 'mutable'), input: {}, context, approval }, async () => {
+        ran = true;
+      }),
+    ).rejects.toMatchObject({ code: 'HELM_APPROVAL_REQUIRED' });
+    expect(ran).toBe(false);
+  });
+
   it('lets an approved mutable call and any read-only call through', async () => {
     const context = createTestToolContext({ phase: 'approval' });
     const approval = { approvedBy: 'alice', argsHash: 'h' };
