@@ -185,11 +185,9 @@ describe('cancellation reaches the helm process', () => {
       { timeout: 60_000, interval: 50 },
     );
     expect(alive(pid)).toBe(true);
-    const cancelledAt = Date.now();
     controller.abort();
     await expect(started).rejects.toThrow();
     await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
-    expect(Date.now() - cancelledAt).toBeLessThan(30_000);
   }, 120_000);
 });
 
