@@ -307,37 +307,43 @@ describe.each(dialects)('audit integrity (%s)', (dialect) => {
   });
 });
 
+/** What the earlier sealer stored: `count` hashed events without MACs. */
+async function legacyChain(fixture: Fixture, count: number): Promise<void> {
+  let prev = '0'.repeat(64);
+  for (let seq = 1; seq <= count; seq += 1) {
+    const event = { seq, sessionId: null, type: 'warning', actor: 'system', payload: `{"n":${seq}}`, createdAt: new Date().toISOString() };
+    const hash = hashAuditEvent(prev, event);
+    await fixture.store.db
+      .insertInto('audit_events')
+      .values({
+        seq,
+        session_id: null,
+        type: event.type,
+        actor: event.actor,
+        payload: event.payload,
+        prev_hash: prev,
+        hash,
+        created_at: event.createdAt,
+        mac: null,
+      })
+      .execute();
+    prev = hash;
+  }
+}
+
 describe('audit integrity with a chain sealed before the anchors existed', () => {
+  it('CORE-AUDIT an edited event sealed before MACs existed is caught by its hash alone', async () => {
+    const fixture = await openFixture('sqlite');
+    await legacyChain(fixture, 5);
+    await fixture.store.db.updateTable('audit_events').set({ payload: '{"n":"edited"}' }).where('seq', '=', 3).execute();
+    const verdict = await new AuditLog(fixture.store).verify();
+    expect(verdict).toMatchObject({ ok: false, firstBrokenSeq: 3 });
+    expect(verdict.reason).toBe('event 3 was changed after it was written');
+  });
+
   it('verifies with a notice, without a key or checkpoints; new events are anchored from then on', async () => {
     const fixture = await openFixture('sqlite');
-    // What the earlier sealer stored: hashed events without MACs.
-    let prev = '0'.repeat(64);
-    for (let seq = 1; seq <= 5; seq += 1) {
-      const event = {
-        seq,
-        sessionId: null,
-        type: 'warning',
-        actor: 'system',
-        payload: `{"n":${seq}}`,
-        createdAt: new Date().toISOString(),
-      };
-      const hash = hashAuditEvent(prev, event);
-      await fixture.store.db
-        .insertInto('audit_events')
-        .values({
-          seq,
-          session_id: null,
-          type: event.type,
-          actor: event.actor,
-          payload: event.payload,
-          prev_hash: prev,
-          hash,
-          created_at: event.createdAt,
-          mac: null,
-        })
-        .execute();
-      prev = hash;
-    }
+    await legacyChain(fixture, 5);
     const legacy = await new AuditLog(fixture.store).verify();
     expect(legacy).toMatchObject({ ok: true, checked: 5 });
     expect(legacy.notices).toEqual([
