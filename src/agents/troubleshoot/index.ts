@@ -5,7 +5,7 @@ import { HostRepository } from './hosts/host-repository.ts';
 import { troubleshootInterpreter } from './intents.ts';
 import { agentModeAutoApprove, approvalRecorder, type SyncCommandCheck } from './policy/policy.ts';
 import { MAX_ITERATIONS, TROUBLESHOOT_INSTRUCTIONS } from './prompt.ts';
-import { createCommandRiskAssessor } from './risk/command-risk.ts';
+import { createCommandRiskAssessor } from './risk.ts';
 import { ShellPool } from './ssh/shell-pool.ts';
 import { troubleshootMigrations } from './store/migrations.ts';
 import type { ApprovalInfo, CommandCheck, TroubleshootDeps } from './tools/deps.ts';

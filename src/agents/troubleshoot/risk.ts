@@ -1,12 +1,12 @@
 import type { Parser } from 'web-tree-sitter';
-import type { RiskAssessment } from '../../../core/tools/index.ts';
-import { collectSimpleCommands } from '../validator/bash-commands.ts';
-import { loadBashParser } from '../validator/bash-parser.ts';
-import { MAX_NESTING, type SimpleCommand, type TargetOs } from '../validator/index.ts';
-import { unwrap } from '../validator/linux-wrappers.ts';
-import { scanWindowsCommandLine } from '../validator/windows-commands.ts';
-import { type Effect, effect, RANK } from './effect.ts';
-import { scoreSimpleCommand } from './simple-command-risk.ts';
+import type { RiskAssessment } from '../../core/tools/index.ts';
+import { type Effect, effect, RANK } from './risk/effect.ts';
+import { scoreSimpleCommand } from './risk/simple-command-risk.ts';
+import { collectSimpleCommands } from './validator/bash-commands.ts';
+import { loadBashParser } from './validator/bash-parser.ts';
+import { MAX_NESTING, type SimpleCommand, type TargetOs } from './validator/index.ts';
+import { unwrap } from './validator/linux-wrappers.ts';
+import { scanWindowsCommandLine } from './validator/windows-commands.ts';
 
 interface Scored extends Effect {
   readonly command: string;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandRiskAssessor, createCommandRiskAssessor } from './command-risk.ts';
+import { type CommandRiskAssessor, createCommandRiskAssessor } from './risk.ts';
 
 let risk: CommandRiskAssessor;
 beforeAll(async () => {
