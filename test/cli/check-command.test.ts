@@ -42,6 +42,22 @@ describe('opsgate check-command', () => {
     expect(windows.stdout).toContain('\n  "verdict": "allow"');
   });
 
+  it('prints the risk and its reason beside the verdict, from what the command does (review H1-new)', async () => {
+    const sorted = await run(['check-command', '--os', 'linux', '--', 'sort -o /etc/shadow /dev/null']);
+    expect(JSON.parse(sorted.stdout)).toMatchObject({
+      risk: 'critical',
+      riskReason: '`sort -o /etc/shadow /dev/null` writes to /etc/shadow (credentials)',
+    });
+    const wrapped = await run(['check-command', '--os', 'linux', '--', 'timeout 5 rm -rf /tmp/victimdir']);
+    expect(JSON.parse(wrapped.stdout)).toMatchObject({
+      verdict: 'allow',
+      risk: 'critical',
+      riskReason: expect.stringContaining('(via timeout)'),
+    });
+    const read = await run(['check-command', '--os', 'linux', '--', 'df -h | sort']);
+    expect(JSON.parse(read.stdout)).toMatchObject({ verdict: 'allow', risk: 'low', riskReason: 'read-only diagnostics: df, sort' });
+  });
+
   it('AR-06 blocks Windows commands by the Windows list', async () => {
     const result = await run(['check-command', '--os', 'windows', '--', 'Format-Volume', '-DriveLetter', 'C']);
     expect(result.code).toBe(3);

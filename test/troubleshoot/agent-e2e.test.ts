@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
 import { createTroubleshootParts, troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
@@ -116,6 +116,31 @@ describe.skipIf(!sshdAvailable())('troubleshoot agent through the runtime (offli
     expect(turn.interrupt).toMatchObject({ type: 'approval', risk: expect.stringMatching(/^(high|critical)$/) });
     const events = await new AuditLog(testStore.store).list({ sessionId: session.id });
     expect(events.map((event) => event.type)).not.toContain('tool_auto_approved');
+  });
+
+  it('Agent Mode with Auto-approve does not run a wrapped recursive delete: `timeout 5 rm -rf DIR` is critical and waits (review H1-new)', async () => {
+    const victim = `${sshd.dir}/victimdir`;
+    mkdirSync(victim, { recursive: true });
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice, options: { agentMode: true, autoApprove: true } });
+    const turn = await runtime.send(session.id, `run timeout 5 rm -rf ${victim}`, alice);
+    expect(turn.status).toBe('waiting');
+    expect(turn.interrupt).toMatchObject({ type: 'approval', risk: 'critical', riskReason: expect.stringContaining('(via timeout)') });
+    expect(existsSync(victim)).toBe(true);
+    const events = await new AuditLog(testStore.store).list({ sessionId: session.id });
+    expect(events.map((event) => event.type)).not.toContain('tool_auto_approved');
+  });
+
+  it('`sort -o FILE /dev/null` is high risk, so its requester cannot approve it himself and the file keeps its bytes (review H1-new)', async () => {
+    const victim = `${sshd.dir}/victim-shadow`;
+    writeFileSync(victim, 'root:x:0:0\n');
+    const session = await runtime.startSession({ agent: 'troubleshoot', identity: alice });
+    const turn = await runtime.send(session.id, `run sort -o ${victim} /dev/null`, alice);
+    if (turn.interrupt?.type !== 'approval') throw new Error('expected an approval');
+    expect(turn.interrupt).toMatchObject({ risk: 'high', riskReason: `\`sort -o ${victim} /dev/null\` writes to ${victim}` });
+    await expect(runtime.decide(session.id, { type: 'approve', callId: turn.interrupt.callId }, alice)).rejects.toMatchObject({
+      code: 'APPROVAL_REFUSED',
+    });
+    expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0\n');
   });
 
   it('a requester who modifies a harmless command into a risky one gets a new proposal for an approver; nothing runs on her word (review C1)', async () => {

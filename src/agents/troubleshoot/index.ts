@@ -5,6 +5,7 @@ import { HostRepository } from './hosts/host-repository.ts';
 import { troubleshootInterpreter } from './intents.ts';
 import { agentModeAutoApprove, approvalRecorder, type SyncCommandCheck } from './policy/policy.ts';
 import { MAX_ITERATIONS, TROUBLESHOOT_INSTRUCTIONS } from './prompt.ts';
+import { createCommandRiskAssessor } from './risk.ts';
 import { ShellPool } from './ssh/shell-pool.ts';
 import { troubleshootMigrations } from './store/migrations.ts';
 import type { ApprovalInfo, CommandCheck, TroubleshootDeps } from './tools/deps.ts';
@@ -75,6 +76,7 @@ export async function createTroubleshootParts(
   const validator = overrides.checkCommand ? undefined : await (await import('./policy/command-check.ts')).createCommandCheck();
   const checkCommand = overrides.checkCommand ?? validator!.check;
   const checkCommandSync = overrides.checkCommandSync ?? validator?.checkSync;
+  const risk = await createCommandRiskAssessor();
   const approvals = new Map<string, ApprovalInfo>();
   const shells = new ShellPool({ hosts, ...(overrides.idleMs !== undefined ? { idleMs: overrides.idleMs } : {}) });
   const deps: TroubleshootDeps = {
@@ -83,6 +85,7 @@ export async function createTroubleshootParts(
     history: new CommandHistory(context.store),
     shells,
     checkCommand,
+    assessRisk: (command, os) => risk.assess(command, os),
     approvals,
     clock: context.clock,
     softTimeoutMs: overrides.softTimeoutMs ?? softTimeoutFrom(context.options),

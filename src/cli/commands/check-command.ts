@@ -1,3 +1,4 @@
+import { createCommandRiskAssessor } from '../../agents/troubleshoot/risk.ts';
 import { createCommandValidator } from '../../agents/troubleshoot/validator/index.ts';
 import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
@@ -5,12 +6,15 @@ import { parseCommandArgs } from '../parse-args.ts';
 /** `opsgate check-command --os linux|windows -- "CMD"`: the troubleshoot validator's verdict as JSON. */
 export const checkCommand: CliCommand = {
   name: 'check-command',
-  summary: 'Check a shell command against the troubleshoot blocklists (exit 0 allowed, 3 blocked)',
+  summary: 'Check a shell command against the troubleshoot blocklists and print its risk (exit 0 allowed, 3 blocked)',
   usage: `Usage: opsgate check-command --os linux|windows [--pretty] -- "COMMAND"
 
 Parses COMMAND the way the target shell would (bash via tree-sitter; cmd.exe and PowerShell via a
 tokenizer), checks every simple command, wrapper and decoded payload against DEFAULT_LINUX_BLOCKLIST
-or DEFAULT_WINDOWS_BLOCKLIST, and prints {"verdict","rule","category","segment","reason"} as JSON.
+or DEFAULT_WINDOWS_BLOCKLIST, and prints {"verdict","rule","category","segment","reason"} as JSON,
+with the risk an approver would see beside it: "risk" (low, medium, high, critical) and
+"riskReason" (what the command does that sets it; see docs/risk.md). Risk decides who may approve;
+the verdict decides whether it may run at all.
 
 Options:
   --os linux|windows   the target system (required)
@@ -27,7 +31,9 @@ Exit status: 0 allowed, 3 blocked, 2 usage error.
       throw new UsageError('give the command to check after --, e.g. opsgate check-command --os linux -- "rm -rf ./build"');
     const validator = await createCommandValidator();
     const verdict = validator.validate(command, values.os);
-    io.stdout.write(`${JSON.stringify(verdict, null, values.pretty ? 2 : undefined)}\n`);
+    const risk = (await createCommandRiskAssessor()).assess(command, values.os);
+    const report = { ...verdict, risk: risk.level, riskReason: risk.reason };
+    io.stdout.write(`${JSON.stringify(report, null, values.pretty ? 2 : undefined)}\n`);
     return verdict.verdict === 'allow' ? 0 : 3;
   },
 };

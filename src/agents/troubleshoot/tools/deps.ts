@@ -1,6 +1,6 @@
 import type { Clock } from '../../../core/agent/define-agent.ts';
 import type { Store } from '../../../core/store/index.ts';
-import type { ToolContext, ValidatorVerdict } from '../../../core/tools/index.ts';
+import type { RiskAssessment, ToolContext, ValidatorVerdict } from '../../../core/tools/index.ts';
 import { TroubleshootErrors } from '../errors.ts';
 import type { CommandHistory } from '../history/command-history.ts';
 import type { Host, HostRepository } from '../hosts/host-repository.ts';
@@ -11,6 +11,9 @@ export type ValidatorOs = 'linux' | 'windows';
 
 /** Checks one command line; `CommandValidator` behind it. */
 export type CommandCheck = (command: string, os: ValidatorOs) => ValidatorVerdict | Promise<ValidatorVerdict>;
+
+/** Scores one command line's risk from what it does (risk/command-risk.ts). */
+export type CommandRisk = (command: string, os: ValidatorOs) => RiskAssessment;
 
 /** How a call was approved, as the runtime's approval middleware saw it. */
 export interface ApprovalInfo {
@@ -25,6 +28,7 @@ export interface TroubleshootDeps {
   readonly history: CommandHistory;
   readonly shells: ShellPool;
   readonly checkCommand: CommandCheck;
+  readonly assessRisk: CommandRisk;
   /** Approvals seen by the agent's middleware, by tool call id. */
   readonly approvals: Map<string, ApprovalInfo>;
   readonly clock: Clock;

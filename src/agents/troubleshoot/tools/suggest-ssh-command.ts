@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { ToolContinuation } from '../../../core/runtime/tool-continuation.ts';
-import { defineTool, type ToolContext, type ValidatorVerdict } from '../../../core/tools/index.ts';
+import { type ApprovalPreview, defineTool, type ToolContext, type ValidatorVerdict } from '../../../core/tools/index.ts';
 import { TroubleshootErrors } from '../errors.ts';
 import type { Host } from '../hosts/host-repository.ts';
-import { assessCommandRisk } from '../risk.ts';
 import { type CommandResult, recordOutcome } from './command-result.ts';
-import { resolveHost, type TroubleshootDeps, terminalEmitter, validatorOs } from './deps.ts';
+import { resolveHost, type TroubleshootDeps, terminalEmitter, type ValidatorOs, validatorOs } from './deps.ts';
 
 /** Control characters other than tab and newline would act as keystrokes in the terminal. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
@@ -22,6 +21,12 @@ export const suggestSshCommandInput = z.object({
   explanation: z.string().max(2000).optional().describe('Why this command, in one or two sentences (shown on the approval panel).'),
 });
 export type SuggestSshCommandInput = z.infer<typeof suggestSshCommandInput>;
+
+/** The host's OS as the preview recorded it; Linux before the preview exists. */
+function previewOs(preview: ApprovalPreview | undefined): ValidatorOs {
+  const details = preview?.details;
+  return typeof details === 'object' && details !== null && (details as { os?: unknown }).os === 'windows' ? 'windows' : 'linux';
+}
 
 async function check(deps: TroubleshootDeps, host: Host, command: string): Promise<ValidatorVerdict> {
   return deps.checkCommand(command, validatorOs(host));
@@ -40,7 +45,8 @@ export function suggestSshCommandTool(deps: TroubleshootDeps) {
     input: suggestSshCommandInput,
     mutability: 'mutable',
     risk: 'high',
-    assessRisk: (input) => assessCommandRisk(input.command),
+    // Before the host is known (no preview yet) the line is read as bash; PowerShell reads score low there too.
+    assessRisk: (input, preview) => deps.assessRisk(input.command, previewOs(preview)),
     async validate(input, context) {
       let host: Host;
       try {

@@ -20,7 +20,7 @@ function is(command: SimpleCommand, ...programs: string[]): boolean {
 }
 
 /** Inline code given to an interpreter (`python -c CODE`), awk program, or editor commands. */
-function inlineCode(command: SimpleCommand): Word[] {
+export function inlineCode(command: SimpleCommand): Word[] {
   const family = programFamily(command.program);
   const codes: Word[] = [];
   const flags = INLINE_CODE_FLAGS[family] ?? EDITOR_COMMAND_FLAGS[family];
