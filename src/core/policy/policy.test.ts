@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/index.ts';
 import { approvalHash } from './approval-binding.ts';
+import { approvalStillBinds } from './verify-approval.ts';
 import { type CallPolicy, createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
 import { decidePolicy, type PolicyInput } from './policy.ts';
 
@@ -120,5 +122,28 @@ describe('approvalHash', () => {
     expect(approvalHash('c2', 'grant', { a: 1, b: [1, 2] })).not.toBe(base);
     expect(approvalHash('c1', 'revoke', { a: 1, b: [1, 2] })).not.toBe(base);
     expect(approvalHash('c1', 'grant', { a: 1, b: [1, 2] }, 'plan-hash')).not.toBe(base);
+  });
+
+  it('keeps its durable format: sha256 of ["opsgate-approval-v1", call, tool, sha256 of the canonical arguments, binding]', () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const argsDigest = sha256('{"amount":30,"to":"bob"}');
+    expect(approvalHash('call-1', 'transfer', { to: 'bob', amount: 30 })).toBe(
+      sha256(`["opsgate-approval-v1","call-1","transfer","${argsDigest}",""]`),
+    );
+    expect(approvalHash('call-1', 'transfer', { to: 'bob', amount: 30 }, 'plan-digest')).toBe(
+      sha256(`["opsgate-approval-v1","call-1","transfer","${argsDigest}","plan-digest"]`),
+    );
+  });
+});
+
+describe('approvalStillBinds', () => {
+  const check = { callId: 'call-1', tool: 'transfer', args: { to: 'bob', amount: 30 }, bindingDigest: 'plan-1' };
+  const hash = approvalHash(check.callId, check.tool, check.args, check.bindingDigest);
+
+  it('holds only when the stored proposal, the approval shown and the call as it is now all hash alike', () => {
+    expect(approvalStillBinds({ ...check, storedHash: hash, shownHash: hash })).toBe(true);
+    expect(approvalStillBinds({ ...check, storedHash: hash, shownHash: 'a hash the person never saw' })).toBe(false);
+    expect(approvalStillBinds({ ...check, storedHash: 'a stored hash of other arguments', shownHash: hash })).toBe(false);
+    expect(approvalStillBinds({ ...check, bindingDigest: 'plan-2', storedHash: hash, shownHash: hash })).toBe(false);
   });
 });

@@ -1,0 +1,114 @@
+// `npm run test:mutation [MODULE ...] [--force]`: StrykerJS over the safety modules, one module at a
+// time, and the mutation score of each against the goal. Each module keeps its own incremental
+// file under reports/mutation/, so a later run re-tests only the mutants whose code or covering
+// tests changed (`--force` re-tests all). A mutant shown to be equivalent is marked in the code
+// with `// Stryker disable next-line MUTATOR: why it cannot change behaviour`; it counts as ignored.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const reportsDir = join(root, 'reports/mutation');
+/** Killed share of the mutants that tests reach or should reach (no coverage counts as survived). */
+const GOAL = 90;
+
+/** The safety modules: the code that decides, binds, records or refuses. */
+export const SAFETY_MODULES: Readonly<Record<string, readonly string[]>> = {
+  'decision-authorizer': ['src/core/runtime/decisions/authorize-decision.ts', 'src/core/runtime/decisions/expire.ts'],
+  'approval-binding': ['src/core/policy/approval-binding.ts', 'src/core/policy/verify-approval.ts'],
+  'identity-binding': ['src/core/runtime/tool-input.ts'],
+  'tool-call-lifecycle': ['src/core/runtime/tool-call-lifecycle.ts', 'src/core/runtime/recovery.ts'],
+  'audit-verify': ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
+  'cedar-adapter': ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
+  'sql-guard': ['src/agents/sandbox/engines/sql-guard.ts', 'src/agents/sandbox/engines/read-budget.ts'],
+  'command-validator': ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
+  'risk-scorer': ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
+  'helm-safety-net': ['src/agents/helm/middleware/approval-hitl-middleware.ts'],
+};
+
+interface MutantResult {
+  readonly status: string;
+}
+interface StrykerReport {
+  readonly files: Record<string, { readonly mutants: readonly MutantResult[] }>;
+}
+
+export interface ModuleScore {
+  readonly module: string;
+  readonly killed: number;
+  readonly survived: number;
+  readonly noCoverage: number;
+  readonly ignored: number;
+  readonly errors: number;
+  /** Killed (timeouts included) out of killed + survived + no coverage, in percent; null without mutants. */
+  readonly score: number | null;
+}
+
+export function scoreOf(module: string, report: StrykerReport): ModuleScore {
+  const count = (statuses: readonly string[]) =>
+    Object.values(report.files)
+      .flatMap((file) => file.mutants)
+      .filter((mutant) => statuses.includes(mutant.status)).length;
+  const killed = count(['Killed', 'Timeout']);
+  const survived = count(['Survived']);
+  const noCoverage = count(['NoCoverage']);
+  const valid = killed + survived + noCoverage;
+  return {
+    module,
+    killed,
+    survived,
+    noCoverage,
+    ignored: count(['Ignored']),
+    errors: count(['CompileError', 'RuntimeError']),
+    score: valid === 0 ? null : Math.round((killed / valid) * 1000) / 10,
+  };
+}
+
+function run(module: string, force: boolean): ModuleScore {
+  const report = join(reportsDir, `${module}.json`);
+  const config = join(reportsDir, `${module}.stryker.json`);
+  const base = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown>;
+  const { $schema: _schema, ...options } = base;
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ...options,
+      mutate: SAFETY_MODULES[module],
+      incrementalFile: join(reportsDir, `${module}.incremental.json`),
+      jsonReporter: { fileName: report },
+    }),
+  );
+  console.log(`\n== ${module}: ${SAFETY_MODULES[module]!.join(' ')}`);
+  const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0 || !existsSync(report)) throw new Error(`stryker failed for ${module} (exit ${result.status})`);
+  return scoreOf(module, JSON.parse(readFileSync(report, 'utf8')) as StrykerReport);
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const force = args.includes('--force');
+  const asked = args.filter((arg) => !arg.startsWith('--'));
+  const unknown = asked.filter((name) => !(name in SAFETY_MODULES));
+  if (unknown.length > 0) {
+    console.error(`unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(SAFETY_MODULES).join(', ')}`);
+    process.exit(2);
+  }
+  mkdirSync(reportsDir, { recursive: true });
+  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force));
+  console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const s of scores)
+    console.log(
+      `| ${s.module} | ${s.score === null ? '—' : `${s.score} %`} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${
+        s.score !== null && s.score >= GOAL ? 'met' : `missed (≥ ${GOAL} %)`
+      } |`,
+    );
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+  writeFileSync(
+    join(reportsDir, 'scores.json'),
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), commit, goal: GOAL, modules: scores }, null, 2)}\n`,
+  );
+  if (scores.some((s) => s.score !== null && s.score < GOAL)) process.exitCode = 1;
+}
+
+if (import.meta.main) main();
