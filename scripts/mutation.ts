@@ -64,7 +64,7 @@ export function scoreOf(module: string, report: StrykerReport): ModuleScore {
   };
 }
 
-function run(module: string, force: boolean): ModuleScore {
+function run(module: string, force: boolean): ModuleScore | { readonly module: string; readonly failed: string } {
   const report = join(reportsDir, `${module}.json`);
   const config = join(reportsDir, `${module}.stryker.json`);
   const base = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown>;
@@ -80,7 +80,8 @@ function run(module: string, force: boolean): ModuleScore {
   );
   console.log(`\n== ${module}: ${SAFETY_MODULES[module]!.join(' ')}`);
   const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0 || !existsSync(report)) throw new Error(`stryker failed for ${module} (exit ${result.status})`);
+  if (result.status !== 0 || !existsSync(report))
+    return { module, failed: `stryker exited ${result.status}: see its output above (a failing test in the initial run stops it)` };
   return scoreOf(module, JSON.parse(readFileSync(report, 'utf8')) as StrykerReport);
 }
 
@@ -98,17 +99,19 @@ function main(): void {
   console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of scores)
-    console.log(
-      `| ${s.module} | ${s.score === null ? '—' : `${s.score} %`} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${
-        s.score !== null && s.score >= GOAL ? 'met' : `missed (≥ ${GOAL} %)`
-      } |`,
-    );
+    if ('failed' in s) console.log(`| ${s.module} | — | — | — | — | — | not measured: ${s.failed} |`);
+    else
+      console.log(
+        `| ${s.module} | ${s.score === null ? '—' : `${s.score} %`} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.ignored} | ${
+          s.score !== null && s.score >= GOAL ? 'met' : `missed (≥ ${GOAL} %)`
+        } |`,
+      );
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
   writeFileSync(
     join(reportsDir, 'scores.json'),
     `${JSON.stringify({ measuredAt: new Date().toISOString(), commit, goal: GOAL, modules: scores }, null, 2)}\n`,
   );
-  if (scores.some((s) => s.score !== null && s.score < GOAL)) process.exitCode = 1;
+  if (scores.some((s) => 'failed' in s || (s.score !== null && s.score < GOAL))) process.exitCode = 1;
 }
 
 if (import.meta.main) main();
