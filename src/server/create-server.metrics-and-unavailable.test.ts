@@ -49,4 +49,10 @@ describe('server: /metrics and an unreachable store', () => {
       expect(response.body).not.toMatch(/ECONNREFUSED|at .*\.ts/);
     }
   });
+
+  it('/healthz and /readyz answer without signing in (test/core/faults/postgres-restart.test.ts takes the store away)', async () => {
+    fixture = await createServerFixture();
+    expect((await fixture.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });
+    expect((await fixture.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ ok: true, store: 'sqlite' });
+  });
 });

@@ -26,6 +26,7 @@ import { eventSocketRoute } from './routes/event-socket.ts';
 import { type HelmClusterDirectory, helmClusterRoutes } from './routes/helm-cluster-routes.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
+import { probeRoutes } from './routes/probe-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { usageRoute } from './routes/usage-route.ts';
 import { userRoutes } from './routes/user-routes.ts';
@@ -132,6 +133,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   apiRoute(app, catalog, { method: 'GET', path: '/api/health', summary: 'Liveness.', tag: 'meta', auth: false }, async () => ({
     ok: true,
   }));
+  probeRoutes(app, catalog, options.store);
   let document: Record<string, unknown> | undefined;
   const openApi = () => {
     document ??= openApiDocument(catalog, { title: 'opsgate', version: '0.1.0' });

@@ -54,11 +54,16 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarts under load', () => {
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
     }
     expect(server.recorder.transfers).toHaveLength(1);
+    const notReady = await send('GET', '/readyz', tokens.user);
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect((await send('GET', '/healthz', tokens.user)).status).toBe(200);
 
     cluster.start();
     const reread = await untilUp(() => send('GET', `/api/sessions/${before.sessionId}`, tokens.user));
     expect(reread.status).toBe(200);
     expect(reread.body).toMatchObject({ status: 'idle' });
+    expect((await send('GET', '/readyz', tokens.user)).body).toEqual({ ok: true, store: 'postgres' });
 
     // The call paused before the outage is still waiting for its approval, and runs once now.
     const resumed = await untilUp(() => approve(send, tokens.approver, pausedAcross.sessionId, pausedAcross.callId));
