@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSandboxEngine } from '../../src/agents/sandbox/engines/open-engine.ts';
 import type { PostgresSandboxEngine } from '../../src/agents/sandbox/engines/postgres-engine.ts';
 import { OpsgateError } from '../../src/core/errors/index.ts';
 import { type PostgresSandbox, postgresAvailable, startPostgresSandbox } from './postgres-sandbox.ts';
@@ -105,6 +106,20 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
     expect(error.message).toMatch(reason);
     expect(await sandbox.sessionTraces()).toEqual({ advisoryLocks: 0, temporaryRelations: 0 });
     expect(await sandbox.fingerprint()).toBe(before);
+  });
+
+  it('runs a function defined in the database only once an admin named it in safeFunctions', async () => {
+    const unmarked = await openSandboxEngine({ url: sandbox.url });
+    const marked = await openSandboxEngine({ url: sandbox.url, safeFunctions: ['public.order_count'] });
+    try {
+      const error = await refusal(unmarked.query('SELECT order_count() AS n'));
+      expect(error.message).toMatch(/public\.order_count is defined in this database, not built into PostgreSQL.*mark it safe/);
+      expect((await marked.query('SELECT order_count()::int AS n')).rows).toEqual([{ n: 5 }]);
+      expect((await marked.query('SELECT n::int FROM order_count_view')).rows).toEqual([{ n: 5 }]);
+    } finally {
+      await unmarked.close();
+      await marked.close();
+    }
   });
 
   it('refuses EXPLAIN of a write as a write, without planning it', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { type PostgresEngineOptions, PostgresSandboxEngine } from '../../src/agents/sandbox/engines/postgres-engine.ts';
-import { postgresBinDir, startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
+import { type PostgresCluster, postgresBinDir, startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
 import { testDatabaseUrl } from '../../src/testing/test-stores.ts';
 
 /** True where a PostgreSQL can be had: the suite's throwaway cluster (`npm test`) or an installed server. */
@@ -59,9 +59,26 @@ SELECT json_build_object(
     (SELECT md5(string_agg(t::text, ',' ORDER BY t.order_id, t.product_id)) FROM order_items t)))
 )::text AS fingerprint`;
 
+/** A file run alone (no suite cluster) starts one cluster, shared by its sandboxes and stopped with the last. */
+let ownCluster: { cluster: PostgresCluster; users: number } | undefined;
+
+function adminUrlFor(): string {
+  if (testDatabaseUrl) return testDatabaseUrl;
+  ownCluster ??= { cluster: startPostgresCluster(), users: 0 };
+  ownCluster.users += 1;
+  return ownCluster.cluster.url;
+}
+
+function releaseCluster(): void {
+  if (!ownCluster) return;
+  ownCluster.users -= 1;
+  if (ownCluster.users > 0) return;
+  ownCluster.cluster.dispose();
+  ownCluster = undefined;
+}
+
 export async function startPostgresSandbox(): Promise<PostgresSandbox> {
-  const cluster = testDatabaseUrl ? undefined : startPostgresCluster();
-  const adminUrl = testDatabaseUrl ?? cluster!.url;
+  const adminUrl = adminUrlFor();
   const suffix = randomBytes(4).toString('hex');
   const role = `sandbox_${suffix}`;
   const database = `sandbox_${suffix}`;
@@ -113,8 +130,8 @@ export async function startPostgresSandbox(): Promise<PostgresSandbox> {
     async dispose() {
       for (const engine of engines) await engine.close().catch(() => {});
       await admin.end();
-      if (cluster) {
-        cluster.dispose();
+      if (!testDatabaseUrl) {
+        releaseCluster();
         return;
       }
       const cleanup = new pg.Client({ connectionString: adminUrl });
