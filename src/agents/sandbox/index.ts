@@ -26,7 +26,8 @@ export const STAGING_RULE = 'sandbox-uncommitted-transaction';
 /**
  * The sandbox agent: inspects a SQL database freely and changes it only through a transaction
  * whose changes a person has seen and committed. Options: `db` (a SQLite file; default the demo
- * database under the data dir) or `url` (PostgreSQL).
+ * database under the data dir) or `url` (PostgreSQL), with `safeFunctions`: the comma-separated
+ * `schema.name`s of functions defined in that database that an admin allows on the read path.
  */
 export const sandboxAgent = defineAgent({
   name: 'sandbox',
@@ -36,7 +37,11 @@ export const sandboxAgent = defineAgent({
   async setup(context) {
     const url = context.options.url;
     const db = context.options.db ?? ensureDemoDatabase(demoDatabasePath(context.dataDir));
-    const engine = await openSandboxEngine(url ? { url } : { db });
+    const safeFunctions = (context.options.safeFunctions ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    const engine = await openSandboxEngine(url ? { url, safeFunctions } : { db });
     const connection = await connectInMemory(engine);
     // The password of a URL never reaches the logs or the model.
     const label = url ? url.replace(/\/\/[^@/]*@/, '//***@') : db;

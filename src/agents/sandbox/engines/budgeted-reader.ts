@@ -14,7 +14,7 @@ interface Pending {
 }
 
 /**
- * Runs read-path statements in a child process under a time and row budget. A read past its time
+ * Runs read-path statements in a child process under a time, row and byte budget. A read past its time
  * is stopped by killing the child (SQLite cannot be interrupted from JavaScript); the next read
  * starts a fresh one. The child opens the file read-only, with the same authorizer as in-process reads.
  */
@@ -50,7 +50,7 @@ export class BudgetedReader {
 
   #start(): ChildProcess {
     if (this.#child) return this.#child;
-    const child = fork(WORKER, [this.path, String(this.budget.maxRows)], {
+    const child = fork(WORKER, [this.path, String(this.budget.maxRows), String(this.budget.maxBytes)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

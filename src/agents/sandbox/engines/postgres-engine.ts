@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { OpsgateError } from '../../../core/errors/index.ts';
 import { SandboxErrors, TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
 import {
   type ChangePreview,
@@ -12,6 +13,10 @@ import {
   summarise,
   type TableSummary,
 } from './engine.ts';
+import { reachableFunctions } from './postgres-catalog.ts';
+import { judgeFunctions } from './postgres-function-policy.ts';
+import { inspectPostgresStatement, loadPostgresParser, type PostgresReadStatement } from './postgres-statement.ts';
+import { type ReadBudget, ReadMeter, resolveReadBudget } from './read-budget.ts';
 
 interface OpenTransaction {
   readonly id: string;
@@ -31,26 +36,51 @@ function toJsonValue(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
+export interface PostgresEngineOptions {
+  /** Time, row and byte budget of a read (the time is the pool's `statement_timeout`). */
+  readonly readBudget?: Partial<ReadBudget>;
+  /** Functions defined in the database (`schema.name`) that an admin marked safe to run on the read path. */
+  readonly safeFunctions?: readonly string[];
+  /** Connections in the pool. Default 4. */
+  readonly poolSize?: number;
+}
+
+/** The cursor a read fetches through; one at a time per connection, closed with its transaction. */
+const CURSOR = 'opsgate_read';
+/** Rows per FETCH after the first: the byte budget is checked between batches. */
+const BATCH_ROWS = 1_000;
+
 /**
- * A PostgreSQL sandbox. Every user statement runs as `PREPARE … AS <statement>` then `EXECUTE`
- * over the extended protocol: PostgreSQL's grammar admits only SELECT, VALUES, INSERT, UPDATE,
- * DELETE and MERGE there, so transaction control (`COMMIT`, `SET TRANSACTION READ WRITE`), `COPY`,
- * `DO`, `SET` and DDL are refused by the server, and the protocol refuses a second statement.
- * Reads run in a `READ ONLY` transaction that is always rolled back. Superuser connections are
- * refused: connect with a least-privilege role.
+ * A PostgreSQL sandbox. A read is parsed by PostgreSQL's own parser (libpg-query): one statement,
+ * of a read kind (SELECT, VALUES, WITH, EXPLAIN without ANALYZE, SHOW); every function it could run
+ * is looked up in the catalog and judged by an allow-list (`postgres-function-policy.ts`). It then
+ * runs in a `READ ONLY` transaction — a SELECT through `DECLARE … CURSOR`, whose grammar admits only
+ * SELECT and VALUES, fetched under the row and byte budget — that is always rolled back, and the
+ * connection is reset with `DISCARD ALL` before it goes back to the pool (a broken reset drops it).
+ * Transaction-path statements run as `PREPARE … AS <statement>` then `EXECUTE` over the extended
+ * protocol: PostgreSQL's grammar admits only SELECT, VALUES, INSERT, UPDATE, DELETE and MERGE
+ * there, so transaction control, `COPY`, `DO`, `SET` and DDL are refused by the server, and the
+ * protocol refuses a second statement. Superuser connections are refused: connect with a
+ * least-privilege role.
  */
 export class PostgresSandboxEngine implements SandboxEngine {
   readonly dialect = 'postgres' as const;
   readonly #pool: pg.Pool;
+  readonly #budget: ReadBudget;
+  readonly #safeFunctions: ReadonlySet<string>;
   #transaction: OpenTransaction | undefined;
   #pending = false;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, budget: ReadBudget, safeFunctions: ReadonlySet<string>) {
     this.#pool = pool;
+    this.#budget = budget;
+    this.#safeFunctions = safeFunctions;
   }
 
-  static async connect(url: string, options: { statementTimeoutMs?: number } = {}): Promise<PostgresSandboxEngine> {
-    const pool = new pg.Pool({ connectionString: url, max: 4, statement_timeout: options.statementTimeoutMs ?? 10_000 });
+  static async connect(url: string, options: PostgresEngineOptions = {}): Promise<PostgresSandboxEngine> {
+    const budget = resolveReadBudget(options.readBudget);
+    await loadPostgresParser();
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4, statement_timeout: budget.timeMs });
     // An idle client dropped by the server (restart, DROP DATABASE) must not crash the process.
     pool.on('error', () => {});
     try {
@@ -64,7 +94,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
       await pool.end();
       throw error;
     }
-    return new PostgresSandboxEngine(pool);
+    return new PostgresSandboxEngine(pool, budget, new Set(options.safeFunctions ?? []));
   }
 
   async #run(client: pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<QueryResult> {
@@ -82,11 +112,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
         queryMode: 'extended',
       } as pg.QueryConfig);
       const columns = result.fields.map((field) => field.name);
-      const rows = result.rows.map((row: Record<string, unknown>) => {
-        const out: Record<string, JsonValue> = {};
-        for (const [key, value] of Object.entries(row)) out[key] = toJsonValue(value);
-        return out;
-      });
+      const rows = result.rows.map(toJsonRow);
       const isRead = result.command === 'SELECT' || result.command === 'VALUES';
       return isRead ? { columns, rows, rowCount: rows.length } : { columns, rows, rowCount: rows.length, changes: result.rowCount ?? 0 };
     } catch (error) {
@@ -97,19 +123,67 @@ export class PostgresSandboxEngine implements SandboxEngine {
   }
 
   async query(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult> {
+    return this.#read(sql, params, (client, statement) =>
+      statement.kind === 'select' ? this.#fetch(client, sql, params) : this.#whole(client, sql, params),
+    );
+  }
+
+  /**
+   * The read path's frame: refuse by kind before taking a connection, refuse by the catalog inside
+   * the read-only transaction, then always roll back and reset the connection.
+   */
+  async #read(
+    sql: string,
+    params: readonly SqlParam[],
+    work: (client: pg.PoolClient, statement: PostgresReadStatement) => Promise<QueryResult>,
+  ): Promise<QueryResult> {
+    const statement = inspectPostgresStatement(sql);
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN TRANSACTION READ ONLY');
-      const settings = await readSettings(client);
-      const result = await this.#run(client, sql, params);
-      // A read may not change the transaction's or the session's settings (set_config, COMMIT).
-      if ((await readSettings(client)) !== settings) {
-        throw SandboxErrors.SQL_NOT_ALLOWED({ path: 'read', reason: 'the statement changed transaction or session settings' });
-      }
-      return result;
+      const refusal = judgeFunctions(await reachableFunctions(client, statement), this.#safeFunctions);
+      if (refusal)
+        throw SandboxErrors.SQL_NOT_ALLOWED({ path: 'read', reason: refusal.reason, action: 'FUNCTION', function: refusal.function });
+      return await work(client, statement);
     } finally {
-      await client.query('ROLLBACK').catch(() => {});
-      client.release();
+      client.release(await endRead(client));
+    }
+  }
+
+  /** A SELECT through a cursor, fetched in batches under the row and byte budget and the time left. */
+  async #fetch(client: pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<QueryResult> {
+    const deadline = Date.now() + this.#budget.timeMs;
+    const meter = new ReadMeter(this.#budget);
+    const rows: Array<Record<string, JsonValue>> = [];
+    let columns: string[] = [];
+    try {
+      await client.query({ text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}`, values: values(params) });
+      for (let batch = Math.min(this.#budget.maxRows + 1, 100); ; batch = Math.min(this.#budget.maxRows + 1 - rows.length, BATCH_ROWS)) {
+        if (rows.length > 0) await client.query(`SET LOCAL statement_timeout = ${Math.max(1, deadline - Date.now())}`);
+        const result = await client.query(`FETCH FORWARD ${batch} FROM ${CURSOR}`);
+        columns = result.fields.map((field) => field.name);
+        for (const row of result.rows) {
+          const converted = toJsonRow(row);
+          meter.count(converted);
+          rows.push(converted);
+        }
+        if (result.rows.length < batch) return { columns, rows, rowCount: rows.length };
+      }
+    } catch (error) {
+      throw classify(error, 'read');
+    }
+  }
+
+  /** EXPLAIN and SHOW: short answers, run as written (their kind and functions were checked). */
+  async #whole(client: pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<QueryResult> {
+    const meter = new ReadMeter(this.#budget);
+    try {
+      const result = await client.query({ text: sql, values: values(params), queryMode: 'extended' } as pg.QueryConfig);
+      const rows = result.rows.map(toJsonRow);
+      for (const row of rows) meter.count(row);
+      return { columns: result.fields.map((field) => field.name), rows, rowCount: rows.length };
+    } catch (error) {
+      throw classify(error, 'read');
     }
   }
 
@@ -172,11 +246,16 @@ export class PostgresSandboxEngine implements SandboxEngine {
   async #end(transactionId: string, command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const transaction = this.#open(transactionId);
     this.#transaction = undefined;
+    let failure: unknown;
     try {
       await transaction.client.query(command);
-    } finally {
-      transaction.client.release();
+    } catch (error) {
+      failure = error;
     }
+    // A committed `set_config(…, false)` or an advisory lock taken by a write stays with the session.
+    const broken = await resetSession(transaction.client);
+    transaction.client.release(broken);
+    if (failure !== undefined) throw failure;
   }
 
   async tables(): Promise<TableSummary[]> {
@@ -202,27 +281,18 @@ export class PostgresSandboxEngine implements SandboxEngine {
   }
 
   async explain(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult> {
-    // EXPLAIN is not preparable, so the statement is first proven a read on the read-only path.
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN TRANSACTION READ ONLY');
-      const name = `opsgate_${randomUUID().replaceAll('-', '')}`;
-      try {
-        await client.query({ text: `PREPARE ${name} AS ${sql}`, values: [], queryMode: 'extended' } as pg.QueryConfig);
-      } catch (error) {
-        throw classify(error, 'prepare');
+    return this.#read(sql, params, async (client, statement) => {
+      if (statement.kind !== 'select') {
+        throw SandboxErrors.SQL_NOT_ALLOWED({
+          path: 'read',
+          reason: 'only the plan of a SELECT, VALUES or WITH read can be shown',
+          action: 'EXPLAIN',
+        });
       }
-      const result = await client.query({
-        text: `EXPLAIN EXECUTE ${name}${literals(client, params)}`,
-        values: [],
-        queryMode: 'extended',
-      } as pg.QueryConfig);
-      const rows = result.rows.map((row: Record<string, unknown>) => ({ detail: String(Object.values(row)[0]) }));
+      const plan = await this.#whole(client, `EXPLAIN ${sql}`, params);
+      const rows = plan.rows.map((row) => ({ detail: String(Object.values(row)[0]) }));
       return { columns: ['detail'], rows, rowCount: rows.length };
-    } finally {
-      await client.query('ROLLBACK').catch(() => {});
-      client.release();
-    }
+    });
   }
 
   async close(): Promise<void> {
@@ -231,12 +301,41 @@ export class PostgresSandboxEngine implements SandboxEngine {
   }
 }
 
-const SETTINGS =
-  "SELECT current_setting('transaction_read_only') || ',' || current_setting('default_transaction_read_only') || ',' || current_user || ',' || current_setting('search_path') AS s";
+/**
+ * Ends a read: its transaction is rolled back and the session reset (`DISCARD ALL`: settings, advisory
+ * locks, temporary tables, prepared statements, LISTEN). Returns the error when either fails, so the
+ * pool drops the connection instead of lending it out again.
+ */
+async function endRead(client: pg.PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query('ROLLBACK');
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+  return resetSession(client);
+}
 
-async function readSettings(client: pg.PoolClient): Promise<string> {
-  const { rows } = await client.query<{ s: string }>(SETTINGS);
-  return rows[0]?.s ?? '';
+async function resetSession(client: pg.PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query('DISCARD ALL');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function values(params: readonly SqlParam[]): unknown[] {
+  for (const param of params) {
+    if (typeof param === 'number' && !Number.isFinite(param))
+      throw SandboxErrors.SQL_FAILED({ detail: `parameter ${param} is not a finite number` });
+  }
+  return [...params];
+}
+
+function toJsonRow(row: Record<string, unknown>): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = toJsonValue(value);
+  return out;
 }
 
 function literals(client: pg.PoolClient, params: readonly SqlParam[]): string {
@@ -253,7 +352,8 @@ function literals(client: pg.PoolClient, params: readonly SqlParam[]): string {
   return `(${quoted.join(', ')})`;
 }
 
-function classify(error: unknown, stage: 'prepare' | 'execute'): Error {
+function classify(error: unknown, stage: 'prepare' | 'execute' | 'read'): Error {
+  if (OpsgateError.isInstance(error)) return error;
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === READ_ONLY_VIOLATION) return new WriteOutsideTransactionError(`This statement writes (${message}).`);
@@ -267,7 +367,7 @@ function classify(error: unknown, stage: 'prepare' | 'execute'): Error {
     });
   }
   if (code === '42501') return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: message });
-  // statement_timeout (the pool's `statementTimeoutMs`, default 10 s) cancelled the statement.
+  // statement_timeout (the read budget's time, default 10 s) cancelled the statement.
   if (code === '57014' && /statement timeout/.test(message))
     return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: 'it ran past the statement timeout', limit: 'time' }, { cause: error });
   return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });

@@ -52,9 +52,9 @@ describe('read budget: a runaway read is stopped with a clear error and the data
     await expect(fixture.bridge.query('DELETE FROM orders')).rejects.toMatchObject({ code: 'WRITE_OUTSIDE_TRANSACTION' });
   });
 
-  it('defaults to 10 s and 10,000 rows and rejects budgets that are not positive whole numbers', () => {
-    expect(resolveReadBudget()).toEqual({ timeMs: 10_000, maxRows: 10_000 });
-    expect(resolveReadBudget({ timeMs: 50 })).toEqual({ timeMs: 50, maxRows: 10_000 });
+  it('defaults to 10 s, 10,000 rows and 16 MiB and rejects budgets that are not positive whole numbers', () => {
+    expect(resolveReadBudget()).toEqual({ timeMs: 10_000, maxRows: 10_000, maxBytes: 16 * 1024 * 1024 });
+    expect(resolveReadBudget({ timeMs: 50 })).toEqual({ timeMs: 50, maxRows: 10_000, maxBytes: 16 * 1024 * 1024 });
     expect(() => resolveReadBudget({ maxRows: 0 })).toThrow(RangeError);
     expect(() => resolveReadBudget({ timeMs: 1.5 })).toThrow(RangeError);
   });
@@ -72,6 +72,24 @@ describe('read budget: rows', () => {
     const error = await refusal(fixture.bridge.query(ENDLESS_ROWS));
     expect(error.code).toBe('READ_BUDGET_EXCEEDED');
     expect(error.fields).toMatchObject({ limit: 'rows', maxRows: 50 });
+  });
+});
+
+describe('read budget: bytes', () => {
+  let fixture: SandboxFixture;
+  beforeAll(async () => {
+    fixture = await createSandboxFixture('byte-budget-test', { readBudget: { timeMs: 120_000, maxBytes: 20_000 } });
+  });
+  afterAll(() => fixture.dispose());
+
+  it('stops a read whose rows come to more bytes than its budget, and answers a smaller one', async () => {
+    const wide = (rows: number) =>
+      `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${rows}) SELECT x, printf('%.100c', 'y') AS pad FROM c`;
+    const error = await refusal(fixture.bridge.query(wide(1_000)));
+    expect(error.code).toBe('READ_BUDGET_EXCEEDED');
+    expect(error.fields).toMatchObject({ limit: 'bytes', maxBytes: 20_000 });
+    expect(error.message).toContain('more than 20000 bytes');
+    expect((await fixture.bridge.query(wide(100))).rowCount).toBe(100);
   });
 });
 

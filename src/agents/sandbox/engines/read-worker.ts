@@ -2,6 +2,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { OpsgateError } from '../../../core/errors/index.ts';
 import { SandboxErrors } from '../errors.ts';
 import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
+import { type ReadBudget, ReadMeter } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
 import { toJsonValue, toParams } from './sqlite-values.ts';
 
@@ -9,7 +10,7 @@ import { toJsonValue, toParams } from './sqlite-values.ts';
  * The child process that runs read-path statements for one SQLite file, so that a runaway read
  * (an endless `WITH RECURSIVE`, a huge join) can be stopped by killing the process: node:sqlite has
  * no interrupt, and a worker thread cannot be terminated while SQLite runs native code.
- * Started by `BudgetedReader` with the database path and the row budget as arguments.
+ * Started by `BudgetedReader` with the database path and the row and byte budgets as arguments.
  */
 export interface ReadRequest {
   readonly id: number;
@@ -26,7 +27,7 @@ function read(
   guard: SqlAuthorizer,
   cache: Map<string, StatementSync>,
   request: ReadRequest,
-  maxRows: number,
+  budget: Pick<ReadBudget, 'maxRows' | 'maxBytes'>,
 ): QueryResult {
   let statement = cache.get(request.sql);
   if (!statement) {
@@ -43,18 +44,18 @@ function read(
       return { columns, rows: [], rowCount: 0 };
     }
     const rows: Array<Record<string, JsonValue>> = [];
+    const meter = new ReadMeter(budget);
     for (const row of prepared.iterate(...params) as Iterable<Record<string, unknown>>) {
-      if (rows.length === maxRows)
-        throw SandboxErrors.READ_BUDGET_EXCEEDED({ detail: `it returned more than ${maxRows} rows`, limit: 'rows', maxRows });
       const converted: Record<string, JsonValue> = {};
       for (const key of columns) converted[key] = toJsonValue(row[key]);
+      meter.count(converted);
       rows.push(converted);
     }
     return { columns, rows, rowCount: rows.length };
   });
 }
 
-function serve(path: string, maxRows: number): void {
+function serve(path: string, budget: Pick<ReadBudget, 'maxRows' | 'maxBytes'>): void {
   const db = new DatabaseSync(path, { readOnly: true, allowExtension: false });
   db.enableDefensive(true);
   const guard = new SqlAuthorizer('read');
@@ -63,7 +64,7 @@ function serve(path: string, maxRows: number): void {
   process.on('message', (request: ReadRequest) => {
     let reply: ReadReply;
     try {
-      reply = { id: request.id, result: read(db, guard, cache, request, maxRows) };
+      reply = { id: request.id, result: read(db, guard, cache, request, budget) };
     } catch (error) {
       const typed = OpsgateError.isInstance(error)
         ? error
@@ -78,4 +79,4 @@ function serve(path: string, maxRows: number): void {
   });
 }
 
-serve(process.argv[2]!, Number(process.argv[3]));
+serve(process.argv[2]!, { maxRows: Number(process.argv[3]), maxBytes: Number(process.argv[4]) });

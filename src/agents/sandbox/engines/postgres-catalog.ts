@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import type { CatalogFunction } from './postgres-function-policy.ts';
+import type { PostgresReadStatement, WrittenName } from './postgres-statement.ts';
+
+/**
+ * Every function a read could run, found in the catalog in one round trip: the functions and the
+ * operators' functions the statement names (every overload in the named schema, or on the search
+ * path when unqualified), and, through `pg_depend`, the functions behind the relations and types it
+ * names — a view's query (and the views it reads, recursively), a table's row security policies, a
+ * domain's CHECK constraints, the casts to a type. Overloads count all at once: when one `f` is
+ * unsafe, `f(…)` is refused whichever the call resolves to.
+ */
+const REACHABLE_FUNCTIONS = `
+WITH RECURSIVE
+  path AS (SELECT n.oid FROM pg_namespace n WHERE n.nspname = ANY (current_schemas(true))),
+  written(kind, schema, name) AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[])),
+  named_namespace AS (
+    SELECT w.kind, w.name, n.oid AS namespace FROM written w JOIN pg_namespace n ON n.nspname = w.schema WHERE w.schema <> ''
+    UNION ALL
+    SELECT w.kind, w.name, p.oid FROM written w CROSS JOIN path p WHERE w.schema = ''
+  ),
+  objects(classid, objid) AS (
+    SELECT 'pg_proc'::regclass::oid, p.oid FROM named_namespace w JOIN pg_proc p ON w.kind = 'f' AND p.proname = w.name AND p.pronamespace = w.namespace
+    UNION
+    SELECT 'pg_operator'::regclass::oid, o.oid FROM named_namespace w JOIN pg_operator o ON w.kind = 'o' AND o.oprname = w.name AND o.oprnamespace = w.namespace AND o.oid::int8 >= 16384
+    UNION
+    SELECT 'pg_class'::regclass::oid, c.oid FROM named_namespace w JOIN pg_class c ON w.kind = 'r' AND c.relname = w.name AND c.relnamespace = w.namespace
+    UNION
+    SELECT 'pg_type'::regclass::oid, t.oid FROM named_namespace w JOIN pg_type t ON w.kind = 't' AND t.typname = w.name AND t.typnamespace = w.namespace
+    UNION
+    SELECT d.refclassid, d.refobjid
+      FROM objects o
+      JOIN LATERAL (
+        SELECT 'pg_rewrite'::regclass::oid AS classid, r.oid AS objid FROM pg_rewrite r WHERE o.classid = 'pg_class'::regclass AND r.ev_class = o.objid
+        UNION ALL
+        SELECT 'pg_policy'::regclass::oid, p.oid FROM pg_policy p WHERE o.classid = 'pg_class'::regclass AND p.polrelid = o.objid
+        UNION ALL
+        SELECT 'pg_constraint'::regclass::oid, k.oid FROM pg_constraint k WHERE o.classid = 'pg_type'::regclass AND k.contypid = o.objid
+        UNION ALL
+        SELECT 'pg_cast'::regclass::oid, k.oid FROM pg_cast k WHERE o.classid = 'pg_type'::regclass AND k.casttarget = o.objid
+      ) owned ON true
+      JOIN pg_depend d ON d.classid = owned.classid AND d.objid = owned.objid
+     WHERE d.refclassid IN ('pg_class'::regclass, 'pg_type'::regclass, 'pg_proc'::regclass, 'pg_operator'::regclass)
+  ),
+  functions AS (
+    SELECT objid AS oid FROM objects WHERE classid = 'pg_proc'::regclass
+    UNION
+    SELECT o.oprcode FROM objects x JOIN pg_operator o ON x.classid = 'pg_operator'::regclass AND o.oid = x.objid
+  )
+SELECT n.nspname AS schema, p.proname AS name, p.provolatile AS volatility, p.oid::int8 < 16384 AS "builtIn"
+  FROM functions f JOIN pg_proc p ON p.oid = f.oid JOIN pg_namespace n ON n.oid = p.pronamespace
+ ORDER BY p.oid`;
+
+/** Runs the lookup on the read's own connection (inside its read-only transaction, so it sees the same search path). */
+export async function reachableFunctions(client: pg.PoolClient, statement: PostgresReadStatement): Promise<CatalogFunction[]> {
+  const written: Array<[string, WrittenName]> = [
+    ...statement.functions.map((name): [string, WrittenName] => ['f', name]),
+    ...statement.operators.map((name): [string, WrittenName] => ['o', name]),
+    ...statement.relations.map((name): [string, WrittenName] => ['r', name]),
+    ...statement.types.map((name): [string, WrittenName] => ['t', name]),
+  ];
+  const { rows } = await client.query<CatalogFunction>(REACHABLE_FUNCTIONS, [
+    written.map(([kind]) => kind),
+    written.map(([, name]) => name.schema),
+    written.map(([, name]) => name.name),
+  ]);
+  return rows;
+}

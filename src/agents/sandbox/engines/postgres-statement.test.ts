@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OpsgateError } from '../../../core/errors/index.ts';
+import { inspectPostgresStatement, loadPostgresParser } from './postgres-statement.ts';
+
+beforeAll(() => loadPostgresParser());
+
+function refusalCode(sql: string): string {
+  try {
+    inspectPostgresStatement(sql);
+  } catch (error) {
+    if (OpsgateError.isInstance(error)) return error.code;
+    throw error;
+  }
+  return 'allowed';
+}
+
+describe('PostgreSQL read statements, from the server’s own grammar', () => {
+  it.each([
+    ['SELECT 1', 'select'],
+    ['VALUES (1)', 'select'],
+    ['WITH x AS (SELECT 1) SELECT * FROM x', 'select'],
+    ['/* c */ select 1; -- trailing', 'select'],
+    ['EXPLAIN SELECT * FROM t WHERE id = 1', 'explain'],
+    ['EXPLAIN (FORMAT JSON, VERBOSE) SELECT 1', 'explain'],
+    ['SHOW work_mem', 'show'],
+  ])('runs %j as a %s', (sql, kind) => {
+    expect(inspectPostgresStatement(sql).kind).toBe(kind);
+  });
+
+  it.each([
+    ['DELETE FROM t', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['SELECT * INTO copy FROM t', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['CREATE TEMP TABLE x (a int)', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['TRUNCATE t', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['EXPLAIN DELETE FROM t', 'WRITE_OUTSIDE_TRANSACTION'],
+    ['EXPLAIN ANALYZE SELECT 1', 'SQL_NOT_ALLOWED'],
+    ['EXPLAIN (ANALYZE off) SELECT 1', 'SQL_NOT_ALLOWED'],
+    ['SELECT * FROM t FOR UPDATE', 'SQL_NOT_ALLOWED'],
+    ['SELECT * FROM t FOR KEY SHARE', 'SQL_NOT_ALLOWED'],
+    ['SET search_path = x', 'SQL_NOT_ALLOWED'],
+    ['COMMIT', 'SQL_NOT_ALLOWED'],
+    ["NOTIFY x, 'y'", 'SQL_NOT_ALLOWED'],
+    ['DO $$ BEGIN END $$', 'SQL_NOT_ALLOWED'],
+    ['SELECT 1; SELECT 2', 'SQL_MULTIPLE_STATEMENTS'],
+    ['  -- only a comment', 'SQL_EMPTY'],
+    ['SELEKT 1', 'SQL_FAILED'],
+  ])('refuses %j with %s', (sql, code) => {
+    expect(refusalCode(sql)).toBe(code);
+  });
+
+  it('collects the functions, operators, relations and cast types a read names', () => {
+    const statement = inspectPostgresStatement(
+      'SELECT public.f(1), count(*), a OPERATOR(public.===) b, x::my_domain FROM s.v JOIN t ON true WHERE g() > 0',
+    );
+    expect(statement.functions).toEqual([
+      { schema: 'public', name: 'f' },
+      { schema: '', name: 'count' },
+      { schema: '', name: 'g' },
+    ]);
+    expect(statement.operators).toEqual(
+      expect.arrayContaining([
+        { schema: 'public', name: '===' },
+        { schema: '', name: '>' },
+      ]),
+    );
+    expect(statement.relations).toEqual([
+      { schema: 's', name: 'v' },
+      { schema: '', name: 't' },
+    ]);
+    expect(statement.types).toEqual([{ schema: '', name: 'my_domain' }]);
+  });
+
+  it('judges the comparison operators every read may use implicitly (ORDER BY, IN, DISTINCT)', () => {
+    const operators = inspectPostgresStatement('SELECT DISTINCT a FROM t ORDER BY a').operators.map((operator) => operator.name);
+    expect(operators).toEqual(expect.arrayContaining(['=', '<>', '<', '>', '<=', '>=']));
+  });
+
+  it('collects the functions inside EXPLAIN and inside FROM-clause function calls', () => {
+    expect(inspectPostgresStatement('EXPLAIN SELECT pg_advisory_lock(1)').functions).toEqual([{ schema: '', name: 'pg_advisory_lock' }]);
+    expect(inspectPostgresStatement('SELECT * FROM dblink($$x$$, $$y$$) AS t(a int)').functions).toEqual([{ schema: '', name: 'dblink' }]);
+  });
+});
