@@ -3,7 +3,16 @@ import type { SimpleCommand } from '../validator/index.ts';
 import { embeddedShellCommands } from './embedded-commands.ts';
 
 function command(program: string, ...args: string[]): SimpleCommand {
-  return { name: program, program, nameIsStatic: true, args: args.map((text) => ({ text, static: true })), redirects: [], assignments: [], via: [], segment: '' };
+  return {
+    name: program,
+    program,
+    nameIsStatic: true,
+    args: args.map((text) => ({ text, static: true })),
+    redirects: [],
+    assignments: [],
+    via: [],
+    segment: '',
+  };
 }
 
 describe('shell commands inside interpreter code', () => {

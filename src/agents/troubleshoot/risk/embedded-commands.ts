@@ -1,5 +1,5 @@
-import { inlineCode } from '../validator/linux-interpreter-rules.ts';
 import type { SimpleCommand } from '../validator/index.ts';
+import { inlineCode } from '../validator/linux-interpreter-rules.ts';
 
 /**
  * Calls that hand a string to a shell, in Python, Perl, Ruby, PHP, Node and awk:

@@ -109,10 +109,7 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
     if (script) return { commands: [], scripts: [{ source: script, via: 'flock -c' }] };
     return wrap(c, 'flock', ['-w', '-E', '--timeout', '--conflict-exit-code'], 1);
   },
-  strace: (c) =>
-    ownOptions(c, STRACE_VALUES).some((a) => a.text === '-p')
-      ? NONE
-      : wrap(c, 'strace', STRACE_VALUES),
+  strace: (c) => (ownOptions(c, STRACE_VALUES).some((a) => a.text === '-p') ? NONE : wrap(c, 'strace', STRACE_VALUES)),
   ltrace: (c) => (ownOptions(c, LTRACE_VALUES).some((a) => a.text === '-p') ? NONE : wrap(c, 'ltrace', LTRACE_VALUES)),
   setarch: (c) => wrap(c, 'setarch', [], 1),
   unshare: (c) => wrap(c, 'unshare', ['--propagation', '--setgroups', '--map-user', '--map-group', '-S', '-G', '--wd', '-R', '--root']),
