@@ -1,6 +1,7 @@
 import type { Parser } from 'web-tree-sitter';
 import type { RiskAssessment } from '../../core/tools/index.ts';
 import { type Effect, effect, RANK } from './risk/effect.ts';
+import { embeddedShellCommands } from './risk/embedded-commands.ts';
 import { scoreSimpleCommand } from './risk/simple-command-risk.ts';
 import { collectSimpleCommands } from './validator/bash-commands.ts';
 import { loadBashParser } from './validator/bash-parser.ts';
@@ -67,6 +68,7 @@ export class CommandRiskAssessor {
     const wraps = inner.commands.length > 0 || inner.scripts.length > 0;
     this.#push(command, scoreSimpleCommand(command, wraps), out);
     for (const child of inner.commands) this.#command(child, depth + 1, out);
+    for (const line of embeddedShellCommands(command)) this.#bash(line, depth + 1, [...command.via, `${command.program} code`], out);
     for (const script of inner.scripts) {
       if (script.source.static) this.#bash(script.source.text, depth + 1, [...command.via, script.via], out);
       else this.#push(command, effect('high', `runs code known only at run time (${script.via})`), out);

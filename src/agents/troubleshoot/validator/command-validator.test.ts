@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandValidator, createCommandValidator, MAX_COMMAND_LENGTH, STRUCTURAL_RULES } from './command-validator.ts';
+import { type CommandValidator, createCommandValidator, MAX_COMMAND_LENGTH, MAX_NESTING, STRUCTURAL_RULES } from './command-validator.ts';
 import { type CorpusCase, DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from './corpus/index.ts';
 import { DEFAULT_LINUX_BLOCKLIST, DEFAULT_WINDOWS_BLOCKLIST } from './index.ts';
 
@@ -70,6 +70,23 @@ describe('CommandValidator behaviour', () => {
     let command = 'ls';
     for (let level = 0; level < 12; level++) command = `sh -c ${JSON.stringify(command)}`;
     expect(validator.validate(command, 'linux').rule).toBe('nesting-too-deep');
+  });
+
+  it.each([
+    ['nice', (inner: string) => `nice ${inner}`],
+    ['sh -c', (inner: string) => `sh -c ${JSON.stringify(inner)}`],
+  ])('AR-01 allows exactly MAX_NESTING levels of %s around a benign command, and blocks one more', (_name, wrap) => {
+    let command = 'df -h';
+    for (let level = 0; level < MAX_NESTING; level++) command = wrap(command);
+    expect(validator.validate(command, 'linux')).toMatchObject({ verdict: 'allow' });
+    expect(validator.validate(wrap(command), 'linux')).toMatchObject({ verdict: 'block', rule: 'nesting-too-deep' });
+  });
+
+  it('AR-01 allows exactly MAX_NESTING levels of cmd /c on Windows, and blocks one more', () => {
+    let command = 'Get-Volume';
+    for (let level = 0; level < MAX_NESTING; level++) command = `cmd /c ${command}`;
+    expect(validator.validate(command, 'windows')).toMatchObject({ verdict: 'allow' });
+    expect(validator.validate(`cmd /c ${command}`, 'windows')).toMatchObject({ verdict: 'block', rule: 'nesting-too-deep' });
   });
 
   it('AR-01 blocks shell syntax errors, NUL bytes and oversized input', () => {

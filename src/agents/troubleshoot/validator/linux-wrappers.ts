@@ -26,6 +26,18 @@ function shellCommandIndex(args: readonly Word[]): number {
 
 type Unwrapper = (command: SimpleCommand) => Unwrapped;
 
+const IONICE_VALUES = ['-c', '-n', '--class', '--classdata'];
+const STRACE_VALUES = ['-o', '-e', '-s', '-u', '-E', '-a', '-b', '-O', '-S', '-P', '-I', '-X'];
+const LTRACE_VALUES = ['-o', '-e', '-s', '-u', '-a', '-l', '-n'];
+
+/**
+ * The wrapper's own options, before the command it runs: `ionice -c3 shred -u FILE` has `-c3` only
+ * (the `-u` is shred's, and must not turn ionice into "set the priority of user N").
+ */
+function ownOptions(c: SimpleCommand, withValue: readonly string[]): readonly Word[] {
+  return c.args.slice(0, commandIndex(c.args, new Set(withValue)));
+}
+
 const UNWRAPPERS: Record<string, Unwrapper> = {
   sudo: (c) => {
     const valueOptions = [
@@ -79,9 +91,9 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
   },
   nice: (c) => wrap(c, 'nice', ['-n', '--adjustment']),
   ionice: (c) =>
-    c.args.some((a) => a.text === '-p' || a.text === '-P' || a.text === '-u')
+    ownOptions(c, IONICE_VALUES).some((a) => a.text === '-p' || a.text === '-P' || a.text === '-u')
       ? NONE
-      : wrap(c, 'ionice', ['-c', '-n', '--class', '--classdata']),
+      : wrap(c, 'ionice', IONICE_VALUES),
   nohup: (c) => wrap(c, 'nohup', []),
   setsid: (c) => wrap(c, 'setsid', []),
   time: (c) => wrap(c, 'time', ['-f', '--format', '-o', '--output']),
@@ -89,19 +101,16 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
   stdbuf: (c) => wrap(c, 'stdbuf', ['-i', '-o', '-e', '--input', '--output', '--error']),
   unbuffer: (c) => wrap(c, 'unbuffer', []),
   chroot: (c) => wrap(c, 'chroot', ['--userspec', '--groups'], 1),
-  chrt: (c) => (c.args.some((a) => a.text === '-p') ? NONE : wrap(c, 'chrt', [], 1)),
-  taskset: (c) => (c.args.some((a) => /^-\w*p/.test(a.text)) ? NONE : wrap(c, 'taskset', [], 1)),
+  chrt: (c) => (ownOptions(c, []).some((a) => a.text === '-p') ? NONE : wrap(c, 'chrt', [], 1)),
+  taskset: (c) => (ownOptions(c, []).some((a) => /^-\w*p/.test(a.text)) ? NONE : wrap(c, 'taskset', [], 1)),
   flock: (c) => {
     const { values } = parseFlags(c.args, { aliases: { c: 'command', command: 'command' }, withValue: ['command', 'w', 'E'] });
     const script = values.get('command');
     if (script) return { commands: [], scripts: [{ source: script, via: 'flock -c' }] };
     return wrap(c, 'flock', ['-w', '-E', '--timeout', '--conflict-exit-code'], 1);
   },
-  strace: (c) =>
-    c.args.some((a) => a.text === '-p')
-      ? NONE
-      : wrap(c, 'strace', ['-o', '-e', '-s', '-u', '-E', '-a', '-b', '-O', '-S', '-P', '-I', '-X']),
-  ltrace: (c) => (c.args.some((a) => a.text === '-p') ? NONE : wrap(c, 'ltrace', ['-o', '-e', '-s', '-u', '-a', '-l', '-n'])),
+  strace: (c) => (ownOptions(c, STRACE_VALUES).some((a) => a.text === '-p') ? NONE : wrap(c, 'strace', STRACE_VALUES)),
+  ltrace: (c) => (ownOptions(c, LTRACE_VALUES).some((a) => a.text === '-p') ? NONE : wrap(c, 'ltrace', LTRACE_VALUES)),
   setarch: (c) => wrap(c, 'setarch', [], 1),
   unshare: (c) => wrap(c, 'unshare', ['--propagation', '--setgroups', '--map-user', '--map-group', '-S', '-G', '--wd', '-R', '--root']),
   nsenter: (c) => wrap(c, 'nsenter', ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-w', '--wd', '-r', '--root']),
@@ -110,7 +119,7 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
   torsocks: (c) => wrap(c, 'torsocks', []),
   catchsegv: (c) => wrap(c, 'catchsegv', []),
   rlwrap: (c) => wrap(c, 'rlwrap', []),
-  command: (c) => (c.args.some((a) => a.text === '-v' || a.text === '-V') ? NONE : wrap(c, 'command', [])),
+  command: (c) => (ownOptions(c, []).some((a) => a.text === '-v' || a.text === '-V') ? NONE : wrap(c, 'command', [])),
   builtin: (c) => wrap(c, 'builtin', []),
   exec: (c) => wrap(c, 'exec', ['-a']),
   busybox: (c) => wrap(c, 'busybox', []),

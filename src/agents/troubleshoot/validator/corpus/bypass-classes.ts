@@ -18,6 +18,15 @@ export const BYPASS_CLASSES: readonly CorpusCase[] = [
     'echo / | xargs -i rm -rf {}',
   ),
   ...linux(
+    'issue 29: a wrapped command option mistaken for the wrapper own (found by the risk property test)',
+    'command rm -rf -v /',
+    'ionice -c3 shred -u /dev/sda',
+    'ltrace rm -rf -p /',
+    'strace -f rm -rf -p /etc',
+    'chrt 10 rm -rf -p /usr',
+    'taskset 1 rm -rf -p /boot',
+  ),
+  ...linux(
     'issue 14: interpreters that delete without a shell',
     'python3 -c \'import shutil; shutil.rmtree("/")\'',
     'python -vc \'import os; os.remove("/etc/passwd")\'',
