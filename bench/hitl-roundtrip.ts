@@ -11,6 +11,7 @@ import { createRuntime } from '../src/core/runtime/index.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel } from '../src/testing/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
+import { goal } from './load/goals.ts';
 import { createOpenAiAgentsScenario } from './openai-agents-anchor.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -121,7 +122,9 @@ try {
   const ours = results[1]!;
   ours.vs_ai_sdk = Number(((ours.turns_per_s as number) / (anchor.turns_per_s as number)).toFixed(2));
   printTable('hitl-roundtrip', results);
-  writeResults('hitl-roundtrip', results);
+  const goals = [goal('opsgate / AI SDK, one round trip at a time (SQLite)', Number(ours.vs_ai_sdk), 0.7, true)];
+  printTable('goal (issue 32), from the rows above', goals);
+  writeResults('hitl-roundtrip', results, { goals });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,12 +1,13 @@
 // `npm run bench:load`: the approval round trip (ledger agent: read → gated transfer → pause →
 // approve → execute → answer) with C sessions in flight, on SQLite and on PostgreSQL with fsync on,
-// in 1 and 3 processes; then three anchors on the same PostgreSQL at C=64. Prints scenarios/s,
+// in 1, 2, 4 and 8 processes (12 too with LOAD_TWELVE=1); then three anchors on the same PostgreSQL at C=64. Prints scenarios/s,
 // p50/p99, errors, transactions per scenario (pg_stat_database.xact_commit delta; reads count too)
 // and WAL fsyncs per scenario (pg_stat_wal.wal_sync, what durable commits cost), and checks
 // exactly-once (transfers executed == scenarios completed, each with its audit event, audit verifies).
 // CPU ms per scenario in Node (the opsgate processes, or the anchor's) and in PostgreSQL (the whole
-// cluster, from /proc) say how the figures would scale on more cores. A second table checks the
-// rows against issue 24's goals and says by how much each is met or missed.
+// cluster, from /proc) say how the figures would scale on more cores: a second table compares each
+// process count's with one process's. A third checks the rows against issue 32's goals and says by
+// how much each is met or missed.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { type BenchRow, printTable, summarise, writeResults } from './bench-repo
 import { type AnchorCounters, type AnchorSetup, aiSdkAnchor, langGraphAnchor, openAiAgentsAnchor } from './load/anchors.ts';
 import { postgresCpuMs, processCpuMs } from './load/cpu.ts';
 import { drive, HEARTBEAT_MS } from './load/drive.ts';
+import { loadGoalsOf, REPLICA_COUNTS, replicaTableOf } from './load/goals.ts';
 import type { WorkerReport, WorkerTask } from './load/opsgate-worker.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -227,41 +229,14 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
   };
 }
 
-/** Issue 24's goals, each with what this run measured and the ratio to the goal (≥ 1 is met). */
-function goalsOf(rows: readonly BenchRow[]): BenchRow[] {
-  const find = (system: string, processes: number, concurrency: number) =>
-    rows.find((row) => String(row.system).startsWith(system) && row.processes === processes && row.concurrency === concurrency);
-  const one = find('opsgate postgres', 1, 64);
-  const three = find('opsgate postgres', 3, 64);
-  const aiSdk = find('anchor: AI SDK', 1, 64);
-  const agents = find('anchor: OpenAI Agents', 1, 64);
-  const rate = (row: BenchRow | undefined) => Number(row?.scenarios_per_s ?? Number.NaN);
-  const at = (row: BenchRow | undefined, column: string) => Number(row?.[column] ?? Number.NaN);
-  const goal = (name: string, measured: number, target: number, higherIsBetter: boolean): BenchRow => {
-    const ratio = higherIsBetter ? measured / target : target / measured;
-    return {
-      system: name,
-      measured: Number(measured.toFixed(3)),
-      target,
-      ratio_to_goal: Number(ratio.toFixed(3)),
-      met: ratio >= 1 ? 'yes' : 'no',
-    };
-  };
-  return [
-    goal('PG C=64: 3 processes / 1 process', rate(three) / rate(one), 1, true),
-    goal('PG C=64, 1 process: transactions per round trip', at(one, 'xact_per_scenario'), 5, false),
-    goal('PG C=64, 3 processes: transactions per round trip', at(three, 'xact_per_scenario'), 5, false),
-    goal('PG C=64, 1 process: WAL fsyncs per round trip', at(one, 'wal_syncs_per_scenario'), 1.5, false),
-    goal('PG C=64, 1 process / OpenAI Agents', rate(one) / rate(agents), 1, true),
-    goal('PG C=64, 1 process / AI SDK', rate(one) / rate(aiSdk), 0.5, true),
-    goal('PG C=64, 1 process / AI SDK (moonshot)', rate(one) / rate(aiSdk), 1, true),
-  ];
-}
-
 const rows: BenchRow[] = [];
 try {
   for (const concurrency of [1, 64, 256]) rows.push(await opsgateRun('sqlite', 1, concurrency));
-  for (const processes of [1, 3]) for (const concurrency of [1, 64, 256]) rows.push(await opsgateRun('postgres', processes, concurrency));
+  rows.push(await opsgateRun('postgres', 1, 1));
+  for (const processes of REPLICA_COUNTS)
+    for (const concurrency of [64, 256]) rows.push(await opsgateRun('postgres', processes, concurrency));
+  // A machine with the cores for it also runs 12 processes: CPU per round trip must not rise past 8.
+  if (process.env.LOAD_TWELVE === '1') rows.push(await opsgateRun('postgres', 12, 256));
   const aiSdk = { transfers: 0 };
   rows.push(await anchorRun('anchor: AI SDK, messages JSON in one pg row', aiSdkAnchor(aiSdk), aiSdk));
   const agents = { transfers: 0 };
@@ -269,9 +244,11 @@ try {
   const langGraph = { transfers: 0 };
   rows.push(await anchorRun('anchor: LangGraph, PostgresSaver', langGraphAnchor(langGraph), langGraph));
   printTable('load (approval round trip)', rows);
-  const goals = goalsOf(rows);
-  printTable('goals (issue 24), from the rows above', goals);
-  writeResults('load', rows, { postgres: 'throwaway cluster, fsync on, synchronous_commit on', goals });
+  const replicas = replicaTableOf(rows);
+  printTable('replicas (PostgreSQL): throughput and CPU per round trip against one process', replicas);
+  const goals = loadGoalsOf(rows);
+  printTable('goals (issue 32), from the rows above (bench:hitl-roundtrip has the one-at-a-time goal)', goals);
+  writeResults('load', rows, { postgres: 'throwaway cluster, fsync on, synchronous_commit on', replicas, goals });
 } finally {
   await admin.end();
   cluster.dispose();
