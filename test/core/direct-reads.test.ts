@@ -54,7 +54,7 @@ function readerAgent(runs: string[]) {
             description: 'always fails',
             input: z.object({}),
             mutability: 'read-only',
-            async execute() {
+            async execute(): Promise<string> {
               runs.push('broken');
               throw CoreErrors.BAD_REQUEST({ detail: 'the backend said no' });
             },
