@@ -159,6 +159,19 @@ describe('the read fast path (Runtime.readDirect)', () => {
     expect((await new AuditLog(handle.store).verify()).ok).toBe(true);
   });
 
+  it('a lone read costs one write transaction (its events), and no read of a session', async () => {
+    await runtime.readDirect({ agent: 'reader', tool: 'weather', args: { city: 'warm-up' } }, john);
+    const kinds: string[] = [];
+    observeTransactions({ transaction: (_ms, _retries, _store, kind) => void kinds.push(kind) });
+    try {
+      await runtime.readDirect({ agent: 'reader', tool: 'weather', args: { city: 'Bergen' } }, john);
+    } finally {
+      observeTransactions(undefined);
+    }
+    expect(kinds.filter((kind) => kind === 'checkpoint')).toEqual(['checkpoint']);
+    expect(kinds.filter((kind) => kind === 'other')).toEqual([]);
+  });
+
   it('a failing read is answered as an error and audited with its outcome', async () => {
     const outcome = await runtime.readDirect({ agent: 'reader', tool: 'broken', args: {} }, john);
     expect(outcome).toMatchObject({
