@@ -1,13 +1,19 @@
-// The MCP gateway's cost on a read-only pass-through: the reference filesystem server's
-// `read_text_file` on a small file, called by a real MCP SDK client directly over stdio, then
-// through `opsgate gateway` (its own process, SQLite store, every call checked by policy and
-// audited; clients over Streamable HTTP, one stdio connection to the same upstream). C=1 and C=64
-// callers. Goals: added p50 ≤ 1 ms, throughput ≥ 0.8× direct.
+// The MCP gateway's cost on a read-only pass-through, like with like (issue 28, "Wire speed"):
+// - stdio: the reference filesystem server's `read_text_file` on a small file, called by a real MCP
+//   SDK client directly over stdio, vs through `opsgate gateway` (clients over Streamable HTTP, one
+//   stdio connection to the same upstream);
+// - HTTP: the reference everything server's `echo` over Streamable HTTP, directly vs through the
+//   gateway (HTTP in, HTTP out), one client session per concurrent caller both ways.
+// The gateway runs in its own process (SQLite store, every call checked by policy and audited), at
+// C=1 and C=16. Per gateway row: CPU ms of the gateway process per call (/proc, load skews it less
+// than wall time) and bytes its store grew per call. Goals: added p50 ≤ 0.5 ms at C=1; ≥ 0.8× direct
+// HTTP throughput at C=16; ≥ 0.5× direct stdio; ≤ 0.3 ms gateway CPU per read.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,9 +23,14 @@ import { type BenchRow, printTable, summarise, writeResults } from './bench-repo
 
 const ROOT = resolve(import.meta.dirname, '..');
 const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const quick = process.env.BENCH_QUICK === '1';
-const CALLS = quick ? 400 : 1500;
-const WARMUP = quick ? 50 : 150;
+const CALLS = quick ? 300 : 2000;
+const WARMUP = quick ? 50 : 200;
+/** Where the figures go (`bench/results/NAME.json`); an engineer's run names itself so it does not overwrite the lead's. */
+const RESULTS_NAME = process.env.BENCH_RESULTS_NAME ?? 'gateway';
+/** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -44,6 +55,35 @@ function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, r
   });
 }
 
+/** CPU time (user + system) a process has used, in ms; undefined where /proc is absent. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bytes a SQLite store holds (pages in use), after folding its write-ahead log in. */
+function storedBytes(path: string): number {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec('PRAGMA busy_timeout = 5000');
+    db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
+    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0]);
+    return (pragma('page_count') - pragma('freelist_count')) * pragma('page_size');
+  } finally {
+    db.close();
+  }
+}
+
+/** What the gateway process spent on a row: read before and after its calls. */
+interface GatewayCost {
+  readonly pid: number | undefined;
+  readonly database: string;
+}
+
 async function connect(url: string, token?: string): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(
@@ -59,6 +99,7 @@ async function measure(
   tool: string,
   args: Record<string, unknown>,
   concurrency: number,
+  cost?: GatewayCost,
 ): Promise<BenchRow> {
   const clients = await open();
   let errors = 0;
@@ -89,10 +130,17 @@ async function measure(
     );
   };
   await run(WARMUP);
+  const bytesBefore = cost ? storedBytes(cost.database) : 0;
+  const cpuBefore = cpuMsOf(cost?.pid);
   const samples: number[] = [];
   const started = performance.now();
   await run(CALLS, samples);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuMsOf(cost?.pid);
+  // The audit sealer runs just after the calls; its work belongs to them.
+  if (cost) await new Promise((settled) => setTimeout(settled, 200));
+  const cpuSettled = cpuMsOf(cost?.pid) ?? cpuAfter;
+  const perCall = (n: number) => Math.round((n / CALLS) * 1000) / 1000;
   const stats = summarise(samples);
   if (firstErrors.length > 0) console.error(`${system} C=${concurrency}: ${errors} errors, e.g. ${firstErrors.join(' | ')}`);
   return {
@@ -104,15 +152,18 @@ async function measure(
     calls_per_s: Math.round(CALLS / seconds),
     p50_ms: stats.p50,
     p99_ms: stats.p99,
+    ...(cost && cpuBefore !== undefined && cpuSettled !== undefined ? { gateway_cpu_ms_per_call: perCall(cpuSettled - cpuBefore) } : {}),
+    ...(cost ? { bytes_stored_per_call: Math.round((storedBytes(cost.database) - bytesBefore) / CALLS) } : {}),
   };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'opsgate-bench-gateway-'));
 const children: ChildProcess[] = [];
 const opened: Client[] = [];
+const loadBefore = loadavg()[0]!;
 try {
   const files = join(dir, 'files');
-  (await import('node:fs')).mkdirSync(files);
+  mkdirSync(files);
   const target = join(files, 'small.txt');
   writeFileSync(target, 'a small file read through MCP\n');
   const store = await openStore({ dataDir: dir, databaseUrl: '' });
@@ -120,65 +171,119 @@ try {
   await users.create({ username: 'bench', roles: ['user'] });
   const { token } = await users.createToken('bench', 'bench');
   await store.close();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('OPSGATE_')) env[name] = value;
+  const everythingPort = await freePort();
+  children.push(
+    await startProcess(process.execPath, [EVERYTHING, 'streamableHttp'], { ...env, PORT: String(everythingPort) }, /listening/),
+  );
+  const everythingUrl = `http://127.0.0.1:${everythingPort}/mcp`;
   const config = join(dir, 'gateway.yaml');
   writeFileSync(
     config,
-    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }\nupstreams:\n  - name: files\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]\n`,
+    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }
+upstreams:
+  - name: files
+    command: ${process.execPath}
+    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]
+  - name: remote
+    url: ${everythingUrl}
+`,
   );
   const gatewayPort = await freePort();
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('OPSGATE_')) env[name] = value;
-  Object.assign(env, { OPSGATE_DATA_DIR: dir, OPSGATE_LOG_LEVEL: 'error' });
-  children.push(
-    await startProcess(
-      process.execPath,
-      [
-        '--disable-warning=ExperimentalWarning',
-        join(ROOT, 'src', 'cli', 'main.ts'),
-        'gateway',
-        '--config',
-        config,
-        '--port',
-        String(gatewayPort),
-      ],
-      env,
-      /listening on/,
-    ),
+  const gateway = await startProcess(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      join(ROOT, 'src', 'cli', 'main.ts'),
+      'gateway',
+      '--config',
+      config,
+      '--port',
+      String(gatewayPort),
+    ],
+    { ...env, OPSGATE_DATA_DIR: dir, OPSGATE_LOG_LEVEL: 'error' },
+    /listening on/,
   );
+  children.push(gateway);
+  const cost: GatewayCost = { pid: gateway.pid, database: join(dir, 'opsgate.db') };
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}/mcp`;
-  // Directly: one stdio connection to the upstream, as the gateway has; concurrent callers share it.
+  // Directly over stdio: one connection to the upstream, as the gateway has; concurrent callers share it.
   const direct = new Client({ name: 'bench-direct', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' }));
   opened.push(direct);
-  const viaGateway = async (concurrency: number) => {
-    const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(gatewayUrl, token)));
+  const sessions = async (url: string, concurrency: number, bearer?: string) => {
+    const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(url, bearer)));
     opened.push(...clients);
     return clients;
   };
 
   const rows: BenchRow[] = [];
-  for (const concurrency of [1, 64]) {
-    rows.push(await measure('direct', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency));
+  const echo = { message: 'a short message through MCP' };
+  for (const concurrency of [1, 16]) {
+    rows.push(
+      await measure('direct stdio', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency),
+    );
     rows.push(
       await measure(
-        'opsgate gateway',
+        'gateway → stdio',
         'client → gateway (HTTP, SQLite) → upstream (stdio)',
-        () => viaGateway(concurrency),
+        () => sessions(gatewayUrl, concurrency, token),
         'files__read_text_file',
         { path: target },
         concurrency,
+        cost,
+      ),
+    );
+    rows.push(
+      await measure('direct HTTP', 'client → upstream (HTTP)', () => sessions(everythingUrl, concurrency), 'echo', echo, concurrency),
+    );
+    rows.push(
+      await measure(
+        'gateway → HTTP',
+        'client → gateway (HTTP, SQLite) → upstream (HTTP)',
+        () => sessions(gatewayUrl, concurrency, token),
+        'remote__echo',
+        echo,
+        concurrency,
+        cost,
       ),
     );
   }
-  printTable('MCP gateway: read-only pass-through (filesystem read_text_file)', rows);
-  for (const concurrency of [1, 64]) {
-    const plain = rows.find((r) => r.system === 'direct' && r.concurrency === concurrency)!;
-    const gateway = rows.find((r) => r.system !== 'direct' && r.concurrency === concurrency)!;
-    const added = Math.round(((gateway.p50_ms as number) - (plain.p50_ms as number)) * 1000) / 1000;
-    const ratio = Math.round(((gateway.calls_per_s as number) / (plain.calls_per_s as number)) * 100) / 100;
-    console.log(`C=${concurrency}: added p50 ${added} ms (goal ≤ 1), throughput ${ratio}× direct (goal ≥ 0.8)`);
-  }
-  writeResults('gateway', rows, { cores: (await import('node:os')).cpus().length });
+  printTable('MCP gateway: read-only pass-through, like with like (filesystem read_text_file over stdio, everything echo over HTTP)', rows);
+
+  const pairs: BenchRow[] = [];
+  for (const concurrency of [1, 16])
+    for (const transport of ['stdio', 'HTTP']) {
+      const plain = rows.find((r) => r.system === `direct ${transport}` && r.concurrency === concurrency)!;
+      const guarded = rows.find((r) => r.system === `gateway → ${transport}` && r.concurrency === concurrency)!;
+      pairs.push({
+        system: `gateway vs direct ${transport}`,
+        concurrency,
+        added_p50_ms: Math.round(((guarded.p50_ms as number) - (plain.p50_ms as number)) * 1000) / 1000,
+        throughput_ratio: Math.round(((guarded.calls_per_s as number) / (plain.calls_per_s as number)) * 100) / 100,
+        gateway_cpu_ms_per_call: guarded.gateway_cpu_ms_per_call ?? 'n/a',
+        bytes_stored_per_call: guarded.bytes_stored_per_call ?? 'n/a',
+      });
+    }
+  printTable('Added by the gateway', pairs);
+
+  const pair = (transport: string, concurrency: number) =>
+    pairs.find((p) => p.system.endsWith(transport) && p.concurrency === concurrency)!;
+  const worstCpu = Math.max(...pairs.map((p) => Number(p.gateway_cpu_ms_per_call)).filter(Number.isFinite));
+  const goals: BenchRow[] = [
+    { system: 'added p50 at C=1 (HTTP)', goal: '≤ 0.5 ms', measured: pair('HTTP', 1).added_p50_ms as number },
+    { system: 'added p50 at C=1 (stdio)', goal: '≤ 0.5 ms', measured: pair('stdio', 1).added_p50_ms as number },
+    { system: 'throughput vs direct HTTP at C=16', goal: '≥ 0.8×', measured: pair('HTTP', 16).throughput_ratio as number },
+    { system: 'throughput vs direct stdio at C=16', goal: '≥ 0.5×', measured: pair('stdio', 16).throughput_ratio as number },
+    { system: 'gateway CPU per read (worst row)', goal: '≤ 0.3 ms', measured: Number.isFinite(worstCpu) ? worstCpu : 'n/a' },
+  ].map((row) => ({ ...row, met: meets(String(row.goal), row.measured) }));
+  printTable('Goals (issue 28)', goals);
+  const load = { loadavg1_before: loadBefore, loadavg1_after: loadavg()[0]! };
+  console.log(
+    `\nload average (1 min) before ${load.loadavg1_before.toFixed(2)}, after ${load.loadavg1_after.toFixed(2)} on ${cpus().length} cores`,
+  );
+  writeResults(RESULTS_NAME, [...rows, ...pairs, ...goals], { cores: cpus().length, ...load });
 } finally {
   for (const client of opened) await client.close().catch(() => {});
   // The gateway writes its data directory until it has exited: remove the directory after that.
@@ -190,4 +295,11 @@ try {
     ),
   );
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** Whether a measured figure meets a goal written "≤ N …" or "≥ N…". */
+function meets(goal: string, measured: number | string): boolean | string {
+  if (typeof measured !== 'number') return 'n/a';
+  const bound = Number.parseFloat(goal.slice(1).trim());
+  return goal.startsWith('≤') ? measured <= bound : measured >= bound;
 }

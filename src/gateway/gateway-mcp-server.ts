@@ -18,6 +18,7 @@ import { type Identity, throughChannel } from '../core/identity/index.ts';
 import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtime/index.ts';
 import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
 import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
 /** Separates the upstream from its tool in the names clients see: `files__write_file`. */
@@ -205,6 +206,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         throw GatewayErrors.GATEWAY_RATE_LIMITED({ scope: `per person for ${name}`, retryAfterSeconds: toolWait });
 
       const agent = upstreamAgentName(upstream.name);
+      // The read fast path: a read the policy runs needs no session; anything else takes the session path below.
+      const read = await runtime.readDirect({ agent, tool, args, options: GATEWAY_SESSION_OPTIONS }, identity);
+      if (read.ran) return gateway.takeResult(read.callId) ?? (read.isError ? text(read.output, true) : (read.output as CallToolResult));
       const session = await gateway.pool.acquire(identity, agent);
       const result = await runtime.callTool(session.id, { tool, args }, identity);
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {

@@ -1,6 +1,9 @@
 import type { Identity } from '../core/identity/index.ts';
 import type { Runtime } from '../core/runtime/index.ts';
 
+/** What a gateway call's session tells the policy (`context.session.via`); reads on the fast path say the same. */
+export const GATEWAY_SESSION_OPTIONS: Readonly<Record<string, unknown>> = { via: 'gateway' };
+
 /** Calls per runtime session before a fresh one is started (a session's history is loaded with it). */
 const CALLS_PER_SESSION = 25;
 
@@ -24,7 +27,7 @@ export class SessionPool {
       agent,
       identity,
       title: `${agent} calls through the MCP gateway`,
-      options: { via: 'gateway' },
+      options: GATEWAY_SESSION_OPTIONS,
     });
     return { id: session.id, calls: 0 };
   }

@@ -17,6 +17,8 @@ export const CORE_AUDIT_EVENT_TYPES = [
   'tool_executed',
   'tool_failed',
   'tool_unknown',
+  /** A read-only call that ran outside any session (the read fast path): who, which tool, the arguments' digest, the outcome. */
+  'tool_read',
   'question_asked',
   'question_answered',
   'phase_changed',

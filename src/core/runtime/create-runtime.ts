@@ -14,6 +14,7 @@ import { ToolRegistry } from '../tools/index.ts';
 import { listDecidedApprovals, listPendingApprovals } from './approval-inbox.ts';
 import { cachedApproverCandidates } from './approver-candidates.ts';
 import { decisionFromText } from './chat-decisions.ts';
+import { DirectReads } from './direct-reads.ts';
 import { SessionEvents } from './events.ts';
 import { humanInputTool } from './human-input-tool.ts';
 import { toChatMessages } from './messages.ts';
@@ -119,6 +120,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return agent;
   };
 
+  const directReads = new DirectReads({ env: processor.env, agentOf, roleOf: strongestRole });
   const sessions = new SessionCache();
   const versions = new SessionVersions(store);
   /** The session for one turn: from this process's cache while the stored version matches, else read. `callId`: a decision's call, read as stored in the same query. */
@@ -391,6 +393,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
       const status = await guarded(working, () => engine.run(working));
       return finish(working, status, firstNewSeq);
+    },
+
+    readDirect(read, actor) {
+      return directReads.run(read, actor);
     },
 
     async decide(sessionId, decision, actor) {

@@ -8,7 +8,17 @@ import type { RuntimeObserver } from '../telemetry/index.ts';
 import type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
 import type { SessionUsage } from './session-usage.ts';
 import type { TeamDirectory } from './team-directory.ts';
-import type { ApprovalReadiness, Decision, SessionEvent, SessionSnapshot, SessionSummary, StartSessionInput, TurnResult } from './types.ts';
+import type {
+  ApprovalReadiness,
+  Decision,
+  DirectRead,
+  DirectReadOutcome,
+  SessionEvent,
+  SessionSnapshot,
+  SessionSummary,
+  StartSessionInput,
+  TurnResult,
+} from './types.ts';
 
 /** Picks the language model for an agent. Default: the offline interpreter with the agent's rules. */
 export type ModelResolver = (agent: AgentDefinition) => LanguageModelV4 | undefined;
@@ -102,6 +112,13 @@ export interface Runtime {
     actor: Identity,
   ): Promise<TurnResult>;
   /** Answers the pending interrupt and continues the turn. */
+  /**
+   * The read fast path: runs a read-only tool for `actor` outside any session, through the guards a
+   * read needs (role, input, identity binding, the policy's `run`), with one `tool_read` audit
+   * event batched by group commit. Answers `ran: false` (nothing run or recorded) for anything
+   * else; the caller then takes the session path (`callTool`). For tools that keep no session state.
+   */
+  readDirect(read: DirectRead, actor: Identity): Promise<DirectReadOutcome>;
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   /**
    * Whether the pending approval `callId` can still run as shown — what approving would find

@@ -1,9 +1,14 @@
 import { CoreErrors } from '../errors/index.ts';
+import type { Identity } from '../identity/index.ts';
 import type { AnyToolDefinition } from '../tools/index.ts';
-import type { WorkingSession } from './working-session.ts';
+
+/** Whose call it is: a working session, or the caller of a read outside any session. */
+export interface CallOwner {
+  readonly identity: Identity;
+}
 
 /** Fills identity fields from the session; a model value naming someone else is refused. */
-export function bindIdentity(tool: AnyToolDefinition, raw: Record<string, unknown>, session: WorkingSession): Record<string, unknown> {
+export function bindIdentity(tool: AnyToolDefinition, raw: Record<string, unknown>, session: CallOwner): Record<string, unknown> {
   const binding = tool.identity;
   if (!binding) return raw;
   const bound = { ...raw };
@@ -27,7 +32,7 @@ export function bindIdentity(tool: AnyToolDefinition, raw: Record<string, unknow
 }
 
 /** Parses, binds and validates a model's raw input; throws typed errors. */
-export function prepareInput(tool: AnyToolDefinition, rawInput: unknown, session: WorkingSession): Record<string, unknown> {
+export function prepareInput(tool: AnyToolDefinition, rawInput: unknown, session: CallOwner): Record<string, unknown> {
   let parsedRaw: unknown = rawInput;
   if (typeof rawInput === 'string') {
     try {

@@ -182,3 +182,21 @@ export interface StartSessionInput {
   /** Per-session switches, e.g. `{ agentMode: true, autoApprove: true }` (AR-03) or `{ hostId: 3 }`. */
   readonly options?: Readonly<Record<string, unknown>>;
 }
+
+/** A read-only call a client makes outside any session (`Runtime.readDirect`). */
+export interface DirectRead {
+  readonly agent: string;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  /** The options a session of this caller would carry, for the policy (e.g. `{ via: 'gateway' }`). */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What a direct read did: it ran (its exact output, or `{ error, code }` when the tool failed), or
+ * it was not one to run directly (`reason`): then nothing was run or recorded, and the caller takes
+ * the session path, which records it as before (blocked, asked, invalid input…).
+ */
+export type DirectReadOutcome =
+  | { readonly ran: true; readonly callId: string; readonly output: unknown; readonly isError: boolean }
+  | { readonly ran: false; readonly reason: string };
