@@ -123,7 +123,7 @@ try {
   const config = join(dir, 'gateway.yaml');
   writeFileSync(
     config,
-    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }\nupstreams:\n  - name: files\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]\n`,
+    `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }\nupstreams:\n  - name: files\n    trusted: true\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]\n`,
   );
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {};

@@ -80,7 +80,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     const tools: Tool[] = [];
     for (const upstream of gateway.upstreams.values()) {
       for (const tool of upstream.tools) {
-        const treatment = treatmentOf(tool, upstream.config.tools[tool.name]);
+        const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
         if (!treatment.offered) continue;
         const mutable = treatment.mutability === 'mutable';
         tools.push({
