@@ -184,9 +184,11 @@ try {
     `limits: { perUserPerMinute: 10000000, perToolPerMinute: 10000000, maxResultBytes: 1000000 }
 upstreams:
   - name: files
+    trusted: true
     command: ${process.execPath}
     args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(files)}]
   - name: remote
+    trusted: true
     url: ${everythingUrl}
 `,
   );

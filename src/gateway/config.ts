@@ -10,12 +10,24 @@ const ToolPin = z
   .object({
     policy: z.enum(['run', 'ask', 'deny']).optional(),
     risk: z.enum(['low', 'medium', 'high', 'critical']).optional(),
+    /** The requester may approve their own call of this tool (where the risk allows it); overrides the upstream's setting. */
+    requesterMayApprove: z.boolean().optional(),
   })
   .strict();
 
 const Common = {
   name: z.string().regex(NAME, 'a lowercase name of letters, digits and dashes (it prefixes the tools: NAME__tool)'),
   title: z.string().max(200).optional(),
+  /**
+   * The upstream's annotations (readOnlyHint, destructiveHint) are believed. Default false: an
+   * upstream's word that a tool only reads is a claim, so its tools ask until an admin pins them `run`.
+   */
+  trusted: z.boolean().default(false),
+  /**
+   * The requester may approve their own writes through this upstream where the risk allows it
+   * (below high). Default false: a write through the gateway is decided by someone else.
+   */
+  requesterMayApprove: z.boolean().default(false),
   /** Pins per upstream tool name. */
   tools: z.record(z.string(), ToolPin).default({}),
   /** Milliseconds an upstream call may take. */

@@ -24,6 +24,9 @@ import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 /** Separates the upstream from its tool in the names clients see: `files__write_file`. */
 export const NAMESPACE_SEPARATOR = '__';
 export const COLLECT_TOOL = 'gateway_collect';
+/** `_meta` keys of a "waiting for approval" answer. */
+export const TICKET_META = 'opsgate/ticket';
+export const STATUS_META = 'opsgate/status';
 const POLL_MS = 300;
 const PROGRESS_EVERY_MS = 5_000;
 const FINAL = new Set(['executed', 'failed', 'rejected', 'blocked', 'expired', 'unknown']);
@@ -78,7 +81,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     const tools: Tool[] = [];
     for (const upstream of gateway.upstreams.values()) {
       for (const tool of upstream.tools) {
-        const treatment = treatmentOf(tool, upstream.config.tools[tool.name]);
+        const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
         if (!treatment.offered) continue;
         const mutable = treatment.mutability === 'mutable';
         tools.push({
@@ -178,6 +181,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     return call ? finished(call) : waiting(sessionId, callId);
   };
 
+  // An error result: clients check a non-error result against the upstream tool's outputSchema
+  // (F1), and "nothing ran yet" is not the tool's output. The ticket rides in the text and `_meta`.
   const waiting = (sessionId: string, callId: string): CallToolResult => ({
     content: [
       {
@@ -185,7 +190,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         text: `Waiting for approval on the opsgate server; nothing has run yet. Call ${COLLECT_TOOL} with {"ticket": "${ticketOf(sessionId, callId)}"} later for the outcome.`,
       },
     ],
-    structuredContent: { status: 'waiting_for_approval', ticket: ticketOf(sessionId, callId) },
+    isError: true,
+    _meta: { [TICKET_META]: ticketOf(sessionId, callId), [STATUS_META]: 'waiting_for_approval' },
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

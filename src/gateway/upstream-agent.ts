@@ -22,19 +22,34 @@ export interface ToolTreatment {
   readonly why: string;
 }
 
-export function treatmentOf(tool: Tool, pin: ToolPin | undefined): ToolTreatment {
+/**
+ * The admin's pin first; the upstream's annotations only when the admin marked the upstream
+ * trusted (M4-new: a lying upstream could otherwise call a write "read-only"); else MCP's default
+ * for a tool that says nothing: a destructive change.
+ */
+export function treatmentOf(tool: Tool, pin: ToolPin | undefined, trusted = false): ToolTreatment {
   if (pin?.policy === 'deny') return { offered: false, mutability: 'mutable', risk: 'critical', why: 'denied by an admin' };
-  const readOnly = pin?.policy === 'run' || (pin?.policy !== 'ask' && tool.annotations?.readOnlyHint === true);
-  // MCP's defaults: a tool that is not read-only is destructive unless it says otherwise.
-  const risk: Risk = pin?.risk ?? (readOnly ? 'low' : tool.annotations?.destructiveHint === false ? 'medium' : 'high');
+  const hints = trusted ? tool.annotations : undefined;
+  const readOnly = pin?.policy === 'run' || (pin?.policy !== 'ask' && hints?.readOnlyHint === true);
+  const risk: Risk = pin?.risk ?? (readOnly ? 'low' : hints?.destructiveHint === false ? 'medium' : 'high');
   const why = pin?.policy
     ? `pinned "${pin.policy}" by an admin`
-    : readOnly
-      ? 'the upstream marks it read-only'
-      : tool.annotations?.destructiveHint === false
-        ? 'the upstream marks it a non-destructive change'
-        : 'the upstream marks it (or leaves it) destructive';
+    : !trusted
+      ? 'the upstream is not marked trusted, so its annotations are not believed'
+      : readOnly
+        ? 'the trusted upstream marks it read-only'
+        : hints?.destructiveHint === false
+          ? 'the trusted upstream marks it a non-destructive change'
+          : 'the trusted upstream marks it (or leaves it) destructive';
   return { offered: true, mutability: readOnly ? 'read-only' : 'mutable', risk, why };
+}
+
+/**
+ * The environment Cedar sees for a gateway call: "gateway", or "gateway-requester-may-approve"
+ * where an admin let requesters approve their own calls (rule `sod-gateway-writes`).
+ */
+export function gatewayPolicyEnvironment(requesterMayApprove: boolean): string {
+  return requesterMayApprove ? 'gateway-requester-may-approve' : 'gateway';
 }
 
 function sha256(value: unknown): string {
@@ -82,9 +97,10 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
       });
       const tools: AnyToolDefinition[] = [];
       for (const tool of listed) {
-        const treatment = treatmentOf(tool, config.tools[tool.name]);
+        const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
         if (!treatment.offered) continue;
         const check = compileInputSchema(ajv, tool.inputSchema);
+        const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
         tools.push(
           defineTool({
             name: tool.name,
@@ -95,6 +111,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
             }),
             mutability: treatment.mutability,
             risk: treatment.risk,
+            policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
             assessRisk: () => ({ level: treatment.risk, reason: `${upstream.name}/${tool.name}: ${treatment.why}` }),
             // An upstream's answers change by themselves; never answer from the session's cache.
             cache: false,

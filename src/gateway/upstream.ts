@@ -85,7 +85,7 @@ export class Upstream {
       const transport = this.#transport();
       try {
         await client.connect(transport, { timeout: this.config.timeoutMs });
-        this.#tools = (await client.listTools(undefined, { timeout: this.config.timeoutMs })).tools;
+        this.#tools = toolsWithUniqueNames(await this.#listAllTools(client));
       } catch (error) {
         await client.close().catch(() => {});
         this.#lastError = error instanceof Error ? error.message : String(error);
@@ -102,6 +102,18 @@ export class Upstream {
       this.#connecting = undefined;
     });
     return this.#connecting;
+  }
+
+  /** Every page of the upstream's tool list. */
+  async #listAllTools(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.config.timeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
   }
 
   /** Connects and lists the tools; a typed error when the upstream cannot be reached. */
@@ -195,6 +207,20 @@ export class Upstream {
   async close(): Promise<void> {
     await this.#restart();
   }
+}
+
+/**
+ * An upstream that lists one name twice would have the client see one definition and run
+ * another (M4-new): the whole upstream is refused until it is fixed.
+ */
+function toolsWithUniqueNames(tools: Tool[]): Tool[] {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name))
+      throw new Error(`it lists the tool "${tool.name}" twice, so opsgate cannot tell which one a call means; fix the upstream`);
+    seen.add(tool.name);
+  }
+  return tools;
 }
 
 function refused(error: unknown): boolean {

@@ -33,6 +33,7 @@ async function startReplica(store: Store, files: string): Promise<Replica> {
 limits: { perUserPerMinute: 10000, perToolPerMinute: 10000, maxResultBytes: 1000000 }
 upstreams:
   - name: files
+    trusted: true
     command: ${process.execPath}
     args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]`,
       'load test',

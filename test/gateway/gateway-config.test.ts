@@ -40,21 +40,27 @@ describe('gateway configuration and policy attributes', () => {
     expect(() => parseGatewayConfig('upstreams: [', 'g.yaml')).toThrow(/g\.yaml is invalid/);
   });
 
-  it("annotations are hints, an admin's pin is the word", () => {
-    expect(treatmentOf(tool({ readOnlyHint: true }), undefined)).toMatchObject({ mutability: 'read-only', risk: 'low' });
-    expect(treatmentOf(tool({ readOnlyHint: false, destructiveHint: false }), undefined)).toMatchObject({
+  it("an untrusted upstream's annotations are not believed: every tool asks, at high risk, until an admin pins it", () => {
+    expect(treatmentOf(tool({ readOnlyHint: true }), undefined)).toMatchObject({ mutability: 'mutable', risk: 'high' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), undefined, false).why).toMatch(/not marked trusted/);
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'run' })).toMatchObject({ mutability: 'read-only', risk: 'low' });
+  });
+
+  it("a trusted upstream's annotations are hints, an admin's pin is the word", () => {
+    expect(treatmentOf(tool({ readOnlyHint: true }), undefined, true)).toMatchObject({ mutability: 'read-only', risk: 'low' });
+    expect(treatmentOf(tool({ readOnlyHint: false, destructiveHint: false }), undefined, true)).toMatchObject({
       mutability: 'mutable',
       risk: 'medium',
     });
     // MCP's default for a tool that says nothing: a destructive change.
-    expect(treatmentOf(tool(), undefined)).toMatchObject({ mutability: 'mutable', risk: 'high' });
-    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask' })).toMatchObject({ mutability: 'mutable', risk: 'high' });
-    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask', risk: 'medium' })).toMatchObject({
+    expect(treatmentOf(tool(), undefined, true)).toMatchObject({ mutability: 'mutable', risk: 'high' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask' }, true)).toMatchObject({ mutability: 'mutable', risk: 'high' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'ask', risk: 'medium' }, true)).toMatchObject({
       mutability: 'mutable',
       risk: 'medium',
     });
-    expect(treatmentOf(tool(), { policy: 'run' })).toMatchObject({ mutability: 'read-only', risk: 'low' });
-    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'deny' }).offered).toBe(false);
+    expect(treatmentOf(tool(), { policy: 'run' }, true)).toMatchObject({ mutability: 'read-only', risk: 'low' });
+    expect(treatmentOf(tool({ readOnlyHint: true }), { policy: 'deny' }, true).offered).toBe(false);
   });
 
   it('rate limits count per key in one-minute windows', () => {

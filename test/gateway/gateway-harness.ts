@@ -13,6 +13,8 @@ import { startWebServer, type WebServer } from '../web/web-harness.ts';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 /** The reference filesystem MCP server from the npm registry (@modelcontextprotocol/server-filesystem). */
 export const FILESYSTEM_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+/** A dishonest upstream (test/gateway/lying-upstream.ts): tools from $LYING_SPEC, calls logged to $LYING_MARKS. */
+export const LYING_SERVER = join(ROOT, 'test', 'gateway', 'lying-upstream.ts');
 export const MEMORY_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 
 /** The OIDC issuer the protected-resource metadata names (as with single sign-on configured). */
@@ -36,6 +38,7 @@ export async function startGatewayRig(extraConfig = '', settings = 'approvalWait
     `${settings}
 upstreams:
   - name: files
+    trusted: true
     command: ${process.execPath}
     args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]
     timeoutMs: 10000

@@ -21,7 +21,7 @@ it('opsgate serve with OPSGATE_GATEWAY_CONFIG serves the gateway at /mcp beside 
   const config = join(dataDir, 'gateway.yaml');
   writeFileSync(
     config,
-    `upstreams:\n  - name: files\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(dataDir)}]\n`,
+    `upstreams:\n  - name: files\n    trusted: true\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(dataDir)}]\n`,
   );
   writeFileSync(join(dataDir, 'hello.txt'), 'served by opsgate serve');
   const env = {

@@ -27,7 +27,7 @@ it('opsgate gateway --stdio in front of the real memory server: the token names 
   const config = join(dataDir, 'gateway.yaml');
   writeFileSync(
     config,
-    `upstreams:\n  - name: memory\n    command: ${process.execPath}\n    args: [${JSON.stringify(MEMORY_SERVER)}]\n    env: { MEMORY_FILE_PATH: ${JSON.stringify(memoryFile)} }\n`,
+    `upstreams:\n  - name: memory\n    trusted: true\n    requesterMayApprove: true\n    command: ${process.execPath}\n    args: [${JSON.stringify(MEMORY_SERVER)}]\n    env: { MEMORY_FILE_PATH: ${JSON.stringify(memoryFile)} }\n`,
   );
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('OPSGATE_')) env[name] = value;

@@ -31,12 +31,14 @@ describe('upstreams that die, upstreams over HTTP, upstreams that are not there'
     });
     // The admin pins the long-running operation to "ask": annotations are hints, the pin is the word.
     rig = await startGatewayRig(`  - name: everything
+    trusted: true
     command: ${process.execPath}
     args: [${JSON.stringify(EVERYTHING)}, stdio]
     timeoutMs: 10000
     tools:
       trigger-long-running-operation: { policy: ask, risk: medium }
   - name: remote
+    trusted: true
     url: http://127.0.0.1:${port}/mcp
     headers: { x-team: ops }
   - name: gone
