@@ -23,7 +23,7 @@ import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, type ToolCallRow, toToolCallRecord } from './session-repository.ts';
-import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { noteCredentialIssuer, parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { SessionVersions } from './session-versions.ts';
 import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
@@ -274,6 +274,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         v: SESSION_STATE_VERSION,
         username: input.identity.username,
         roles: [...input.identity.roles],
+        ...(input.identity.credentialIssuedBy ? { credentialIssuers: [input.identity.credentialIssuedBy] } : {}),
         agentState: {},
         phaseHistory: [],
         options: { ...(input.options ?? {}) },
@@ -304,7 +305,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         sessionId: row.id,
         type: 'session_started',
         actor: userActor(input.identity.username),
-        payload: { agent: row.agent, pillar, options: state.options },
+        payload: {
+          agent: row.agent,
+          pillar,
+          options: state.options,
+          ...(input.identity.credentialIssuedBy ? { credentialIssuedBy: input.identity.credentialIssuedBy } : {}),
+        },
       });
       events.record(uow, row.id, 'status', { status: 'idle' });
       await uow.commit(store);
@@ -350,6 +356,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
       working.channel = actor.channel ?? 'rest';
+      noteCredentialIssuer(working.state, actor.credentialIssuedBy);
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
       working.addMessages([{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
@@ -376,6 +383,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const callId = generateId();
       working.state.turnSteps = 0;
       working.channel = actor.channel ?? 'rest';
+      noteCredentialIssuer(working.state, actor.credentialIssuedBy);
       working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
