@@ -74,6 +74,7 @@ export async function listPendingApprovals(options: ApprovalInboxOptions, actor:
       approvalsSoFar: interrupt.approvals ?? [],
       channel: actor.channel ?? 'web',
       credentialIssuedBy: actor.credentialIssuedBy ?? '',
+      requesterCredentialIssuers: state.credentialIssuers ?? [],
       at: options.now(),
     });
     pending.push({ sessionId: row.id, agent: row.agent, title: row.title, interrupt, mayApprove: verdict.allowed });

@@ -29,6 +29,17 @@ export async function requesterOf(env: ToolCallEnvironment, session: WorkingSess
   return requester!;
 }
 
+/** People who issued a credential the session's owner acted with: each counts as a requester of its calls. */
+export function requesterCredentialIssuers(session: WorkingSession): readonly string[] {
+  return session.state.credentialIssuers ?? [];
+}
+
+/** What a proposal records about borrowed credentials behind it (nothing when the owner used only their own). */
+export function requesterCredentialMark(session: WorkingSession): { readonly requesterCredentialIssuers?: readonly string[] } {
+  const issuers = requesterCredentialIssuers(session);
+  return issuers.length > 0 ? { requesterCredentialIssuers: [...issuers] } : {};
+}
+
 /** The call as the policy sees it, with the risk assessed for these arguments (not the tool's declared one). */
 export function policyCall(
   session: WorkingSession,
@@ -59,5 +70,13 @@ export async function eligibleApprovers(
   const candidates = await env.approverCandidates();
   const requester = await requesterOf(env, session);
   const call = policyCall(session, tool, args, risk);
-  return env.policy.mayApprove({ approver: requester, requester, call, approvalsSoFar, candidates, at: env.now() }).eligibleApprovers;
+  return env.policy.mayApprove({
+    approver: requester,
+    requester,
+    call,
+    approvalsSoFar,
+    candidates,
+    requesterCredentialIssuers: requesterCredentialIssuers(session),
+    at: env.now(),
+  }).eligibleApprovers;
 }

@@ -24,7 +24,7 @@ import type { AgentInfo, Runtime, RuntimeOptions } from './runtime-api.ts';
 import { RuntimeInstance } from './runtime-instance.ts';
 import { SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, type ToolCallRow, toToolCallRecord } from './session-repository.ts';
-import { parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
+import { noteCredentialIssuer, parseSessionState, SESSION_STATE_VERSION, type SessionState } from './session-state.ts';
 import { SessionVersions } from './session-versions.ts';
 import { withTeams } from './team-directory.ts';
 import { ToolCallLifecycle, trackStored } from './tool-call-lifecycle.ts';
@@ -276,6 +276,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         v: SESSION_STATE_VERSION,
         username: input.identity.username,
         roles: [...input.identity.roles],
+        ...(input.identity.credentialIssuedBy ? { credentialIssuers: [input.identity.credentialIssuedBy] } : {}),
         agentState: {},
         phaseHistory: [],
         options: { ...(input.options ?? {}) },
@@ -306,7 +307,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         sessionId: row.id,
         type: 'session_started',
         actor: userActor(input.identity.username),
-        payload: { agent: row.agent, pillar, options: state.options },
+        payload: {
+          agent: row.agent,
+          pillar,
+          options: state.options,
+          ...(input.identity.credentialIssuedBy ? { credentialIssuedBy: input.identity.credentialIssuedBy } : {}),
+        },
       });
       events.record(uow, row.id, 'status', { status: 'idle' });
       await uow.commit(store);
@@ -352,6 +358,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         working.row = { ...working.row, title: trimmed.slice(0, 80) };
       working.state.turnSteps = 0;
       working.channel = actor.channel ?? 'rest';
+      noteCredentialIssuer(working.state, actor.credentialIssuedBy);
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);
       working.addMessages([{ role: 'user', content: [{ type: 'text', text: trimmed }] }], at);
@@ -378,6 +385,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const callId = generateId();
       working.state.turnSteps = 0;
       working.channel = actor.channel ?? 'rest';
+      noteCredentialIssuer(working.state, actor.credentialIssuedBy);
       working.state.pendingCalls = [{ callId, toolName: call.tool, input: JSON.stringify(call.args ?? {}) }];
       const firstNewSeq = working.nextMessageSeq();
       working.save('running', at);

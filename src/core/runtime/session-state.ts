@@ -15,6 +15,12 @@ export interface SessionState {
   readonly v: typeof SESSION_STATE_VERSION;
   readonly username: string;
   readonly roles: readonly string[];
+  /**
+   * People who issued a credential the owner acted with in this session (an admin who minted a
+   * token for them). Kept for the session's life: whatever the session proposes may have been asked
+   * by them, so each counts as a requester and may not approve its calls. Absent: only own credentials.
+   */
+  credentialIssuers?: string[];
   agentState: Record<string, unknown>;
   phaseHistory: Array<{ phase: string; at: string; reason?: string }>;
   options: Record<string, unknown>;
@@ -30,4 +36,11 @@ export function parseSessionState(text: string): SessionState {
     throw CoreErrors.UNSUPPORTED_VERSION({ what: 'session state', found: String(parsed.v), expected: String(SESSION_STATE_VERSION) });
   }
   return parsed as SessionState;
+}
+
+/** Remembers that the owner acted with a credential `issuer` issued; true when it is new to this session. */
+export function noteCredentialIssuer(state: SessionState, issuer: string | undefined): boolean {
+  if (!issuer || state.credentialIssuers?.includes(issuer)) return false;
+  state.credentialIssuers = [...(state.credentialIssuers ?? []), issuer];
+  return true;
 }

@@ -6,7 +6,7 @@ import { approvalHash, decidePolicy } from '../policy/index.ts';
 import { isStoreError, StaleWriteError } from '../store/index.ts';
 import { withToolSpan } from '../telemetry/index.ts';
 import { type AnyToolDefinition, assessToolRisk, type Risk, type ValidatorVerdict } from '../tools/index.ts';
-import { eligibleApprovers, policySubject } from './approval-policy.ts';
+import { eligibleApprovers, policySubject, requesterCredentialMark } from './approval-policy.ts';
 import { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';
 import { toModelValue } from './model-output.ts';
 import { newToolCallRow, sessionRepository } from './session-repository.ts';
@@ -196,7 +196,13 @@ export class ToolCallProcessor {
         audit: proposalAudit(
           agentActor(session.agent.definition.name),
           { callId, tool: tool.name, args: input, argsHash, risk: risk.level, verdict, requestedBy: session.identity.username },
-          { riskReason: risk.reason, expiresAt, policyId: decision.policyId, requiredApprovals: decision.requiredApprovals },
+          {
+            riskReason: risk.reason,
+            expiresAt,
+            policyId: decision.policyId,
+            requiredApprovals: decision.requiredApprovals,
+            ...requesterCredentialMark(session),
+          },
         ),
       },
     );
@@ -212,6 +218,7 @@ export class ToolCallProcessor {
       ...(preview ? { preview } : {}),
       ...(verdict ? { verdict } : {}),
       requestedBy: session.identity.username,
+      ...requesterCredentialMark(session),
       requestedAt: createdAt,
       ...(expiresAt ? { expiresAt } : {}),
       policyId: decision.policyId,

@@ -20,6 +20,8 @@ export interface ApprovalInterrupt {
   readonly preview?: ApprovalPreview;
   readonly verdict?: ValidatorVerdict;
   readonly requestedBy: string;
+  /** Who issued credentials the requester acted with in this session, when not the requester: they may not approve it. */
+  readonly requesterCredentialIssuers?: readonly string[];
   readonly requestedAt: string;
   readonly expiresAt?: string;
   /** The policy (`@id`) that required approval. */

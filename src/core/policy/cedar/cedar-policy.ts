@@ -46,6 +46,11 @@ export interface MayApproveInput {
   readonly channel?: string;
   /** Who issued the approver's credential when it was not the approver; default "" (their own). */
   readonly credentialIssuedBy?: string;
+  /**
+   * Who issued credentials the requester acted with (an admin who minted a token for them); default
+   * none. The policy sees whether the approver is one of them (`context.approverIssuedRequesterCredential`).
+   */
+  readonly requesterCredentialIssuers?: readonly string[];
   readonly at: Date;
 }
 
@@ -253,15 +258,18 @@ export function createCedarPolicy(set: PolicySet): CallPolicy {
         !anonymousNow ? person : person.username === input.requester.username ? requester : standIn(person, SOMEONE_APPROVING);
       const facts = { ...callFacts(call, requester.username, input.at), approvalsSoFar: [...input.approvalsSoFar] };
       const resource = resourceEntity(call);
-      const verdictFor = (approver: PolicyPrincipal, channel: string, credentialIssuedBy: string): Answer => {
+      const issuers = new Set(input.requesterCredentialIssuers ?? []);
+      const verdictFor = (person: PolicyPrincipal, channel: string, credentialIssuedBy: string): Answer => {
+        const approver = asPolicySees(person);
         const entities = principalEntities(approver);
         if (approver.username !== requester.username)
           entities.push(...principalEntities(requester).filter((entity) => !entities.some((known) => sameUid(known, entity))));
-        return ask('approve', approver.username, resource, { ...facts, channel, credentialIssuedBy }, entities, call.tool);
+        const context = { ...facts, channel, credentialIssuedBy, approverIssuedRequesterCredential: issuers.has(person.username) };
+        return ask('approve', approver.username, resource, context, entities, call.tool);
       };
-      const verdict = verdictFor(asPolicySees(input.approver), input.channel ?? CANDIDATE_CHANNEL, input.credentialIssuedBy ?? '');
+      const verdict = verdictFor(input.approver, input.channel ?? CANDIDATE_CHANNEL, input.credentialIssuedBy ?? '');
       const eligibleApprovers = (input.candidates ?? [])
-        .filter((candidate) => verdictFor(asPolicySees(candidate), CANDIDATE_CHANNEL, '').allowed)
+        .filter((candidate) => verdictFor(candidate, CANDIDATE_CHANNEL, '').allowed)
         .map((candidate) => candidate.username)
         .sort();
       const policyId = verdict.policyIds[0] ?? NO_POLICY;

@@ -3,7 +3,7 @@ import { CoreErrors } from '../../errors/index.ts';
 import type { Channel, Identity } from '../../identity/index.ts';
 import { type ApprovalVerdict, PolicyErrors } from '../../policy/index.ts';
 import type { AnyToolDefinition, Risk } from '../../tools/index.ts';
-import { policyCall, requesterOf } from '../approval-policy.ts';
+import { policyCall, requesterCredentialIssuers, requesterOf } from '../approval-policy.ts';
 import type { ApprovalInterrupt } from '../types.ts';
 import type { ApprovalDecisionContext, DecisionContext } from './decision-context.ts';
 
@@ -104,6 +104,7 @@ async function askMayApprove(
     candidates,
     channel: actor.channel ?? 'rest',
     credentialIssuedBy: actor.credentialIssuedBy ?? '',
+    requesterCredentialIssuers: requesterCredentialIssuers(session),
     at: env.now(),
   });
 }
