@@ -148,7 +148,11 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     const message = slack.messages[0]!;
     expect(message.channel).toBe(CHANNEL);
     const text = JSON.stringify(message.blocks);
-    expect(text).toContain('grant_access_to_user · high risk');
+    // Issue 31, item 4: the notification says what is asked, and Approve asks "are you sure?" on a high request.
+    expect(message.text).toMatch(/^john_doe asks: DB_WRITE_PROD for john_doe, \d+ days · high$/);
+    expect(text).not.toContain('grant_access_to_user');
+    const approveButton = (message.blocks.find((b) => b.type === 'actions')!.elements as Array<Record<string, unknown>>)[0]!;
+    expect(approveButton).toMatchObject({ action_id: 'opsgate_approve', confirm: { confirm: { text: 'Yes, approve' } } });
     expect(text).toContain('DB_WRITE_PROD');
     expect(text).toContain('Asked by *john_doe*');
     expect(text).toContain(`${PUBLIC_URL}/#/sessions/`);
