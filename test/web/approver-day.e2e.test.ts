@@ -10,7 +10,16 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import type { TurnResult } from '../../src/core/runtime/index.ts';
 import { AuditReader } from '../../src/server/audit-reader.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  approveInPanel,
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SCREENS = join(ROOT, 'test-results', 'screens');
 const TIMEOUT = 150_000;
@@ -147,7 +156,8 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       await poll(() => alice.getByTestId('inbox-badge').textContent()).toBe('1');
 
       await server.runtime.decide(call.sessionId, { type: 'withdraw', callId: call.callId }, people.get('john_doe')!);
-      await card.getByRole('button', { name: 'Approve' }).click();
+      await card.getByTestId('inbox-approve').click();
+      await card.getByTestId('inbox-confirm-approve').click();
       const error = alice.getByTestId('inbox-error');
       await poll(() => error.textContent()).toMatch(/^This request no longer waits/);
       expect(await error.textContent()).not.toMatch(/GET \/api|opsgate approvals/);
@@ -204,7 +214,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       await say('I need DB_READ_STAGING');
       await poll(() => john.locator('[data-tool="grant_access_to_user"][data-status="rejected"]').count()).toBe(2);
       await poll(() => panel.getByTestId('preview-fields').textContent()).toContain('DB_READ_STAGING');
-      await panel.getByTestId('approve').click();
+      await approveInPanel(john);
       await john.getByText("I've granted you DB_READ_STAGING access.").waitFor();
 
       // Sandbox: "/help" promises commit | rollback; typing rollback while the commit waits rolls back.
@@ -302,6 +312,25 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
         });
       expect(await john.getByTestId('approval-panel').count()).toBe(0);
       expect(await john.getByTestId('session-status').textContent()).toBe('idle');
+
+      // Issue 31, item 2: the word people type, and a visible button, end the runbook too.
+      const stops = john.getByText(/^Stopped: nothing more will be proposed/);
+      for (const [index, stop] of [
+        async () => {
+          expect(await john.getByLabel('Message').getAttribute('placeholder')).toMatch(/stop to end the runbook/);
+          await john.getByLabel('Message').fill('stop');
+          await john.getByRole('button', { name: 'Send' }).click();
+        },
+        () => panel.getByTestId('stop-runbook').click(),
+      ].entries()) {
+        await john.getByLabel('Message').fill('disk full on web-1');
+        await john.getByRole('button', { name: 'Send' }).click();
+        await panel.waitFor({ timeout: 60_000 });
+        await stop();
+        await expect.poll(() => stops.count(), { timeout: 60_000 }).toBe(index + 2);
+        await poll(() => panel.count()).toBe(0);
+      }
+      expect(await john.locator('[data-tool="suggest_ssh_command"][data-status="proposed"]').count()).toBe(0);
     },
     TIMEOUT,
   );

@@ -11,6 +11,8 @@ const BOT_TOKEN = 'xoxb-test-1234-abcdefgh';
 const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const CHANNEL = 'C0APPROVAL';
 const PUBLIC_URL = 'https://opsgate.example.com';
+/** The server's own address (`OPSGATE_PUBLIC_URL`), for links when no admin saved one. */
+const SERVER_URL = 'https://ops-from-env.example.com';
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
 
 /** Slack's request signature: `v0=` + HMAC-SHA256 of `v0:{timestamp}:{body}` (api.slack.com/authentication/verifying-requests-from-slack). */
@@ -28,10 +30,15 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
   let teamsHook: Server;
   let teamsUrl: string;
   const teamsPosts: Array<Record<string, unknown>> = [];
+  let teamsRefuses = false;
   let adminToken: string;
   let john: Identity;
 
-  async function admin(method: 'GET' | 'PUT', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  async function admin(
+    method: 'GET' | 'PUT' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
     const response = await fetch(`${server.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -96,11 +103,17 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
         { id: 'U0JOHN', email: 'john@example.com', emailConfirmed: true },
         { id: 'U0MALLORY', email: 'alice2@example.com', emailConfirmed: false },
         { id: 'U0STRANGER', email: 'stranger@example.com', emailConfirmed: true },
+        { id: 'U0CAROL', email: 'carol@example.com', emailConfirmed: true },
       ],
     });
     teamsHook = createServer(async (request, response) => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
+      if (teamsRefuses) {
+        response.writeHead(404, { 'content-type': 'text/plain' });
+        response.end('not found');
+        return;
+      }
       teamsPosts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end('1');
@@ -108,7 +121,7 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     await new Promise<void>((resolve) => teamsHook.listen(0, '127.0.0.1', resolve));
     const address = teamsHook.address();
     teamsUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/webhookb2/opsgate`;
-    server = await startWebServer({ chat: { slackApiUrl: slack.apiUrl } });
+    server = await startWebServer({ chat: { slackApiUrl: slack.apiUrl, publicUrl: SERVER_URL } });
     const users = new UserRepository(server.store);
     adminToken = (await users.createToken('admin', 'chat-setup')).token;
     const record = (await users.findByName('john_doe'))!;
@@ -148,7 +161,11 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     const message = slack.messages[0]!;
     expect(message.channel).toBe(CHANNEL);
     const text = JSON.stringify(message.blocks);
-    expect(text).toContain('grant_access_to_user · high risk');
+    // Issue 31, item 4: the notification says what is asked, and Approve asks "are you sure?" on a high request.
+    expect(message.text).toMatch(/^john_doe asks: DB_WRITE_PROD for john_doe, \d+ days · high$/);
+    expect(text).not.toContain('grant_access_to_user');
+    const approveButton = (message.blocks.find((b) => b.type === 'actions')!.elements as Array<Record<string, unknown>>)[0]!;
+    expect(approveButton).toMatchObject({ action_id: 'opsgate_approve', confirm: { confirm: { text: 'Yes, approve' } } });
     expect(text).toContain('DB_WRITE_PROD');
     expect(text).toContain('Asked by *john_doe*');
     expect(text).toContain(`${PUBLIC_URL}/#/sessions/`);
@@ -248,5 +265,61 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     await poll(() => slack.messages.slice(before).every((m) => JSON.stringify(m.blocks).includes('Rejected by alice in opsgate'))).toBe(
       true,
     );
+  });
+
+  it('a disabled approver who is still linked cannot decide from Slack (issue 31: Slack for real)', async () => {
+    const users = new UserRepository(server.store);
+    await users.create({ username: 'carol', roles: ['approver'] });
+    expect((await admin('PUT', '/api/admin/chat/slack/links/carol', { slackUserId: 'U0CAROL' })).status).toBe(200);
+    expect((await admin('PUT', '/api/admin/chat/slack', { channel: CHANNEL })).status).toBe(200);
+    await users.disable('carol');
+    const before = slack.messages.length;
+    const { callId } = await johnAsks('I need DB_WRITE_DEV');
+    await poll(() => slack.messages.length).toBe(before + 1);
+    const message = slack.messages[before]!;
+    expect((await send(press('U0CAROL', message, 'opsgate_approve', 'carol-1'))).status).toBe(200);
+    await poll(() => slack.responses.get('carol-1')?.[0]).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/not linked to an opsgate user who may sign in/),
+    });
+    expect(await statusOf(callId)).toBe('proposed');
+    expect(message.updates).toEqual([]);
+    // A linked, enabled approver then approves it: it runs once, and the message says so.
+    expect((await send(press('U0ALICE', message, 'opsgate_approve', 'alice-2'))).status).toBe(200);
+    await poll(() => statusOf(callId)).toBe('executed');
+    await poll(() => JSON.stringify(message.blocks)).toContain('Approved by alice in Slack');
+    const approvals = await server.store.db.selectFrom('audit_events').select('type').where('type', '=', 'tool_executed').execute();
+    expect(approvals.length).toBeGreaterThan(0);
+  });
+
+  it("Send test message reaches Slack and Teams with a link; without a saved address the link is the server's own (issue 31, item 3)", async () => {
+    const slackTest = await admin('POST', '/api/admin/chat/slack/test', {});
+    expect(slackTest.status).toBe(200);
+    expect(slackTest.json.message).toBe(`Sent a test message to channel ${CHANNEL}. It links to ${PUBLIC_URL}/#/inbox.`);
+    expect(JSON.stringify(slack.messages.at(-1)!.blocks)).toContain(`<${PUBLIC_URL}/#/inbox|`);
+
+    // No address saved: cards still carry "Review and decide", to the server's OPSGATE_PUBLIC_URL.
+    expect((await admin('PUT', '/api/admin/chat/common', { publicUrl: '' })).status).toBe(200);
+    const teamsBefore = teamsPosts.length;
+    const teamsTest = await admin('POST', '/api/admin/chat/teams/test', {});
+    expect(teamsTest.status).toBe(200);
+    expect(teamsTest.json.message).toContain(`It links to ${SERVER_URL}/#/inbox.`);
+    await poll(() => teamsPosts.length).toBe(teamsBefore + 1);
+    const { sessionId } = await johnAsks('I need database access', 'Production, read only');
+    await poll(() => teamsPosts.length).toBe(teamsBefore + 2);
+    const card = (teamsPosts.at(-1)!.attachments as Array<{ content: Record<string, unknown> }>)[0]!.content;
+    expect(card.actions).toEqual([
+      { type: 'Action.OpenUrl', title: 'Review and decide in opsgate', url: `${SERVER_URL}/#/sessions/${encodeURIComponent(sessionId)}` },
+    ]);
+    expect(JSON.stringify(card.body)).toMatch(/john_doe asks: DB_READ_PROD for john_doe, \d+ days · \w+/);
+
+    // A webhook that refuses: the admin reads why, in words, with what to do next.
+    expect((await admin('PUT', '/api/admin/chat/teams', { webhookUrl: `${teamsUrl.replace('/webhookb2/opsgate', '')}/gone` })).status).toBe(
+      200,
+    );
+    teamsRefuses = true;
+    const failed = await admin('POST', '/api/admin/chat/teams/test', {});
+    expect(failed.status).toBe(502);
+    expect(failed.json).toMatchObject({ code: 'CHAT_TEST_FAILED', message: expect.stringMatching(/answered 404\. Check the settings/) });
   });
 });

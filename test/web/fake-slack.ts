@@ -78,6 +78,17 @@ export function blockKitProblem(blocks: unknown): string | undefined {
           if (typeof button.value === 'string' && button.value.length > 2000) return 'button value is up to 2000 characters';
           if (button.style !== undefined && button.style !== 'primary' && button.style !== 'danger') return 'style is primary or danger';
           if (typeof button.url === 'string' && button.url.length > 3000) return 'url is up to 3000 characters';
+          const confirm = button.confirm as Record<string, Text> | undefined;
+          if (
+            confirm &&
+            !(
+              textOk(confirm.title, 100, ['plain_text']) &&
+              textOk(confirm.text, 300, ['plain_text', 'mrkdwn']) &&
+              textOk(confirm.confirm, 30, ['plain_text']) &&
+              textOk(confirm.deny, 30, ['plain_text'])
+            )
+          )
+            return 'a confirm dialog has a title (100), text (300), confirm and deny (30 each)';
         }
         break;
       }

@@ -72,7 +72,17 @@ describe.skipIf(!chromiumAvailable)("the approver's inbox in Chromium", () => {
       const item = page.getByTestId('inbox-item');
       await expect.poll(() => item.getByTestId('inbox-policy').textContent()).toBe('state-changes-need-approval');
       await page.screenshot({ path: join(SHOTS, '30-inbox.png'), fullPage: true });
-      await item.getByRole('button', { name: 'Approve' }).click();
+      // A high-risk grant asks once more, as the session panel, Slack and the CLI do (issue 31, item 1).
+      expect(await item.getByTestId('inbox-title').textContent()).toMatch(/^john_doe asks: DB_WRITE_PROD for john_doe, \d+ days\s*high$/);
+      await item.getByTestId('inbox-approve').click();
+      expect(await item.getByTestId('inbox-confirm-text').textContent()).toMatch(/^High risk: approve “DB_WRITE_PROD for john_doe/);
+      await item.getByRole('button', { name: 'Cancel' }).click();
+      await item.getByTestId('inbox-approve').click();
+      await item.getByTestId('inbox-confirm-approve').click();
+      await page
+        .getByTestId('inbox-feedback')
+        .getByText(/^Approved: john_doe's “DB_WRITE_PROD/)
+        .waitFor();
       await page.getByTestId('inbox-empty').waitFor();
       await expect.poll(() => page.getByTestId('inbox-history').locator('tbody tr').first().textContent()).toContain('executed');
       expect(await page.getByTestId('inbox-history').locator('tbody tr').first().textContent()).toContain('alice');

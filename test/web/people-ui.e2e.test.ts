@@ -7,7 +7,16 @@ import { agents } from '../../src/agents/index.ts';
 import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
 import { createHostDirectory } from '../../src/app/host-directory.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  approveInPanel,
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SCREENS = join(ROOT, 'test-results', 'screens');
 const TIMEOUT = 120_000;
@@ -217,7 +226,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await page.getByTestId('reject').click();
       expect(await page.getByTestId('reject-reason').inputValue()).toBe('');
       await page.getByRole('button', { name: 'Cancel' }).click();
-      await page.getByTestId('approve').click();
+      await approveInPanel(page);
       await page.getByText("I've granted you DB_READ_STAGING access.").waitFor();
     },
     TIMEOUT,
@@ -250,7 +259,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       const alice = await signIn('alice');
       await alice.goto(sessionUrl);
       await alice.getByTestId('approval-panel').waitFor();
-      await alice.getByTestId('approve').click();
+      await approveInPanel(alice);
       await alice.getByText(/3 pod\(s\) ready/).waitFor({ timeout: 60_000 });
       await alice
         .getByTestId('answer-notice')
@@ -296,7 +305,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       expect(await page.locator('[data-testid="tool-card"][data-status="failed"]').count()).toBe(0);
       await screens(page, '12-sandbox-commit-approval');
       // The flow completes: approved, committed, and the database says so.
-      await panel.getByTestId('approve').click();
+      await approveInPanel(page);
       await page.getByText(/^Committed:/).waitFor();
       const db = new DatabaseSync(demoDatabasePath(server.dataDir), { readOnly: true });
       expect((db.prepare('SELECT country FROM customers WHERE id = 1').get() as { country: string }).country).toBe('ZZ');
@@ -350,7 +359,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
 
       await say(john, 'run echo hello-from-$((6*7))');
       await john.getByTestId('approval-panel').waitFor();
-      await john.getByTestId('approve').click();
+      await approveInPanel(john);
       const rows = john.locator('[data-testid="terminal"] .xterm-rows');
       await rows.getByText('hello-from-42').first().waitFor({ timeout: 30_000 });
       const shown = await rows.textContent();
@@ -373,7 +382,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
         await expect.poll(async () => (await answered()) || (await approve.isEnabled().catch(() => false)), { timeout: 60_000 }).toBe(true);
         if (await answered()) break;
         const command = await args.textContent();
-        await approve.click();
+        await approveInPanel(john);
         // The decision returns at the next approval (another command) or at the answer.
         await expect
           .poll(

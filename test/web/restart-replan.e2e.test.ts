@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
 import {
+  approveInPanel,
   buildWeb,
   chromiumAvailable,
   freePort,
@@ -141,7 +142,7 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
       // alice's inbox follows without a reload: the voided call is gone, the fresh one can be approved.
       await poll(() => alice.getByTestId('inbox-item').getAttribute('data-call-id')).not.toBe(voidedCallId);
       await alice.getByTestId('inbox-item').getByRole('button', { name: 'Approve' }).waitFor();
-      await page.getByTestId('approve').click();
+      await approveInPanel(page);
       await page.getByText(/^Committed:/).waitFor({ timeout: 30_000 });
       expect(countryOfCustomer1(dataDir)).toBe('ZZ');
 

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostRepository } from '../../src/agents/troubleshoot/hosts/host-repository.ts';
 import { createTroubleshootParts, troubleshootAgent } from '../../src/agents/troubleshoot/index.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  approveInPanel,
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 90_000;
@@ -67,7 +76,7 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
     const approveAsAlice = async () => {
       await approverPage.goto(page.url());
       await approverPage.reload();
-      await approverPage.getByTestId('approve').click();
+      await approveInPanel(approverPage);
       await approverPage.waitForFunction(() => !document.querySelector('[data-testid="approval-panel"]'), undefined, { timeout: 30_000 });
     };
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { accessAgent } from '../../src/agents/access/index.ts';
 import { ClusterRegistry } from '../../src/agents/helm/index.ts';
 import { type AgentDefinition, createStoreSecretStore, type SecretStore } from '../../src/core/agent/index.ts';
@@ -39,6 +39,17 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** Builds the UI if its sources changed since the last build (scripts/build-web.sh). */
+/**
+ * Approves the call in the page's approval panel: high and critical requests ask "Yes, approve"
+ * first (issue 31, item 1), so the click depends on the risk the panel shows.
+ */
+export async function approveInPanel(page: Page): Promise<void> {
+  const panel = page.getByTestId('approval-panel');
+  const risk = await panel.getAttribute('data-risk');
+  await panel.getByTestId('approve').click();
+  if (risk === 'high' || risk === 'critical') await panel.getByTestId('confirm-approve').click();
+}
+
 export function buildWeb(): void {
   const result = spawnSync('bash', [join(ROOT, 'scripts', 'build-web.sh')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`building the web UI failed: ${result.stderr}`);

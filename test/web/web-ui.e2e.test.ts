@@ -4,7 +4,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessAgent } from '../../src/agents/access/index.ts';
 import { helmAgent } from '../../src/agents/helm/index.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  approveInPanel,
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 90_000;
@@ -75,14 +84,14 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await say(page, 'I need access to read documents');
       const panel = page.getByTestId('approval-panel');
       await panel.waitFor();
-      await expect.poll(() => panel.textContent()).toContain('grant_access_to_user');
+      await expect.poll(() => panel.getByTestId('approval-title').textContent()).toMatch(/asks: READ_DOCUMENTS for \w+/);
       await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '03-approval-panel');
       await page.reload();
       await page.getByTestId('approval-panel').waitFor();
       await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '04-approval-after-reload');
-      await page.getByTestId('approve').click();
+      await approveInPanel(page);
       await page.getByText("I've granted you READ_DOCUMENTS access.").waitFor();
       await expect.poll(() => page.getByTestId('approval-panel').count()).toBe(0);
       await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
@@ -117,7 +126,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await say(page, 'Production, read only');
       await page.getByTestId('approval-panel').waitFor();
       await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
-      await page.getByTestId('approve').click();
+      await approveInPanel(page);
       await page.getByText("I've granted you DB_READ_PROD access.").waitFor();
       await shot(page, '07-flow2-granted');
     },

@@ -29,26 +29,30 @@ describe('sandbox risk from the real change preview (docs/risk.md)', () => {
   it('DROP TABLE is critical and counts the rows the table holds (the changeset has none)', async () => {
     const committed = (await fixture.bridge.query('SELECT count(*) AS n FROM order_items')).rows[0] as { n: number };
     const { preview, risk } = await stageThenScore('DROP TABLE order_items');
-    expect(preview.summary).toBe(`drops table order_items (${committed.n} rows); 0 inserted, 0 updated, 0 deleted row(s)`);
+    // Issue 31, item 8: the rows a DROP takes with it, and no "0 row(s)" beside them.
+    expect(preview.summary).toBe(`drops order_items and its ${committed.n} rows`);
+    expect(preview.headline).toBe(`DROP TABLE order_items (${committed.n} rows)`);
     expect(risk).toEqual({ level: 'critical', reason: `commit ${preview.summary}` });
+    const output = (await tool('commit_transaction').execute({}, context)) as { summary: string };
+    expect(output.summary).toBe(`drops order_items and its ${committed.n} rows`);
   });
 
   it('deleting rows is high, with the true count', async () => {
     const expected = (await fixture.bridge.query('SELECT count(*) AS n FROM order_items WHERE order_id = 1')).rows[0] as { n: number };
     expect(expected.n).toBeGreaterThan(0);
     const { risk } = await stageThenScore('DELETE FROM order_items WHERE order_id = 1');
-    expect(risk).toEqual({ level: 'high', reason: `commit 0 inserted, 0 updated, ${expected.n} deleted row(s)` });
+    expect(risk).toEqual({ level: 'high', reason: `commit deletes ${expected.n} rows` });
   });
 
   it('one insert is medium; other DDL is high; staging itself is low and names DDL', async () => {
     const insert = await stageThenScore(
       "INSERT INTO customers (id, name, email, country, created_at) VALUES (77, 'R', 'r@example.com', 'XX', '2024-08-01')",
     );
-    expect(insert.risk).toEqual({ level: 'medium', reason: 'commit 1 inserted, 0 updated, 0 deleted row(s)' });
+    expect(insert.risk).toEqual({ level: 'medium', reason: 'commit inserts 1 row' });
     await fixture.bridge.activeTransaction?.rollback();
     const ddl = await stageThenScore('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
     expect(ddl.risk.level).toBe('high');
-    expect(ddl.risk.reason).toMatch(/^commit schema: create table notes; 0 inserted/);
+    expect(ddl.risk.reason).toBe('commit changes the schema: create table notes');
     expect(assessToolRisk(tool('execute_write'), { sql: 'DROP TABLE orders' })).toEqual({
       level: 'low',
       reason: 'stages DROP in an uncommitted transaction; the commit is scored on its real changes',

@@ -43,15 +43,43 @@ export function changeImpact(preview: ChangePreview, committedTables: readonly T
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** "drops table orders (8 rows); 0 inserted, 0 updated, 0 deleted row(s)". */
+function rowsPhrase(rows: number | null): string {
+  if (rows === null) return 'all its rows (the count could not be read)';
+  return rows === 1 ? 'its 1 row' : `its ${rows} rows`;
+}
+
+/**
+ * What a commit does, in words a person checks before approving: "drops order_items and its 8
+ * rows; deletes 3 rows". Zero counts are left out: "0 inserted" next to a dropped table read as
+ * "harmless" (issue 31, item 8).
+ */
 export function impactSummary(impact: ChangeImpact): string {
-  const parts = impact.droppedTables.map(
-    (d) => `drops table ${d.table} (${d.rows === null ? 'row count unknown' : plural(d.rows, 'row')})`,
-  );
-  if (impact.otherSchemaChanges.length > 0) parts.push(`schema: ${impact.otherSchemaChanges.join(', ')}`);
-  parts.push(`${impact.inserted} inserted, ${impact.updated} updated, ${impact.deleted} deleted row(s)`);
+  const parts = impact.droppedTables.map((d) => `drops ${d.table} and ${rowsPhrase(d.rows)}`);
+  if (impact.otherSchemaChanges.length > 0) parts.push(`changes the schema: ${impact.otherSchemaChanges.join(', ')}`);
+  if (impact.inserted > 0) parts.push(`inserts ${plural(impact.inserted, 'row')}`);
+  if (impact.updated > 0) parts.push(`updates ${plural(impact.updated, 'row')}`);
+  if (impact.deleted > 0) parts.push(`deletes ${plural(impact.deleted, 'row')}`);
   if (impact.unlisted > 0) parts.push(`${plural(impact.unlisted, 'statement')} whose rows cannot be listed`);
-  return parts.join('; ');
+  return parts.length > 0 ? parts.join('; ') : 'changes no rows';
+}
+
+const HEADLINE_LIMIT = 120;
+
+/**
+ * The request in one line for a lock screen or an inbox title: the statements, each with the rows
+ * it touches ("DROP TABLE order_items (8 rows)").
+ */
+export function commitHeadline(preview: ChangePreview, impact: ChangeImpact): string {
+  const lines = preview.statements.map((statement) => {
+    const sql = statement.sql.trim().replace(/;$/, '').replace(/\s+/g, ' ');
+    const words = sql.toLowerCase().split(/[\s"'`;]+/);
+    const dropped =
+      words[0] === 'drop' && words[1] === 'table' ? impact.droppedTables.find((d) => words.includes(d.table.toLowerCase())) : undefined;
+    const rows = dropped ? dropped.rows : statement.changes > 0 ? statement.changes : undefined;
+    return rows === undefined ? sql : `${sql} (${rows === null ? 'rows unknown' : plural(rows, 'row')})`;
+  });
+  const text = lines.join('; ');
+  return text.length > HEADLINE_LIMIT ? `${text.slice(0, HEADLINE_LIMIT - 1)}…` : text;
 }
 
 function impactOf(preview: ApprovalPreview | undefined): ChangeImpact | undefined {

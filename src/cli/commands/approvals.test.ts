@@ -7,14 +7,14 @@ import { openOpsgate } from '../../app/open-opsgate.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { main } from '../main.ts';
 
-function run(args: string[], env: Record<string, string>) {
+function run(args: string[], env: Record<string, string>, stdin = '') {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c) => (out += c));
   stderr.on('data', (c) => (err += c));
-  return main(args, { stdout, stderr, stdin: Readable.from(['']), env }).then((code) => ({ code, out, err }));
+  return main(args, { stdout, stderr, stdin: Readable.from([stdin]), env }).then((code) => ({ code, out, err }));
 }
 
 describe('opsgate approvals', () => {
@@ -78,12 +78,23 @@ describe('opsgate approvals', () => {
       code: 2,
       err: expect.stringContaining('OPSGATE_TOKEN is not a valid API token'),
     });
-    const approved = await run(['approvals', 'approve', callId], as('alice'));
-    expect(approved).toMatchObject({ code: 0, out: `approved ${callId} (grant_access_to_user): now executed\n` });
+    // Issue 31, item 1: a high-risk approval shows what is asked and needs a typed "yes" (or --yes).
+    const unanswered = await run(['approvals', 'approve', callId], as('alice'));
+    expect(unanswered.code).toBe(1);
+    expect(unanswered.out).toMatch(/^john_doe asks: DB_WRITE_PROD for john_doe, \d+ days · high\n/);
+    expect(unanswered.out).toContain('Approve this high-risk request? Type yes to approve:');
+    expect(unanswered.err).toContain(`not approved: ${callId} still waits`);
+    const declined = await run(['approvals', 'approve', callId], as('alice'), 'no\n');
+    expect(declined.code).toBe(1);
+    expect((await run(['approvals', 'list'], as('alice'))).out).toContain('1 waiting for alice');
+    const approved = await run(['approvals', 'approve', callId], as('alice'), 'yes\n');
+    expect(approved.code).toBe(0);
+    expect(approved.out).toMatch(new RegExp(`approved ${callId} \\(grant_access_to_user\\): now executed\n$`));
     const history = await run(['approvals', 'list', '--history'], as('alice'));
     expect(history.out).toMatch(new RegExp(`executed +grant_access_to_user +by alice +asked by john_doe +${callId}`));
 
     const second = await propose('Production, read only');
+    expect(await run(['approvals', 'reject', second, '--yes'], as('alice'))).toMatchObject({ code: 2 });
     const rejected = await run(['approvals', 'reject', second, '--reason', 'use the replica'], as('alice'));
     expect(rejected).toMatchObject({ code: 0, out: `rejected ${second} (grant_access_to_user): now rejected\n` });
     expect(await run(['approvals', 'approve', second], as('alice'))).toMatchObject({

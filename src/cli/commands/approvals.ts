@@ -1,7 +1,8 @@
+import { createInterface } from 'node:readline';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
-import type { PendingApproval, Runtime } from '../../core/runtime/index.ts';
+import { approvalNeedsConfirmation, approvalTitle, type PendingApproval, type Runtime } from '../../core/runtime/index.ts';
 import { terminalSafe } from '../../core/text/index.ts';
 import { localModeNotice, resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
@@ -9,7 +10,7 @@ import { parseCommandArgs } from '../parse-args.ts';
 
 const usage = `Usage: opsgate approvals list [--user NAME] [--history] [--json]
        opsgate approvals show CALL_ID [--user NAME]
-       opsgate approvals approve CALL_ID [--user NAME]
+       opsgate approvals approve CALL_ID [--yes] [--user NAME]
        opsgate approvals reject CALL_ID [--reason TEXT] [--user NAME]
 
 The approver's inbox at the terminal, on the data store (OPSGATE_DATA_DIR / OPSGATE_DATABASE_URL).
@@ -17,6 +18,8 @@ list     calls waiting for approval in the sessions NAME may see; "*" marks thos
          NAME approve. --history lists decided approvals instead, newest first.
 show     one pending call: tool, exact arguments, risk, policy and who can approve.
 approve  approves as NAME; exit 1 with the reason and who can approve when the policy refuses.
+         A high or critical request is shown first and approved only when you type "yes"
+         (as the web inbox and Slack ask); --yes skips the question, for scripts.
 reject   rejects as NAME with a reason.
   --user NAME   who acts in local mode (default: $OPSGATE_USER, then $USER)
 
@@ -37,6 +40,31 @@ function describe(item: PendingApproval, me: string): string[] {
     `policy    ${interrupt.policyId}${interrupt.requiredApprovals > 1 ? ` (${interrupt.requiredApprovals} approvers; so far: ${interrupt.approvals.join(', ') || 'nobody'})` : ''}`,
     `approvers ${interrupt.eligibleApprovers.filter((name) => name !== me || item.mayApprove).join(', ') || 'nobody under the current policy'}`,
   ];
+}
+
+/** The first line typed on stdin, or undefined when stdin ends first (a script, a closed pipe). */
+async function firstLine(stdin: NodeJS.ReadableStream): Promise<string | undefined> {
+  const lines = createInterface({ input: stdin, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return undefined;
+  } finally {
+    lines.close();
+  }
+}
+
+/** High and critical approvals ask before they are sent: what is asked, why it is risky, then "yes". */
+async function confirmed(item: PendingApproval, io: CliIo): Promise<boolean> {
+  const { interrupt } = item;
+  io.stdout.write(
+    terminalSafe(
+      `${approvalTitle(interrupt)}\n${interrupt.preview ? `${interrupt.preview.summary}\n` : ''}why ${interrupt.risk}: ${interrupt.riskReason}\n`,
+    ),
+  );
+  io.stdout.write(`Approve this ${interrupt.risk}-risk request? Type yes to approve: `);
+  const answer = (await firstLine(io.stdin))?.trim().toLowerCase();
+  io.stdout.write('\n');
+  return answer === 'yes' || answer === 'y';
 }
 
 async function pendingCall(runtime: Runtime, actor: Identity, callId: string | undefined): Promise<PendingApproval> {
@@ -84,7 +112,13 @@ export const approvalsCommand: CliCommand = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
       args,
-      { user: { type: 'string' }, history: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' } },
+      {
+        user: { type: 'string' },
+        history: { type: 'boolean' },
+        json: { type: 'boolean' },
+        reason: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+      },
       true,
     );
     const [verb, callId, ...extra] = positionals;
@@ -93,6 +127,7 @@ export const approvalsCommand: CliCommand = {
     if (extra.length > 0 || (verb === 'list' && callId !== undefined)) throw new UsageError('too many arguments');
     if (values.reason !== undefined && verb !== 'reject') throw new UsageError('--reason belongs to "approvals reject"');
     if ((values.history || values.json) && verb !== 'list') throw new UsageError('--history and --json belong to "approvals list"');
+    if (values.yes && verb !== 'approve') throw new UsageError('--yes belongs to "approvals approve"');
     const opsgate = await openOpsgate({ env: io.env });
     try {
       const { identity: actor, mode } = await resolveCliIdentity(io, new UserRepository(opsgate.store), values.user);
@@ -103,6 +138,15 @@ export const approvalsCommand: CliCommand = {
       if (verb === 'show') {
         io.stdout.write(`${terminalSafe(describe(item, actor.username).join('\n'))}\n`);
         return 0;
+      }
+      // Someone the policy will refuse is told so by the runtime, without a question first.
+      if (verb === 'approve' && item.mayApprove && approvalNeedsConfirmation(item.interrupt.risk) && !values.yes) {
+        if (!(await confirmed(item, io))) {
+          io.stderr.write(
+            `opsgate: not approved: ${item.interrupt.callId} still waits. Type "yes" at the question to approve it, or pass --yes.\n`,
+          );
+          return 1;
+        }
       }
       const decision =
         verb === 'approve'

@@ -13,6 +13,7 @@ import { UserRepository } from '../../core/identity/users.ts';
 import { createPrometheusObserver } from '../../core/telemetry/index.ts';
 import type { HostDirectory } from '../../server/index.ts';
 import { createServer } from '../../server/index.ts';
+import { chatOptionsFromEnv } from '../../server/integrations/chat-options-from-env.ts';
 import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
 import { registerGatewayRoutes } from '../../server/routes/gateway-routes.ts';
 import { securityOptionsFromEnv } from '../../server/security-config.ts';
@@ -116,6 +117,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       ...(webhooks ? { webhooks } : {}),
       ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+      chat: chatOptionsFromEnv(options.env),
     });
     if (opsgate.gateway)
       await registerGatewayRoutes(app, { gateway: opsgate.gateway, users, ...(oidc ? { oidcIssuer: oidc.issuer } : {}) });
@@ -194,7 +196,8 @@ OPSGATE_AUDIT_CHECKPOINT_FILE (signed audit checkpoints; default <data-dir>/audi
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
 default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
 OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README),
-OPSGATE_PUBLIC_URL (https://… makes cookies Secure), OPSGATE_TRUST_PROXY, OPSGATE_SESSION_QUOTA,
+OPSGATE_PUBLIC_URL (https://… makes cookies Secure; chat messages link to it), OPSGATE_SLACK_API_URL
+(Slack's Web API base, default https://slack.com/api/), OPSGATE_TRUST_PROXY, OPSGATE_SESSION_QUOTA,
 OPSGATE_SECRETS_KEY (see README), OPSGATE_GATEWAY_CONFIG (the MCP gateway's upstreams, served at
 /mcp; see docs/gateway.md).`,
   async run(args: readonly string[], io: CliIo): Promise<number> {

@@ -1,4 +1,5 @@
 export type { DecidedApproval, PendingApproval } from './approval-inbox.ts';
+export { approvalHeadline, approvalNeedsConfirmation, approvalTitle } from './approval-title.ts';
 export { decisionFromText } from './chat-decisions.ts';
 export { createRuntime } from './create-runtime.ts';
 export { HUMAN_INPUT_TOOL, QUESTION_OPTIONS } from './human-input-tool.ts';

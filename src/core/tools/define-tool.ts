@@ -53,6 +53,12 @@ export interface IdentityBinding {
 export interface ApprovalPreview {
   readonly kind: string;
   readonly summary: string;
+  /**
+   * What is asked, in a few words a person recognises on a lock screen or an inbox line
+   * ("DROP TABLE order_items (8 rows)", "DB_WRITE_PROD for john_doe, 30 days"). Chat notifications
+   * and inbox titles lead with it instead of the tool's name.
+   */
+  readonly headline?: string;
   readonly details?: unknown;
   /** Extra material the approval is bound to (a plan hash, a changeset hash). */
   readonly bindingDigest?: string;

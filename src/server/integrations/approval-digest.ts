@@ -1,4 +1,4 @@
-import type { ApprovalInterrupt } from '../../core/runtime/index.ts';
+import { type ApprovalInterrupt, approvalHeadline, approvalTitle } from '../../core/runtime/index.ts';
 
 /**
  * The readable preview of an approval as plain text for chat messages: what the web panel shows
@@ -6,7 +6,10 @@ import type { ApprovalInterrupt } from '../../core/runtime/index.ts';
  * manifest or values diff, the risk and why), shortened to fit a message. Never raw JSON.
  */
 export interface ApprovalDigest {
+  /** "john_doe asks: DROP TABLE order_items (8 rows) · critical": what is asked, not which tool. */
   readonly title: string;
+  /** What is asked alone ("DROP TABLE order_items (8 rows)"). */
+  readonly headline: string;
   readonly risk: string;
   readonly riskReason: string;
   readonly summary?: string;
@@ -53,13 +56,25 @@ function diffOf(details: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function changesOf(details: Record<string, unknown>): string | undefined {
   if (!Array.isArray(details.statements) || !Array.isArray(details.rows)) return undefined;
   const lines: string[] = [];
-  for (const statement of details.statements.map(record))
-    lines.push(`${String(statement.sql)}  (${String(statement.changes ?? 0)} row(s))`);
+  const dropped = (Array.isArray(record(details.impact).droppedTables) ? (record(details.impact).droppedTables as unknown[]) : []).map(
+    record,
+  );
+  for (const statement of details.statements.map(record)) {
+    const changed = Number(statement.changes ?? 0);
+    // A DDL statement changes no rows by count; its effect is said below, never as "0 row(s)".
+    lines.push(changed > 0 ? `${String(statement.sql)}  (${plural(changed, 'row')})` : String(statement.sql));
+  }
+  for (const table of dropped)
+    lines.push(`drops ${String(table.table)} and ${typeof table.rows === 'number' ? `its ${plural(table.rows, 'row')}` : 'all its rows'}`);
+  const droppedNames = new Set(dropped.map((table) => `table ${String(table.table)}`));
   for (const schema of (Array.isArray(details.schema) ? details.schema : []).map(record))
-    lines.push(`${String(schema.operation)} ${String(schema.name)}`);
+    if (!(schema.operation === 'drop' && droppedNames.has(String(schema.name))))
+      lines.push(`${String(schema.operation)} ${String(schema.name)}`);
   for (const row of details.rows.slice(0, 10).map(record)) {
     const before = record(row.before);
     const after = record(row.after);
@@ -89,7 +104,8 @@ export function approvalDigest(interrupt: ApprovalInterrupt): ApprovalDigest {
           .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
           .map(([key, value]) => [key, cut(value, 300)] as const);
   return {
-    title: `${interrupt.tool} · ${interrupt.risk} risk`,
+    title: approvalTitle(interrupt),
+    headline: approvalHeadline(interrupt),
     risk: interrupt.risk,
     riskReason: interrupt.riskReason.replace(/`/g, ''),
     ...(interrupt.preview?.summary ? { summary: cut(interrupt.preview.summary) } : {}),

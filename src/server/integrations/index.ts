@@ -6,6 +6,7 @@ import type { Store } from '../../core/store/index.ts';
 import type { ApiCatalog } from '../api-route.ts';
 import { chatIntegrationRoutes } from './chat-integration-routes.ts';
 import { ChatIntegrationStore, chatIntegrationsMigration } from './chat-integration-store.ts';
+import { chatTestRoutes } from './chat-test-routes.ts';
 import { SlackIntegration } from './slack/slack-integration.ts';
 import { slackInteractivityRoute } from './slack/slack-interactivity-route.ts';
 import { TeamsIntegration } from './teams/teams-integration.ts';
@@ -15,6 +16,8 @@ export { SLACK_ACTIONS_PATH } from './slack/slack-interactivity-route.ts';
 export interface ChatIntegrationOptions {
   /** Slack's Web API base (tests point it at a local server). Default Slack's own. */
   readonly slackApiUrl?: string;
+  /** Links in messages open this address when no admin saved one (`OPSGATE_PUBLIC_URL`). */
+  readonly publicUrl?: string;
 }
 
 /**
@@ -34,8 +37,13 @@ export async function installChatIntegrations(
     users: deps.users,
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.options?.slackApiUrl ? { slackApiUrl: deps.options.slackApiUrl } : {}),
+    ...(deps.options?.publicUrl ? { publicUrl: deps.options.publicUrl } : {}),
   });
-  const teams = new TeamsIntegration({ store, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const teams = new TeamsIntegration({
+    store,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.options?.publicUrl ? { publicUrl: deps.options.publicUrl } : {}),
+  });
   const unsubscribe = deps.runtime.events.subscribe('*', (event) => {
     slack.onEvent(event);
     teams.onEvent(event);
@@ -48,5 +56,11 @@ export async function installChatIntegrations(
     unsubscribe();
     await drain();
   });
-  return { privateRoutes: (privateApp, catalog) => chatIntegrationRoutes(privateApp, catalog, store, deps.users), drain };
+  return {
+    privateRoutes: (privateApp, catalog) => {
+      chatIntegrationRoutes(privateApp, catalog, store, deps.users);
+      chatTestRoutes(privateApp, catalog, { store, slack, publicUrl: deps.options?.publicUrl });
+    },
+    drain,
+  };
 }

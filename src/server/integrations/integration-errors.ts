@@ -13,4 +13,8 @@ export const IntegrationErrors = defineErrorCodes({
   },
   SLACK_PAYLOAD_INVALID: { status: 400, message: 'This Slack request is not a button press opsgate knows: {detail}. Nothing was decided.' },
   CHAT_SETTINGS_INVALID: { status: 400, message: '{detail}' },
+  CHAT_TEST_FAILED: {
+    status: 502,
+    message: 'The test message was not delivered: {detail}. Check the settings above and send it again.',
+  },
 });

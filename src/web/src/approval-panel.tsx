@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { approvalHeadline, approvalNeedsConfirmation } from '../../core/runtime/approval-title.ts';
 import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
 import type { Decision, Me } from './api.ts';
 import { ApprovalSummary } from './approval-summary.tsx';
@@ -19,7 +20,7 @@ type Mode = 'view' | 'reject' | 'modify' | 'confirm';
 /**
  * Approve / Reject with reason / Modify the exact arguments of a pending mutable call. The panel
  * scrolls into view and takes focus when it appears; `a` approves and `r` rejects while it has
- * focus (critical risk asks once more); the action bar stays in view while the preview scrolls.
+ * focus (high and critical risk ask once more, as the inbox, Slack and the CLI do); the action bar stays in view while the preview scrolls.
  * Render it with `key={callId}` so that a new approval starts with an empty form.
  */
 export function ApprovalPanel({
@@ -27,6 +28,7 @@ export function ApprovalPanel({
   me,
   busy,
   stale,
+  stoppable = false,
   onDecide,
 }: {
   interrupt: ApprovalInterrupt;
@@ -34,6 +36,8 @@ export function ApprovalPanel({
   busy: boolean;
   /** Why this approval can no longer run, as the server said it (before the click, or after one failed). */
   stale?: string;
+  /** The call is one step of a runbook: a Stop button ends the runbook, not just this step. */
+  stoppable?: boolean;
   onDecide: (d: Decision) => void;
 }) {
   const [mode, setMode] = useState<Mode>('view');
@@ -47,7 +51,7 @@ export function ApprovalPanel({
   const eligible = interrupt.eligibleApprovers ?? [];
   const mayApprove = eligible.includes(me.username);
   const approveDisabled = busy || blocked || (ownCall && !mayApprove) || stale !== undefined;
-  const critical = interrupt.risk === 'critical';
+  const confirmFirst = approvalNeedsConfirmation(interrupt.risk);
   // The requester of a call he may not approve: he withdraws or changes it; approving is someone else's.
   const waitingForOthers = ownCall && !mayApprove;
 
@@ -61,7 +65,7 @@ export function ApprovalPanel({
 
   const approve = () => {
     if (approveDisabled) return;
-    if (critical && mode !== 'confirm') setMode('confirm');
+    if (confirmFirst && mode !== 'confirm') setMode('confirm');
     else onDecide({ type: 'approve', callId: interrupt.callId });
   };
   const replan = () => onDecide({ type: 'replan', callId: interrupt.callId });
@@ -71,6 +75,7 @@ export function ApprovalPanel({
       class="panel approval"
       aria-labelledby="approval-title"
       data-testid="approval-panel"
+      data-risk={interrupt.risk}
       tabIndex={-1}
       ref={panel}
       onKeyDown={(event) => {
@@ -85,8 +90,8 @@ export function ApprovalPanel({
         }
       }}
     >
-      <h3 id="approval-title">
-        Approval needed: <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
+      <h3 id="approval-title" data-testid="approval-title">
+        {interrupt.requestedBy} asks: {approvalHeadline(interrupt)} <span class={`risk ${interrupt.risk}`}>{interrupt.risk}</span>
       </h3>
       {/* What the agent said to the requester ("Would you like me to grant it?") is for him, not for the approver. */}
       {interrupt.text && ownCall && !waitingForOthers && (
@@ -109,8 +114,9 @@ export function ApprovalPanel({
             <strong data-testid="approval-stale-reason">{stale}</strong>
           </p>
           <p>
-            Nothing has run. Re-plan voids this request and asks the agent to plan again from the current state; you then approve what it
-            shows.
+            {waitingForOthers
+              ? `Nothing has run. Re-plan asks the agent to plan it again from the current state, and ${eligible.join(' or ') || 'an approver'} then decides on what it shows. Or withdraw it and ask again in your own words.`
+              : 'Nothing has run. Re-plan voids this request and asks the agent to plan again from the current state; you then approve what it shows.'}
           </p>
         </div>
       )}
@@ -121,29 +127,47 @@ export function ApprovalPanel({
         </dd>
         <dt>Expiry</dt>
         <dd>{expiresIn(interrupt.expiresAt)}</dd>
-        {interrupt.verdict && (
+        {blocked && (
           <>
-            <dt>Validator</dt>
-            <dd class={`verdict ${interrupt.verdict.verdict}`} data-testid="verdict">
-              {interrupt.verdict.verdict === 'allow' ? '✓ allowed' : '✗ blocked'}: {interrupt.verdict.reason}
-              {interrupt.verdict.rule && <span class="muted"> (rule {interrupt.verdict.rule})</span>}
+            <dt>Blocked</dt>
+            <dd class="verdict block" data-testid="verdict">
+              ✗ {interrupt.verdict?.reason}
             </dd>
           </>
         )}
-        <dt>Policy</dt>
-        <dd data-testid="approval-policy">
-          {interrupt.policyId}
-          {(interrupt.requiredApprovals ?? 1) > 1 &&
-            ` (needs ${interrupt.requiredApprovals} approvers; approved so far: ${(interrupt.approvals ?? []).join(', ') || 'nobody'})`}
-        </dd>
         <dt>Who can approve</dt>
         <dd data-testid="eligible-approvers">
           {ownCall && !mayApprove
             ? `Waiting for an approver: ${eligible.join(', ') || 'nobody under the current policy'}`
             : eligible.join(', ') || 'nobody under the current policy'}
         </dd>
+        {(interrupt.requiredApprovals ?? 1) > 1 && (
+          <>
+            <dt>Approvers needed</dt>
+            <dd data-testid="approvals-needed">
+              {interrupt.requiredApprovals}; approved so far: {(interrupt.approvals ?? []).join(', ') || 'nobody'}
+            </dd>
+          </>
+        )}
       </dl>
       <ApprovalSummary interrupt={interrupt} />
+      {/* Rule ids and policy names are for whoever opens the details, not the first read. */}
+      <details class="raw" data-testid="approval-details">
+        <summary>Policy and checks</summary>
+        <dl class="facts">
+          <dt>Policy</dt>
+          <dd data-testid="approval-policy">{interrupt.policyId}</dd>
+          {interrupt.verdict && !blocked && (
+            <>
+              <dt>Validator</dt>
+              <dd class="verdict allow" data-testid="verdict">
+                ✓ allowed: {interrupt.verdict.reason}
+                {interrupt.verdict.rule && <span class="muted"> (rule {interrupt.verdict.rule})</span>}
+              </dd>
+            </>
+          )}
+        </dl>
+      </details>
       {mode === 'modify' && (
         <form
           class="stack"
@@ -209,8 +233,10 @@ export function ApprovalPanel({
           </form>
         )}
         {mode === 'confirm' && (
-          <div class="actions" role="alertdialog" aria-label="Confirm a critical-risk approval">
-            <span class="confirm-text">Critical risk: approve for real?</span>
+          <div class="actions" role="alertdialog" aria-label={`Confirm a ${interrupt.risk}-risk approval`}>
+            <span class="confirm-text" data-testid="confirm-text">
+              {interrupt.risk === 'critical' ? 'Critical' : 'High'} risk: approve “{approvalHeadline(interrupt)}” for real?
+            </span>
             <button type="button" class="danger" data-testid="confirm-approve" disabled={busy} onClick={approve}>
               Yes, approve
             </button>
@@ -221,6 +247,11 @@ export function ApprovalPanel({
         )}
         {mode === 'view' && waitingForOthers && (
           <div class="actions">
+            {stale && (
+              <button type="button" class="primary" data-testid="replan" disabled={busy} onClick={replan}>
+                Re-plan
+              </button>
+            )}
             <button
               type="button"
               data-testid="withdraw"
@@ -248,6 +279,17 @@ export function ApprovalPanel({
             <button type="button" data-testid="modify" disabled={busy || stale !== undefined} onClick={() => setMode('modify')}>
               Modify…
             </button>
+            {stoppable && (
+              <button
+                type="button"
+                class="danger"
+                data-testid="stop-runbook"
+                disabled={busy}
+                onClick={() => onDecide({ type: 'reject', callId: interrupt.callId, reason: 'stop: the person ended the runbook' })}
+              >
+                Stop runbook
+              </button>
+            )}
           </div>
         )}
       </div>

@@ -15,13 +15,15 @@ import { TerminalPanel } from './terminal-panel.tsx';
 import { UsageSummary } from './usage-summary.tsx';
 
 /** What the message box says while the session waits, so typing is never a dead end. */
-function composerHint(interrupt: SessionSnapshot['interrupt'], me: Me): string | undefined {
+function composerHint(interrupt: SessionSnapshot['interrupt'], me: Me, agent: string): string | undefined {
   if (interrupt?.type === 'question') return 'Answer above, or type your answer here (yes, no, skip or your own words).';
   if (interrupt?.type === 'continue') return 'Type "continue" to read the output so far, or use the button above.';
   if (interrupt?.type !== 'approval') return undefined;
   if (interrupt.requestedBy === me.username && !interrupt.eligibleApprovers.includes(me.username))
     return `Waiting for ${interrupt.eligibleApprovers.join(' or ') || 'an approver'}. Type a new request to withdraw this one.`;
-  return 'Type yes or no (commit or rollback), or a new request to withdraw this one.';
+  if (agent === 'troubleshoot') return 'Type yes to run it, no to skip it, stop to end the runbook, or a new request to withdraw this one.';
+  if (interrupt.tool === 'commit_transaction') return 'Type yes or no (commit or rollback), or a new request to withdraw this one.';
+  return 'Type yes or no, or a new request to withdraw this one.';
 }
 
 const REFRESH_ON = new Set(['message', 'tool.call', 'tool.result', 'interrupt', 'decision', 'phase', 'status']);
@@ -241,6 +243,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
           me={me}
           busy={busy}
           {...(stale?.callId === interrupt.callId ? { stale: stale.message } : {})}
+          stoppable={session.agent === 'troubleshoot'}
           onDecide={decide}
         />
       )}
@@ -252,7 +255,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
         </p>
       )}
       {session.username === me.username ? (
-        <Composer sessionId={session.id} disabled={busy} placeholder={composerHint(interrupt, me)} onSend={send} />
+        <Composer sessionId={session.id} disabled={busy} placeholder={composerHint(interrupt, me, session.agent)} onSend={send} />
       ) : (
         <p class="muted" data-testid="observer-note">
           This is {session.username}'s session: you can decide its pending requests and read its history; only {session.username} sends

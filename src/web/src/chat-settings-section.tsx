@@ -19,6 +19,7 @@ const chatApi = {
     request('PUT', '/api/admin/chat/slack', input),
   teams: (webhookUrl: string) => request('PUT', '/api/admin/chat/teams', { webhookUrl }),
   common: (publicUrl: string) => request('PUT', '/api/admin/chat/common', { publicUrl }),
+  test: (provider: 'slack' | 'teams') => request<{ message: string }>('POST', `/api/admin/chat/${provider}/test`, {}),
   link: (username: string, slackUserId: string, email: string) =>
     request('PUT', `/api/admin/chat/slack/links/${encodeURIComponent(username)}`, { slackUserId, email }),
 };
@@ -49,13 +50,22 @@ export function ChatSettingsSection() {
       setMessage({ ok: false, text: errorText(e) });
     }
   };
+  // The address the field shows is what links will open: saved with Slack or Teams when nobody saved
+  // one, so the first card does not go out without "Review and decide" (issue 31, item 3).
+  const saveAddressIfUnsaved = async () => {
+    if (!view?.publicUrl && publicUrl.trim()) await chatApi.common(publicUrl.trim());
+  };
+  const sendTest = (provider: 'slack' | 'teams') => run(async () => (await chatApi.test(provider)).message);
   if (!view) return null;
+  const plainHttp = /^http:\/\//i.test(publicUrl.trim());
   return (
     <section class="card" aria-labelledby="chat-title" data-testid="admin-chat">
       <h2 id="chat-title">Chat approvals (Slack, Teams)</h2>
       <p class="muted">
         Approval requests are posted with the same readable preview as here. In Slack, approvers decide with the buttons, as their opsgate
-        user; in Teams, the card links to the request here. See docs/slack-and-teams.md for the Slack app's settings.
+        user; in Teams, the card links to the request here. The Slack app needs the bot scopes <code>chat:write</code>,{' '}
+        <code>users:read</code>, <code>users:read.email</code> and <code>im:write</code>, and Interactivity turned on with the Request URL
+        below.
       </p>
       {message && (
         <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'} data-testid="chat-message">
@@ -78,6 +88,17 @@ export function ChatSettingsSection() {
         </label>
         <button type="submit">Save address</button>
       </form>
+      {!view.publicUrl && (
+        <p class="muted" data-testid="address-unsaved">
+          Not saved yet: it is saved with Slack or Teams below, or press Save address.
+        </p>
+      )}
+      {plainHttp && (
+        <p class="notice" role="note" data-testid="http-warning">
+          This address starts with http://. Slack sends button presses only to an https:// Request URL, and links people open from chat
+          should be encrypted: put opsgate behind TLS and use its https:// address.
+        </p>
+      )}
       <h3>Slack {view.slack.enabled ? <span class="ok">· on</span> : <span class="muted">· off</span>}</h3>
       <p class="muted">
         Interactivity Request URL for the Slack app: <code>{`${publicUrl.replace(/\/+$/, '')}/api/integrations/slack/actions`}</code>
@@ -88,6 +109,7 @@ export function ChatSettingsSection() {
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
+            await saveAddressIfUnsaved();
             await chatApi.slack({
               enabled: true,
               channel: slack.channel.trim(),
@@ -140,6 +162,11 @@ export function ChatSettingsSection() {
             }
           >
             Turn Slack off
+          </button>
+        )}
+        {view.slack.enabled && (
+          <button type="button" data-testid="slack-test" onClick={() => sendTest('slack')}>
+            Send test message
           </button>
         )}
       </form>
@@ -202,6 +229,7 @@ export function ChatSettingsSection() {
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
+            await saveAddressIfUnsaved();
             await chatApi.teams(teamsUrl.trim());
             setTeamsUrl('');
             return teamsUrl.trim() ? 'Teams is on: each request is posted as a card.' : 'Teams is off.';
@@ -221,6 +249,11 @@ export function ChatSettingsSection() {
         <button type="submit" class="primary">
           Save Teams
         </button>
+        {view.teams.enabled && (
+          <button type="button" data-testid="teams-test" onClick={() => sendTest('teams')}>
+            Send test message
+          </button>
+        )}
       </form>
     </section>
   );

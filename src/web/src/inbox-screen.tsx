@@ -1,8 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { approvalHeadline, approvalNeedsConfirmation } from '../../core/runtime/approval-title.ts';
 import { ApiError, api, type Me } from './api.ts';
 import { ApprovalSummary } from './approval-summary.tsx';
 import { type DecidedApprovalView, inboxApi, type PendingApprovalView } from './inbox-api.ts';
 import { inboxChanged, refreshInbox, useInbox } from './inbox-store.ts';
+import { OfflineBanner } from './offline-banner.tsx';
+import { askedAndExpiry } from './relative-time.ts';
 
 /** Codes that mean the request no longer waits: decided, withdrawn or re-planned elsewhere. */
 const GONE = new Set(['APPROVAL_NOT_FOUND', 'CALL_ALREADY_DECIDED', 'NO_PENDING_INTERRUPT', 'DECISION_MISMATCH']);
@@ -12,6 +15,11 @@ const GONE_MESSAGE =
 function decisionError(e: unknown): string {
   if (e instanceof ApiError) return GONE.has(e.code) ? GONE_MESSAGE : e.message;
   return String(e);
+}
+
+/** The outcome in words: a withdrawal is not a rejection. */
+function outcomeOf(d: DecidedApprovalView): string {
+  return (d.decision as { type?: string } | undefined)?.type === 'withdraw' ? 'withdrawn' : d.status;
 }
 
 /** Who decided, in words: "alice", "rule sandbox-…", or who withdrew it. */
@@ -28,6 +36,8 @@ export function InboxScreen({ me }: { me: Me }) {
   const [decided, setDecided] = useState<DecidedApprovalView[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const [feedback, setFeedback] = useState('');
+  const [showRuleSteps, setShowRuleSteps] = useState(false);
   const pending = inbox.pending && [...inbox.pending].sort((a, b) => Number(b.mayApprove) - Number(a.mayApprove));
   const pendingKey = (inbox.pending ?? []).map((item) => item.interrupt.callId).join(',');
   // The history changes when what waits changes (a call left the list because it was decided).
@@ -37,11 +47,15 @@ export function InboxScreen({ me }: { me: Me }) {
       () => undefined,
     );
   }, [pendingKey]);
-  const act = async (work: () => Promise<unknown>) => {
+  // "Cannot reach the server" is about a moment that has passed once the server answers again.
+  useEffect(() => setError(''), [inbox.reconnects]);
+  const act = async (work: () => Promise<unknown>, done: string) => {
     setBusy(true);
     setError('');
+    setFeedback('');
     try {
       await work();
+      setFeedback(done);
     } catch (e) {
       setError(decisionError(e));
     } finally {
@@ -50,9 +64,17 @@ export function InboxScreen({ me }: { me: Me }) {
       await refreshInbox();
     }
   };
+  // Steps a rule approved (the sandbox's staging) are machine work; people look for people's decisions.
+  const history = showRuleSteps ? decided : decided.filter((d) => !d.approvedBy?.startsWith('rule:'));
   return (
     <section class="inbox" aria-labelledby="inbox-title">
+      <OfflineBanner connected={!inbox.offline} />
       <h2 id="inbox-title">Approvals</h2>
+      {feedback && (
+        <p class="notice" role="status" data-testid="inbox-feedback">
+          {feedback}
+        </p>
+      )}
       {error && (
         <p class="error" role="alert" data-testid="inbox-error">
           {error}
@@ -72,37 +94,54 @@ export function InboxScreen({ me }: { me: Me }) {
         </ul>
       )}
       <h3>History</h3>
-      <div class="table-scroll">
-        <table class="inbox-history" data-testid="inbox-history">
-          <thead>
-            <tr>
-              <th>Decided</th>
-              <th>Tool</th>
-              <th>Risk</th>
-              <th>Outcome</th>
-              <th>Asked by</th>
-              <th>Decided by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {decided.map((d) => (
-              <tr key={d.callId}>
-                <td>{new Date(d.decidedAt).toLocaleString()}</td>
-                <td>
-                  <a href={`#/sessions/${d.sessionId}`}>{d.tool}</a>
-                </td>
-                <td>{d.risk}</td>
-                <td>{d.status}</td>
-                <td>{d.requestedBy}</td>
-                <td>{decidedBy(d)}</td>
+      <label class="inline">
+        <input
+          type="checkbox"
+          data-testid="history-rule-steps"
+          checked={showRuleSteps}
+          onChange={(e) => setShowRuleSteps(e.currentTarget.checked)}
+        />{' '}
+        Also show steps a rule approved
+      </label>
+      {history.length === 0 ? (
+        <p class="muted" data-testid="inbox-history-empty">
+          Nothing decided yet{showRuleSteps ? '' : ' by a person'}.
+        </p>
+      ) : (
+        <div class="table-scroll">
+          <table class="inbox-history" data-testid="inbox-history">
+            <thead>
+              <tr>
+                <th>Decided</th>
+                <th>Tool</th>
+                <th>Risk</th>
+                <th>Outcome</th>
+                <th>Asked by</th>
+                <th>Decided by</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {history.map((d) => (
+                <tr key={d.callId}>
+                  <td>{new Date(d.decidedAt).toLocaleString()}</td>
+                  <td>
+                    <a href={`#/sessions/${d.sessionId}`}>{d.tool.replace(/_/g, ' ')}</a>
+                  </td>
+                  <td>{d.risk}</td>
+                  <td>{outcomeOf(d)}</td>
+                  <td>{d.requestedBy}</td>
+                  <td>{decidedBy(d)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }
+
+type ItemMode = 'view' | 'confirm' | 'reject';
 
 function PendingItem({
   item,
@@ -115,11 +154,17 @@ function PendingItem({
   me: Me;
   busy: boolean;
   reconnects: number;
-  onAct: (work: () => Promise<unknown>) => Promise<void>;
+  onAct: (work: () => Promise<unknown>, done: string) => Promise<void>;
 }) {
   const [reason, setReason] = useState('');
+  const [mode, setMode] = useState<ItemMode>('view');
   const [stale, setStale] = useState<string | undefined>();
+  const reasonBox = useRef<HTMLInputElement>(null);
   const { interrupt } = item;
+  useEffect(() => {
+    if (mode === 'reject') reasonBox.current?.focus();
+  }, [mode]);
+  const headline = approvalHeadline(interrupt);
   const others = interrupt.eligibleApprovers.filter((name) => name !== me.username);
   // As in the session's panel: an approval that can no longer run (e.g. after a restart) says so
   // before anyone clicks, and is re-planned in its session rather than approved here. Asked again
@@ -134,38 +179,89 @@ function PendingItem({
       current = false;
     };
   }, [item.sessionId, interrupt.callId, reconnects]);
+  const approve = () =>
+    onAct(
+      () => inboxApi.approve(interrupt.callId),
+      `Approved: ${interrupt.requestedBy}'s “${headline}”. It runs now; they see the result.`,
+    );
   return (
-    <li class="panel" data-testid="inbox-item" data-call-id={interrupt.callId}>
-      <h3>
-        <code>{interrupt.tool}</code> <span class={`risk ${interrupt.risk}`}>{interrupt.risk} risk</span>
+    <li class="panel" data-testid="inbox-item" data-call-id={interrupt.callId} data-risk={interrupt.risk}>
+      <h3 data-testid="inbox-title">
+        {interrupt.requestedBy} asks: {headline} <span class={`risk ${interrupt.risk}`}>{interrupt.risk}</span>
       </h3>
-      <p>
-        Asked by <strong>{interrupt.requestedBy}</strong> in <a href={`#/sessions/${item.sessionId}`}>{item.title || item.agent}</a>
-        {' · '}policy <code data-testid="inbox-policy">{interrupt.policyId}</code>
+      <p class="muted">
+        <span data-testid="inbox-when">{askedAndExpiry(interrupt.requestedAt, interrupt.expiresAt)}</span>
+        {' · '}
+        <a href={`#/sessions/${item.sessionId}`}>open the session</a>
       </p>
       <ApprovalSummary interrupt={interrupt} />
+      <details class="raw">
+        <summary>Policy</summary>
+        <p>
+          <code data-testid="inbox-policy">{interrupt.policyId}</code> · session “{item.title || item.agent}”
+        </p>
+      </details>
       {stale && (
         <p class="stale" role="alert" data-testid="inbox-stale">
           {stale} <a href={`#/sessions/${item.sessionId}`}>Open the session to re-plan it.</a>
         </p>
       )}
       {stale ? null : item.mayApprove ? (
-        <div class="actions">
-          <button type="button" class="primary" disabled={busy} onClick={() => onAct(() => inboxApi.approve(interrupt.callId))}>
-            Approve
-          </button>
-          <label class="sr-only" for={`reason-${interrupt.callId}`}>
-            Reason
-          </label>
-          <input
-            id={`reason-${interrupt.callId}`}
-            placeholder="Reason for rejecting"
-            value={reason}
-            onInput={(e) => setReason(e.currentTarget.value)}
-          />
-          <button type="button" disabled={busy} onClick={() => onAct(() => inboxApi.reject(interrupt.callId, reason))}>
-            Reject
-          </button>
+        <div class="decision-bar">
+          {mode === 'view' && (
+            <div class="actions">
+              <button
+                type="button"
+                class="primary"
+                data-testid="inbox-approve"
+                disabled={busy}
+                onClick={() => (approvalNeedsConfirmation(interrupt.risk) ? setMode('confirm') : approve())}
+              >
+                Approve
+              </button>
+              <button type="button" class="danger" data-testid="inbox-reject" disabled={busy} onClick={() => setMode('reject')}>
+                Reject…
+              </button>
+            </div>
+          )}
+          {mode === 'confirm' && (
+            <div class="actions" role="alertdialog" aria-label={`Confirm a ${interrupt.risk}-risk approval`}>
+              <span class="confirm-text" data-testid="inbox-confirm-text">
+                {interrupt.risk === 'critical' ? 'Critical' : 'High'} risk: approve “{headline}” for real?
+              </span>
+              <button type="button" class="danger" data-testid="inbox-confirm-approve" disabled={busy} onClick={approve}>
+                Yes, approve
+              </button>
+              <button type="button" onClick={() => setMode('view')}>
+                Cancel
+              </button>
+            </div>
+          )}
+          {mode === 'reject' && (
+            <form
+              class="stack"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void onAct(
+                  () => inboxApi.reject(interrupt.callId, reason.trim()),
+                  `Rejected: ${interrupt.requestedBy}'s “${headline}”. They are told who rejected it and why.`,
+                );
+              }}
+            >
+              <label>
+                Why reject? (the requester and the audit log read this)
+                <input data-testid="inbox-reject-reason" value={reason} ref={reasonBox} onInput={(e) => setReason(e.currentTarget.value)} />
+              </label>
+              <div class="actions">
+                <button type="submit" class="danger" data-testid="inbox-reject-submit" disabled={busy}>
+                  Reject
+                </button>
+                <button type="button" onClick={() => setMode('view')}>
+                  Cancel
+                </button>
+              </div>
+            </form>
+          )}
         </div>
       ) : (
         <p class="muted" data-testid="inbox-waiting">

@@ -14,9 +14,11 @@ export interface InboxState {
    * again whether it can still run. A restart between two polls shows only as a new process.
    */
   readonly reconnects: number;
+  /** The last poll failed: the server is unreachable (the inbox shows the offline banner). */
+  readonly offline: boolean;
 }
 
-let state: InboxState = { waitingForMe: 0, reconnects: 0 };
+let state: InboxState = { waitingForMe: 0, reconnects: 0, offline: false };
 let failed = false;
 const serverInstancesSeen = new Set<string>();
 let inFlight: Promise<void> | undefined;
@@ -40,10 +42,11 @@ export function refreshInbox(): Promise<void> {
         serverInstancesSeen.add(answer.serverInstance);
         const reconnects = failed || newProcess ? state.reconnects + 1 : state.reconnects;
         failed = false;
-        publish({ pending: answer.pending, waitingForMe: answer.waitingForMe, reconnects });
+        publish({ pending: answer.pending, waitingForMe: answer.waitingForMe, reconnects, offline: false });
       },
       () => {
         failed = true;
+        if (!state.offline) publish({ ...state, offline: true });
       },
     )
     .finally(() => {

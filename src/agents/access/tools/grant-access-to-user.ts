@@ -111,6 +111,7 @@ export function createGrantAccessTool(lookup: CatalogLookup, client: AccessApiCl
       return {
         kind: 'access-grant',
         summary: `Grant ${access.name} to ${input.username}: ${access.description}. ${term}${input.reason ? ` Reason: ${input.reason}` : ''}`,
+        headline: `${access.name} for ${input.username}, ${days === null ? 'no expiry' : `${days} days`}`,
         details: {
           access_name: access.name,
           description: access.description,

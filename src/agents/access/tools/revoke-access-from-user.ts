@@ -37,6 +37,7 @@ export function createRevokeTool(lookup: CatalogLookup): AnyToolDefinition {
         summary: grant
           ? `Revoke ${input.access_name} from ${input.username} (granted ${grant.assigned_at}${grant.expires_at ? `, would expire ${grant.expires_at}` : ''}).`
           : `Revoke ${input.access_name} from ${input.username}: no active grant was found; the revoke will fail.`,
+        headline: `remove ${input.access_name} from ${input.username}`,
         details: { access_name: input.access_name, username: input.username, held: grant !== undefined, reason: input.reason ?? null },
       };
     },

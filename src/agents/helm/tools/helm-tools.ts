@@ -42,6 +42,25 @@ function summarise(plan: InstallationPlan): string {
   return `${plan.operation} ${plan.release}${chart} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
 }
 
+/**
+ * The plan in one line for a notification: "roll back nginx in web to revision 2",
+ * "upgrade nginx in web: replicaCount 3 → 4".
+ */
+export function planHeadline(plan: InstallationPlan): string {
+  const where = `${plan.release} in ${plan.namespace}${plan.cluster ? ` (${plan.cluster.name})` : ''}`;
+  if (plan.operation === 'rollback')
+    return `roll back ${where}${plan.targetRevision !== undefined ? ` to revision ${plan.targetRevision}` : ''}`;
+  if (plan.operation === 'uninstall') return `uninstall ${where}`;
+  if (plan.operation === 'install') return `install ${plan.chart ? `${plan.chart.name} ${plan.chart.version} as ` : ''}${where}`;
+  const changes = (plan.valueChanges ?? []).map((c) =>
+    c.change === 'removed'
+      ? `${c.path} removed`
+      : `${c.path} ${c.change === 'added' ? '' : `${String(c.current)} → `}${String(c.proposed)}`,
+  );
+  const detail = changes.length > 3 ? `${changes.slice(0, 3).join(', ')} and ${changes.length - 3} more` : changes.join(', ');
+  return `upgrade ${where}${detail ? `: ${detail}` : plan.chart ? ` to ${plan.chart.name} ${plan.chart.version}` : ''}`;
+}
+
 /** The plan of a mutable call for the approval panel; its hash joins the approval binding. */
 async function planPreview(
   targets: HelmTargets,
@@ -56,6 +75,7 @@ async function planPreview(
   return {
     kind: 'helm-plan',
     summary: summarise(plan),
+    headline: planHeadline(plan),
     details: {
       backend: answer.backend,
       ...(answer.note ? { note: answer.note } : {}),

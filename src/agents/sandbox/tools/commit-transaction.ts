@@ -21,12 +21,15 @@ export function commitTransactionTool(bridgeFor: BridgeFor): AnyToolDefinition {
       return previewOf(bridge, await transaction.preview());
     },
     execute: async (_input, context) => {
-      const transaction = bridgeFor(context).activeTransaction;
+      const bridge = bridgeFor(context);
+      const transaction = bridge.activeTransaction;
       if (!transaction) throw new WriteOutsideTransactionError('There is no open transaction to commit.');
       const preview = await transaction.preview();
+      // Counted before the commit: afterwards a dropped table's rows are gone, and "1 schema change" hid them.
+      const { summary } = await previewOf(bridge, preview);
       await transaction.commit();
-      await context.audit('sql_committed', { transactionId: transaction.id, digest: preview.digest, summary: preview.summary });
-      return { committed: true, transactionId: transaction.id, summary: preview.summary, digest: preview.digest };
+      await context.audit('sql_committed', { transactionId: transaction.id, digest: preview.digest, summary });
+      return { committed: true, transactionId: transaction.id, summary, digest: preview.digest };
     },
   });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ToolContext } from '../../../core/tools/index.ts';
 import type { DbBridge } from '../bridge/db-bridge.ts';
 import type { ChangePreview } from '../engines/engine.ts';
-import { changeImpact, impactSummary } from '../risk.ts';
+import { changeImpact, commitHeadline, impactSummary } from '../risk.ts';
 
 /** What the tool files share: the bridge of a session, the SQL parameter shape, the commit preview. */
 
@@ -14,7 +14,13 @@ export type BridgeFor = (context: ToolContext) => DbBridge;
 /** The commit preview: the engine's pending change plus its impact counted against the committed state. */
 export async function previewOf(bridge: DbBridge, preview: ChangePreview) {
   const impact = changeImpact(preview, preview.schema.length > 0 ? await bridge.tables() : []);
-  return { kind: 'sql-changes', summary: impactSummary(impact), details: { ...preview, impact }, bindingDigest: preview.digest };
+  return {
+    kind: 'sql-changes',
+    summary: impactSummary(impact),
+    headline: commitHeadline(preview, impact),
+    details: { ...preview, impact },
+    bindingDigest: preview.digest,
+  };
 }
 
 /**

@@ -84,6 +84,7 @@ export function suggestSshCommandTool(deps: TroubleshootDeps) {
       return {
         kind: 'ssh_command',
         summary: `Run on ${host.name} (${host.username}@${host.address}:${host.port}): ${input.command}`,
+        headline: `run ${input.command.length > 80 ? `${input.command.slice(0, 79)}…` : input.command} on ${host.name}`,
         details: {
           host: host.name,
           address: host.address,

@@ -1,4 +1,5 @@
-import type { KnownBlock } from '@slack/types';
+import type { ConfirmationDialog, KnownBlock } from '@slack/types';
+import { approvalNeedsConfirmation } from '../../../core/runtime/index.ts';
 import { type ApprovalDigest, sessionLink } from '../approval-digest.ts';
 
 /** `action_id`s of the buttons; the interactivity endpoint knows only these. */
@@ -27,15 +28,15 @@ function codeBlock(text: string): string {
 
 /** The plain-text fallback Slack shows in notifications. */
 export function approvalFallback(digest: ApprovalDigest): string {
-  return `Approval needed: ${digest.title}, asked by ${digest.requestedBy}`;
+  return digest.title;
 }
 
 /** The readable part of the request: the same facts as the web panel, in Block Kit. */
 function previewBlocks(digest: ApprovalDigest, publicUrl: string, sessionId: string): KnownBlock[] {
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: `Approval needed: ${digest.title}`.slice(0, 150) } },
+    { type: 'header', text: { type: 'plain_text', text: digest.title.length > 150 ? `${digest.title.slice(0, 149)}…` : digest.title } },
     section(
-      `*${escapeMrkdwn(digest.risk)} risk*: ${escapeMrkdwn(digest.riskReason)}\nAsked by *${escapeMrkdwn(digest.requestedBy)}* · ` +
+      `*Why ${escapeMrkdwn(digest.risk)}*: ${escapeMrkdwn(digest.riskReason)}\nAsked by *${escapeMrkdwn(digest.requestedBy)}* · ` +
         `can approve: ${escapeMrkdwn(digest.eligibleApprovers.join(', ') || 'nobody under the current policy')}`,
     ),
   ];
@@ -58,16 +59,42 @@ function previewBlocks(digest: ApprovalDigest, publicUrl: string, sessionId: str
   return blocks;
 }
 
+const plain = (text: string) => ({ type: 'plain_text' as const, text });
+
+/**
+ * Slack's own "are you sure?" on Approve for high and critical requests, as every opsgate surface
+ * asks (issue 31, item 1): one stray tap must not drop a production table.
+ */
+function approveConfirmation(digest: ApprovalDigest): ConfirmationDialog | undefined {
+  if (!approvalNeedsConfirmation(digest.risk)) return undefined;
+  const text = `${digest.headline}. ${digest.riskReason}`;
+  return {
+    title: plain(`Approve a ${digest.risk} request?`),
+    text: plain(text.length > 300 ? `${text.slice(0, 299)}…` : text),
+    confirm: plain('Yes, approve'),
+    deny: plain('Cancel'),
+    style: 'danger',
+  };
+}
+
 /** The request with Approve / Reject buttons. */
 export function approvalRequestBlocks(digest: ApprovalDigest, sessionId: string, callId: string, publicUrl: string): KnownBlock[] {
   const value = JSON.stringify({ sessionId, callId } satisfies ButtonValue);
+  const confirm = approveConfirmation(digest);
   return [
     ...previewBlocks(digest, publicUrl, sessionId),
     {
       type: 'actions',
       block_id: 'opsgate_decision',
       elements: [
-        { type: 'button', action_id: APPROVE_ACTION, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value },
+        {
+          type: 'button',
+          action_id: APPROVE_ACTION,
+          style: 'primary',
+          text: plain('Approve'),
+          value,
+          ...(confirm ? { confirm } : {}),
+        },
         {
           type: 'button',
           action_id: REJECT_ACTION,

@@ -4,7 +4,8 @@ import type { Identity } from '../../../core/identity/index.ts';
 import type { UserRepository } from '../../../core/identity/users.ts';
 import type { ApprovalInterrupt, Runtime, SessionEvent } from '../../../core/runtime/index.ts';
 import { type ApprovalDigest, approvalDigest } from '../approval-digest.ts';
-import type { ChatCommonSettings, ChatIntegrationStore, SlackSettings } from '../chat-integration-store.ts';
+import type { ChatIntegrationStore, SlackSettings } from '../chat-integration-store.ts';
+import { linkAddress } from '../link-address.ts';
 import { APPROVE_ACTION, approvalFallback, approvalRequestBlocks, type ButtonValue, decidedBlocks, REJECT_ACTION } from './slack-blocks.ts';
 
 export const SLACK = 'slack';
@@ -30,16 +31,25 @@ export class SlackIntegration {
   readonly #users: UserRepository;
   readonly #logger: Logger | undefined;
   readonly #slackApiUrl: string | undefined;
+  readonly #publicUrl: string | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   /** Calls decided by a Slack button in this process: their message says "in Slack". */
   readonly #decidedInSlack = new Set<string>();
 
-  constructor(deps: { runtime: Runtime; store: ChatIntegrationStore; users: UserRepository; logger?: Logger; slackApiUrl?: string }) {
+  constructor(deps: {
+    runtime: Runtime;
+    store: ChatIntegrationStore;
+    users: UserRepository;
+    logger?: Logger;
+    slackApiUrl?: string;
+    publicUrl?: string;
+  }) {
     this.#runtime = deps.runtime;
     this.#store = deps.store;
     this.#users = deps.users;
     this.#logger = deps.logger;
     this.#slackApiUrl = deps.slackApiUrl;
+    this.#publicUrl = deps.publicUrl;
   }
 
   /** Slack's client, loaded on first use: most servers never set Slack up and should not pay its import at start-up. */
@@ -78,7 +88,7 @@ export class SlackIntegration {
   async #settings(): Promise<{ slack: SlackSettings; publicUrl: string } | undefined> {
     const slack = await this.#store.settings<SlackSettings>('slack');
     if (!slack?.botToken) return undefined;
-    return { slack, publicUrl: (await this.#store.settings<ChatCommonSettings>('common'))?.publicUrl ?? '' };
+    return { slack, publicUrl: await linkAddress(this.#store, this.#publicUrl) };
   }
 
   /** Slack member ids of the approvers: the explicit link, else looked up by the linked e-mail. */
@@ -162,7 +172,8 @@ export class SlackIntegration {
     }
     if (!link) return undefined;
     const user = await this.#users.findById(link.userId);
-    return user ? { userId: user.id, username: user.username, roles: user.roles, channel: 'slack' } : undefined;
+    // A disabled account may not sign in, so it may not decide from Slack either.
+    return user && !user.disabled ? { userId: user.id, username: user.username, roles: user.roles, channel: 'slack' } : undefined;
   }
 
   async #decide(action: SlackBlockAction): Promise<void> {
@@ -173,7 +184,7 @@ export class SlackIntegration {
     if (!actor) {
       await this.#reply(
         action,
-        'Your Slack account is not linked to an opsgate user, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals), or decide in opsgate.',
+        'Your Slack account is not linked to an opsgate user who may sign in, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals) or to enable your account, or decide in opsgate.',
       );
       return;
     }

@@ -20,8 +20,8 @@ function code(value: string): CardElement {
  */
 export function teamsApprovalMessage(digest: ApprovalDigest, sessionId: string, publicUrl: string): Record<string, unknown> {
   const body: CardElement[] = [
-    text(`Approval needed: ${digest.title}`, { weight: 'Bolder', size: 'Medium' }),
-    text(`${digest.risk} risk: ${digest.riskReason}`, {
+    text(digest.title, { weight: 'Bolder', size: 'Medium' }),
+    text(`Why ${digest.risk}: ${digest.riskReason}`, {
       color: digest.risk === 'high' || digest.risk === 'critical' ? 'Attention' : 'Default',
     }),
     {

@@ -2,18 +2,21 @@ import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import type { Logger } from 'pino';
 import type { ApprovalInterrupt, SessionEvent } from '../../../core/runtime/index.ts';
 import { approvalDigest } from '../approval-digest.ts';
-import type { ChatCommonSettings, ChatIntegrationStore, TeamsSettings } from '../chat-integration-store.ts';
+import type { ChatIntegrationStore, TeamsSettings } from '../chat-integration-store.ts';
+import { linkAddress } from '../link-address.ts';
 import { teamsApprovalMessage } from './teams-card.ts';
 
 /** Posts each approval request as an Adaptive Card to the configured Teams incoming webhook, retried with backoff. */
 export class TeamsIntegration {
   readonly #store: ChatIntegrationStore;
   readonly #logger: Logger | undefined;
+  readonly #publicUrl: string | undefined;
   readonly #inFlight = new Set<Promise<void>>();
 
-  constructor(deps: { store: ChatIntegrationStore; logger?: Logger }) {
+  constructor(deps: { store: ChatIntegrationStore; logger?: Logger; publicUrl?: string }) {
     this.#store = deps.store;
     this.#logger = deps.logger;
+    this.#publicUrl = deps.publicUrl;
   }
 
   onEvent(event: SessionEvent): void {
@@ -32,7 +35,7 @@ export class TeamsIntegration {
   async #post(sessionId: string, interrupt: ApprovalInterrupt): Promise<void> {
     const teams = await this.#store.settings<TeamsSettings>('teams');
     if (!teams?.webhookUrl) return;
-    const publicUrl = (await this.#store.settings<ChatCommonSettings>('common'))?.publicUrl ?? '';
+    const publicUrl = await linkAddress(this.#store, this.#publicUrl);
     const body = JSON.stringify(teamsApprovalMessage(approvalDigest(interrupt), sessionId, publicUrl));
     const policy = retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 300, maxDelay: 5_000 }) });
     await policy.execute(async () => {
