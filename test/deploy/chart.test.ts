@@ -90,7 +90,7 @@ describe.each(['v3', 'v4'] as const)('deploy/helm/opsgate with real Helm %s', (m
       ['OPSGATE_COOKIE_KEY', 'cookie'],
       ['OPSGATE_SECRETS_KEY', 'secrets'],
       ['OPSGATE_AUDIT_KEY', 'audit'],
-    ])
+    ] as const)
       expect(env[name]).toEqual({ secretKeyRef: { name: 'ops-opsgate-keys', key } });
   });
 

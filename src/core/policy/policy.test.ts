@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tools/index.ts';
 import { approvalHash } from './approval-binding.ts';
-import { approvalStillBinds } from './verify-approval.ts';
 import { type CallPolicy, createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory } from './cedar/index.ts';
 import { decidePolicy, type PolicyInput } from './policy.ts';
+import { approvalStillBinds } from './verify-approval.ts';
 
 const read = defineTool({ name: 'r', description: 'r', input: z.object({}), mutability: 'read-only', execute: async () => 0 });
 const write = defineTool({ name: 'w', description: 'w', input: z.object({}), mutability: 'mutable', execute: async () => 0 });
