@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run image`: builds opsgate's container image with no image registry and no container engine:
-# a Debian bookworm root filesystem from Debian's packages (mmdebstrap), Node.js 24 from the npm
+# a Debian bookworm root filesystem from Debian's packages (mmdebstrap, essential packages only), Node.js 24 from the npm
 # registry (the binary scripts/ensure-node.sh fetched), the app with its production dependencies
 # only, assembled into an OCI image layout with umoci. Prints its size and digest.
 #
@@ -39,11 +39,16 @@ cp -r src/web/dist "$app/src/web/dist"
 # ssh2's optional native cipher is skipped (see scripts/run.sh); nothing else needs a build step.
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 rm -rf "$app/test" "$app/bench" "$app/eval" "$app/docs" "$app/notes" "$app/.ci" "$app/deploy"
+# What a running server never reads: type declarations, source maps, docs, and the grammar's C
+# sources and native prebuilds (the validator loads tree-sitter-bash.wasm only).
+find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete
+rm -rf "$app/node_modules/tree-sitter-bash/src" "$app/node_modules/tree-sitter-bash/prebuilds"
 cp "$node_bin" "$work/app/usr/local/bin/node"
 ln -s /opt/opsgate/bin/opsgate "$work/app/usr/local/bin/opsgate"
 
-echo "opsgate image: Debian $suite root filesystem (mmdebstrap, essential packages + ca-certificates, libstdc++6) ..." >&2
-mmdebstrap --quiet --variant=essential --include=ca-certificates,libstdc++6 \
+# Node carries its own CA certificates, so Debian's (and the perl they pull in) stay out.
+echo "opsgate image: Debian $suite root filesystem (mmdebstrap, essential packages + libstdc++6) ..." >&2
+mmdebstrap --quiet --variant=essential --include=libstdc++6 \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
   --customize-hook="copy-in $work/app/opt /" \
