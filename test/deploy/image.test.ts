@@ -46,7 +46,7 @@ describe.runIf(wanted)('the container image (npm run image)', () => {
     server?.kill('SIGKILL');
     for (const mount of ['dev', 'proc']) execFileSync('umount', ['-R', join(rootfs, mount)]);
     rmSync(resolve(bundle, '..'), { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('serves /readyz as a non-root user from its own entrypoint and command', async () => {
     expect(runtime.user.uid).toBe(10001);
@@ -60,14 +60,14 @@ describe.runIf(wanted)('the container image (npm run image)', () => {
       },
     );
     let ready: Response | undefined;
-    for (let attempt = 0; attempt < 240 && !ready?.ok; attempt += 1) {
+    for (let attempt = 0; attempt < 480 && !ready?.ok; attempt += 1) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
       if (!ready?.ok) await new Promise((wait) => setTimeout(wait, 500));
     }
-    expect(ready?.status).toBe(200);
+    expect(ready?.status, printed).toBe(200);
     expect(await ready!.json()).toEqual({ ok: true, store: 'sqlite' });
     // chroot, env and bin/opsgate each exec the next, so the spawned pid is the serving node process.
     expect(readFileSync(`/proc/${server.pid}/cmdline`, 'utf8')).toContain('/usr/local/bin/node');
     expect(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]).toBe('10001');
-  }, 300_000);
+  }, 600_000);
 });
