@@ -55,10 +55,11 @@ describe.runIf(wanted)('the container image (npm run image)', () => {
     server = spawn(
       'chroot',
       [`--userspec=${runtime.user.uid}:${runtime.user.gid}`, rootfs, '/usr/bin/env', '-i', ...runtime.env, ...args],
-      {
-        stdio: 'ignore',
-      },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let printed = '';
+    server.stdout?.on('data', (chunk) => (printed += chunk));
+    server.stderr?.on('data', (chunk) => (printed += chunk));
     let ready: Response | undefined;
     for (let attempt = 0; attempt < 480 && !ready?.ok; attempt += 1) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
