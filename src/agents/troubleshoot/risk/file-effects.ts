@@ -1,7 +1,8 @@
+import { awkShellCommands } from '../validator/awk-commands.ts';
 import { parseFlags } from '../validator/flags.ts';
 import type { SimpleCommand, Word } from '../validator/index.ts';
 import { inlineCode } from '../validator/linux-interpreter-rules.ts';
-import { AWK_SPAWNS_PROCESS, AWKS } from '../validator/linux-programs.ts';
+import { AWKS } from '../validator/linux-programs.ts';
 import { changes, changesAny, type Effect, effect, worstEffect } from './effect.ts';
 
 type Detector = (command: SimpleCommand) => Effect | undefined;
@@ -235,8 +236,8 @@ export function codeEffect(c: SimpleCommand): Effect | undefined {
       return effect('high', 'edits files in place (gawk -i inplace)');
     for (const code of codes) {
       if (!code.static) return effect('high', 'runs awk code known only at run time');
-      if (AWK_SPAWNS_PROCESS.test(code.text) || /\bprintf?\b[^;}]*?>>?\s*["$\w/(]/.test(code.text))
-        return effect('high', 'runs commands or writes files from its awk code');
+      if (awkShellCommands(code.text).dynamic) return effect('high', 'runs commands computed by its awk code');
+      if (/\bprintf?\b[^;}]*?>>?\s*["$\w/(]/.test(code.text)) return effect('high', 'writes files from its awk code');
     }
     if (c.args.some((a) => a.text === '-f' || a.text.startsWith('--file'))) return effect('medium', 'runs an awk script file');
     return undefined;
