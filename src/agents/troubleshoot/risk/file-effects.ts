@@ -227,7 +227,10 @@ export const FILE_EFFECTS: Readonly<Record<string, Detector>> = {
 
 /** awk and perl/python one-liners: text filters unless their code writes, runs commands or deletes. */
 const CODE_CHANGES =
-  /\b(?:system|exec\w*|spawn\w*|popen|subprocess|child_process|unlink\w*|rmtree|remove|rename\w*|truncate|chmod|chown|kill|symlink|mkdir\w*|writeFile\w*|appendFile\w*|write|open|File|FileUtils|shutil|fs|os|Dir|IO|qx)\b|`|>\s*["$\w/]/;
+  /\b(?:fork|system|exec\w*|spawn\w*|popen|subprocess|child_process|unlink\w*|rmtree|remove|rename\w*|truncate|chmod|chown|kill|symlink|mkdir\w*|writeFile\w*|appendFile\w*|write|open|File|FileUtils|shutil|fs|os|Dir|IO|qx)\b|`|>\s*["$\w/]/;
+
+/** Languages whose one-liners are judged by their code; editors and debuggers (vim -c, gdb -ex) can always start a shell. */
+const SCRIPT_LANGUAGES = /^(?:python|pypy|perl|ruby|node|nodejs|deno|bun|php|lua|luajit|Rscript)/;
 
 export function codeEffect(c: SimpleCommand): Effect | undefined {
   const codes = inlineCode(c);
@@ -243,6 +246,7 @@ export function codeEffect(c: SimpleCommand): Effect | undefined {
     return undefined;
   }
   if (codes.length === 0) return undefined;
+  if (!SCRIPT_LANGUAGES.test(c.program)) return effect('high', `runs ${c.program} commands, which can start a shell`);
   for (const code of codes) {
     if (!code.static) return effect('high', `runs ${c.program} code known only at run time`);
     if (CODE_CHANGES.test(code.text)) return effect('high', `runs ${c.program} code that can write, delete or run programs`);
