@@ -8,6 +8,11 @@
  *    under the read authorizer with the statement-kind check, on a read-only connection, without the
  *    statement cache (what a new statement costs); statements/s and per-call p50/p99.
  *
+ * 3. Risk over the same corpora (issue 29): how many lines each set has at each risk level, how many
+ *    the validator blocks (true positives of the dangerous set, false positives of the legitimate
+ *    one), the risk of the dangerous lines it lets through (none may be low), and the assessor's
+ *    commands/s and p50/p99. Written to bench/results/risk.json too.
+ *
  * BENCH_QUICK=1 runs fewer rounds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +22,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { ensureDemoDatabase } from '../src/agents/sandbox/demo/index.ts';
 import { DISGUISED_WRITES, SCARY_READS } from '../src/agents/sandbox/engines/sql-corpus.ts';
 import { SqlAuthorizer } from '../src/agents/sandbox/engines/sql-guard.ts';
+import { createCommandRiskAssessor } from '../src/agents/troubleshoot/risk.ts';
 import { DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from '../src/agents/troubleshoot/validator/corpus/index.ts';
 import { createCommandValidator } from '../src/agents/troubleshoot/validator/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
@@ -88,3 +94,36 @@ const results: BenchRow[] = [
 ];
 printTable('validators', results);
 writeResults('validators', results, { rounds });
+
+// ---------------------------------------------------------------- risk over the corpora
+const assessor = await createCommandRiskAssessor();
+const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+function distribution(name: string, lines: readonly (typeof commands)[number][]): BenchRow {
+  const counts = { low: 0, medium: 0, high: 0, critical: 0 };
+  let blocked = 0;
+  for (const line of lines) {
+    counts[assessor.assess(line.command, line.os).level]++;
+    if (validator.validate(line.command, line.os).verdict === 'block') blocked++;
+  }
+  return { system: name, lines: lines.length, blocked, ...Object.fromEntries(LEVELS.map((level) => [level, counts[level]])) };
+}
+const allowedDangerous = DANGEROUS_COMMANDS.filter((c) => validator.validate(c.command, c.os).verdict === 'allow');
+const riskRows: BenchRow[] = [
+  distribution('dangerous corpus (blocked = true positives)', DANGEROUS_COMMANDS),
+  distribution('legitimate corpus (blocked = false positives)', LEGITIMATE_COMMANDS),
+  { ...distribution('dangerous lines the validator allows (goal: none low)', allowedDangerous), goal: 'low = 0' },
+];
+const riskSpeed = measure(
+  rounds,
+  commands.map((c) => () => assessor.assess(c.command, c.os)),
+);
+riskRows.push({
+  system: 'risk assessor (tree-sitter-bash + unwrapping)',
+  lines: commands.length,
+  perSecond: riskSpeed.perSecond,
+  p50Ms: riskSpeed.p50,
+  p99Ms: riskSpeed.p99,
+  goal: 'report',
+});
+printTable('troubleshoot risk over the validator corpora', riskRows);
+writeResults('risk', riskRows, { rounds, note: 'counts are exact; speeds depend on the machine load' });

@@ -15,6 +15,17 @@ interface Scored extends Effect {
 
 const MAX_SHOWN = 120;
 
+/** The Windows tokenizer leaves `>` and its target among the arguments: make them redirections. */
+function withWindowsRedirects(command: SimpleCommand): SimpleCommand {
+  const redirects = command.args.flatMap((arg, index) => {
+    const next = command.args[index + 1];
+    const glued = /^\d?(>>?)(.+)$/.exec(arg.text);
+    if (glued) return [{ operator: glued[1]!, target: { text: glued[2]!, static: arg.static } }];
+    return /^\d?>>?$/.test(arg.text) && next ? [{ operator: arg.text.replace(/^\d/, ''), target: next }] : [];
+  });
+  return redirects.length > 0 ? { ...command, redirects: [...command.redirects, ...redirects] } : command;
+}
+
 function shown(c: SimpleCommand): string {
   const text = [c.name === '' ? c.segment : c.program, ...c.args.map((a) => a.text)].join(' ');
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
@@ -78,7 +89,7 @@ export class CommandRiskAssessor {
   #windows(line: string, depth: number, out: Scored[]): void {
     const scan = depth > MAX_NESTING ? undefined : scanWindowsCommandLine(line);
     if (!scan || scan.blocked) return void out.push({ ...effect('high', `\`${line}\` cannot be read safely`), command: '' });
-    for (const command of scan.commands) this.#push(command, scoreSimpleCommand(command, false), out);
+    for (const command of scan.commands) this.#push(command, scoreSimpleCommand(withWindowsRedirects(command), false), out);
     for (const nested of scan.nested) {
       if (nested.source.static) this.#windows(nested.source.text, depth + 1, out);
       else out.push({ ...effect('high', `runs code known only at run time (${nested.via})`), command: '' });

@@ -1,7 +1,8 @@
+import { awkShellCommands } from '../validator/awk-commands.ts';
 import { parseFlags } from '../validator/flags.ts';
 import type { SimpleCommand, Word } from '../validator/index.ts';
 import { inlineCode } from '../validator/linux-interpreter-rules.ts';
-import { AWK_SPAWNS_PROCESS, AWKS } from '../validator/linux-programs.ts';
+import { AWKS } from '../validator/linux-programs.ts';
 import { changes, changesAny, type Effect, effect, worstEffect } from './effect.ts';
 
 type Detector = (command: SimpleCommand) => Effect | undefined;
@@ -226,7 +227,10 @@ export const FILE_EFFECTS: Readonly<Record<string, Detector>> = {
 
 /** awk and perl/python one-liners: text filters unless their code writes, runs commands or deletes. */
 const CODE_CHANGES =
-  /\b(?:system|exec\w*|spawn\w*|popen|subprocess|child_process|unlink\w*|rmtree|remove|rename\w*|truncate|chmod|chown|kill|symlink|mkdir\w*|writeFile\w*|appendFile\w*|write|open|File|FileUtils|shutil|fs|os|Dir|IO|qx)\b|`|>\s*["$\w/]/;
+  /\b(?:fork|system|exec\w*|spawn\w*|popen|subprocess|child_process|unlink\w*|rmtree|remove|rename\w*|truncate|chmod|chown|kill|symlink|mkdir\w*|writeFile\w*|appendFile\w*|write|open|File|FileUtils|shutil|fs|os|Dir|IO|qx)\b|`|>\s*["$\w/]/;
+
+/** Languages whose one-liners are judged by their code; editors and debuggers (vim -c, gdb -ex) can always start a shell. */
+const SCRIPT_LANGUAGES = /^(?:python|pypy|perl|ruby|node|nodejs|deno|bun|php|lua|luajit|Rscript)/;
 
 export function codeEffect(c: SimpleCommand): Effect | undefined {
   const codes = inlineCode(c);
@@ -235,13 +239,14 @@ export function codeEffect(c: SimpleCommand): Effect | undefined {
       return effect('high', 'edits files in place (gawk -i inplace)');
     for (const code of codes) {
       if (!code.static) return effect('high', 'runs awk code known only at run time');
-      if (AWK_SPAWNS_PROCESS.test(code.text) || /\bprintf?\b[^;}]*?>>?\s*["$\w/(]/.test(code.text))
-        return effect('high', 'runs commands or writes files from its awk code');
+      if (awkShellCommands(code.text).dynamic) return effect('high', 'runs commands computed by its awk code');
+      if (/\bprintf?\b[^;}]*?>>?\s*["$\w/(]/.test(code.text)) return effect('high', 'writes files from its awk code');
     }
     if (c.args.some((a) => a.text === '-f' || a.text.startsWith('--file'))) return effect('medium', 'runs an awk script file');
     return undefined;
   }
   if (codes.length === 0) return undefined;
+  if (!SCRIPT_LANGUAGES.test(c.program)) return effect('high', `runs ${c.program} commands, which can start a shell`);
   for (const code of codes) {
     if (!code.static) return effect('high', `runs ${c.program} code known only at run time`);
     if (CODE_CHANGES.test(code.text)) return effect('high', `runs ${c.program} code that can write, delete or run programs`);

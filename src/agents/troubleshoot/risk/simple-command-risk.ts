@@ -19,6 +19,11 @@ function redirectEffect(redirect: Redirect): Effect | undefined {
 
 /** What the program itself does (its redirections and wrapped commands are scored apart). */
 function programEffect(c: SimpleCommand, wraps: boolean): Effect {
+  if (c.recursiveSpawn) return effect('critical', 'starts copies of itself without end (a fork bomb)');
+  const hides = [...c.assignments.map((a) => a.name), ...(c.program === 'unset' ? c.args.map((a) => a.text) : [])].find((name) =>
+    /^(?:HIST\w*|LD_PRELOAD|LD_LIBRARY_PATH|PROMPT_COMMAND)$/.test(name),
+  );
+  if (hides) return effect('high', `changes ${hides}, which hides what runs or changes what programs load`);
   if (c.name === '') return effect('low', 'sets variables');
   if (!c.nameIsStatic) return effect('high', 'runs a program known only at run time');
   const program = c.program.toLowerCase();
@@ -33,7 +38,7 @@ function programEffect(c: SimpleCommand, wraps: boolean): Effect {
   if (SHELLS.has(program))
     return effect('high', c.args.length > 0 ? `runs the shell script ${c.args[0]!.text}` : 'starts a shell that runs what it reads');
   if (SCRIPT_RUNNERS.has(program))
-    return c.args.every((a) => /^(?:-V|--version|-h|--help)$/.test(a.text))
+    return c.args.length > 0 && c.args.every((a) => /^(?:-V|--version|-h|--help)$/.test(a.text))
       ? effect('low', 'prints its version')
       : effect('high', `runs a ${program} script`);
   if (NETWORK_READS.has(program)) return effect('medium', 'talks to the network or another service');

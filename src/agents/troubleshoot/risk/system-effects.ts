@@ -335,6 +335,18 @@ export const SYSTEM_EFFECTS: Readonly<Record<string, Detector>> = {
   xfs_repair: (c) => (has(c, '-n') ? undefined : effect('high', 'repairs a filesystem')),
   kill: (c) => (has(c, '-l', '-L', '--list', '--table', '-0') ? undefined : effect('high', 'kills processes')),
   renice: () => effect('medium', 'changes process priorities'),
+  history: (c) =>
+    c.args.some((a) => /^-[a-zA-Z]*[cdw]/.test(a.text)) ? effect('high', 'erases or rewrites the shell history') : undefined,
+  nc: (c) =>
+    c.args.some((a) => /^-[a-zA-Z]*[ec]$/.test(a.text)) ? effect('high', 'attaches a program to a network connection') : undefined,
+  ncat: (c) =>
+    c.args.some((a) => /^-[a-zA-Z]*[ec]$|^--(?:exec|sh-exec|lua-exec)/.test(a.text))
+      ? effect('high', 'attaches a program to a network connection')
+      : undefined,
+  socat: (c) =>
+    c.args.some((a) => /(?:^|[,!])\s*(?:exec|system):/i.test(a.text))
+      ? effect('high', 'attaches a program to a network connection')
+      : undefined,
   modprobe: (c) => (has(c, '-n', '--dry-run', '-c', '--showconfig') ? undefined : effect('high', 'loads or unloads kernel modules')),
   insmod: () => effect('high', 'loads a kernel module'),
   rmmod: () => effect('high', 'unloads a kernel module'),

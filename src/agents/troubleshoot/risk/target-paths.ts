@@ -26,6 +26,7 @@ const DATA: readonly RegExp[] = [
   /^\/var\/lib\/(?:postgresql|pgsql|mysql|mariadb|mongodb|mongo|redis|etcd|docker|containerd|elasticsearch|opensearch|kafka|zookeeper|cassandra|rabbitmq|influxdb|clickhouse|couchdb|kubelet|libvirt|ceph|minio|prometheus|grafana)(?:\/|$)/,
   /^\/(?:data|srv|mnt\/data)(?:\/|$)/,
 ];
+const WINDOWS_DEVICE = /^\\\\\.\\/;
 const DEVICE = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|md|dm-|mapper\/|disk\/|loop|sr|mem$|kmem$|port$)/;
 const HARMLESS_DEVICE = /^\/dev\/(?:null|zero|u?random|stdout|stderr|stdin|tty|fd\/\d+|pts\/\d+)$/;
 const SYSTEM = /^\/(?:etc|usr|bin|sbin|lib|lib32|lib64|opt|var|root|home|proc\/sys|sys|run\/systemd)(?:\/|$)|^\/$|^~/;
@@ -40,6 +41,7 @@ export function isHarmlessSink(path: string): boolean {
  * first; then anything else under system directories. Undefined for relative and scratch paths.
  */
 export function pathKind(path: string): PathKind | undefined {
+  if (WINDOWS_DEVICE.test(path)) return 'device';
   const normal = normalisePath(path);
   if (CREDENTIALS.some((pattern) => pattern.test(normal))) return 'credentials';
   if (HARMLESS_DEVICE.test(normal)) return undefined;

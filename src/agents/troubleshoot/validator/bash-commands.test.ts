@@ -24,7 +24,7 @@ describe('collectSimpleCommands', () => {
   });
 
   it('AR-01 resolves quoting and escapes in command names, and marks computed names', () => {
-    const found = commands(`'r''m' x; r\\m x; "rm" x; $'\\x72m' x; $X x; r*m x; $(echo rm) x`);
+    const found = commands(`'r''m' x; r\\m x; "rm" x; $'\\x72m' x; $X x; r*m x; $(cat rm) x`);
     expect(found.map((c) => [c.program, c.nameIsStatic]).filter(([program]) => program !== 'echo')).toEqual([
       ['rm', true],
       ['rm', true],
@@ -32,7 +32,23 @@ describe('collectSimpleCommands', () => {
       ['rm', true],
       ['$X', false],
       ['r*m', false],
-      ['$(echo rm)', false],
+      ['$(cat rm)', false],
+    ]);
+  });
+
+  it('decodes a command word that only echoes static words: `$(echo rm) -rf /` is `rm -rf /` (issue 29)', () => {
+    const found = commands('$(echo rm) -rf /; $(echo ls -la) /tmp; $(printf df); "$(echo hello)"; $(echo $X); $(echo -e "\\x72m") x');
+    expect(
+      found
+        .filter((c) => c.program !== 'echo' && c.program !== 'printf')
+        .map((c) => [c.program, c.nameIsStatic, c.args.map((a) => a.text)]),
+    ).toEqual([
+      ['rm', true, ['-rf', '/']],
+      ['ls', true, ['-la', '/tmp']],
+      ['df', true, []],
+      ['hello', true, []],
+      ['$(echo $X)', false, []],
+      ['$(echo -e "\\x72m")', false, ['x']],
     ]);
   });
 

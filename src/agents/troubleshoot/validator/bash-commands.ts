@@ -17,11 +17,12 @@ interface Context {
  * Every simple command in a parsed bash program: in lists, pipelines, subshells, groups, `if`/`while`/
  * `for`/`case` bodies, function bodies, command and process substitutions, and heredoc pipelines.
  * Declarations (`export X=…`, `unset X`) and bare assignments come out as commands too, so rules can
- * see them. Redirects of an enclosing statement are attached to the commands inside it.
+ * see them. Redirects of an enclosing statement are attached to the commands inside it. `input` is
+ * the standard input of the whole program (a `sh -c` script reads what its shell was fed).
  */
-export function collectSimpleCommands(root: Node): SimpleCommand[] {
+export function collectSimpleCommands(root: Node, input?: CommandInput): SimpleCommand[] {
   const commands: SimpleCommand[] = [];
-  visit(root, { redirects: [], input: undefined, functionName: undefined }, commands);
+  visit(root, { redirects: [], input, functionName: undefined }, commands);
   return commands;
 }
 
@@ -102,15 +103,54 @@ function locatedProgram(node: Node): string | undefined {
   return node.type === 'command_substitution' ? LOCATE.exec(node.text)?.[1] : undefined;
 }
 
+/**
+ * What a command word made of `$(echo …)` / `$(printf …)` with static arguments prints, as the words
+ * bash would run: `$(echo rm) -rf /` runs `rm -rf /`, so it is checked as that. Undefined for
+ * anything else (other programs, expansions, escapes, globs): those stay dynamic.
+ */
+function echoedWords(node: Node): string[] | undefined {
+  const quoted = node.type === 'string' && node.namedChildren.length === 1;
+  const substitution = quoted ? node.namedChildren[0]! : node;
+  if (substitution.type !== 'command_substitution' || substitution.namedChildren.length !== 1) return undefined;
+  const inner = substitution.namedChildren[0]!;
+  if (inner.type !== 'command' || inner.childrenForFieldName('redirect').length > 0) return undefined;
+  const program = inner.childForFieldName('name')?.text;
+  const words = inner.childrenForFieldName('argument').map(resolveWord);
+  if (!words.every((word) => word.static && !/[\\*?[\]{}%$`]/.test(word.text))) return undefined;
+  let printed: string;
+  if (program === 'echo')
+    printed = words
+      .map((word) => word.text)
+      .filter((text, index) => !(index === 0 && text === '-n'))
+      .join(' ');
+  else if (program === 'printf' && words.length === 1) printed = words[0]!.text;
+  else return undefined;
+  const output = printed.replace(/\n+$/, '');
+  const split = quoted ? [output] : output.split(/\s+/).filter((word) => word !== '');
+  return split.length > 0 && !split.some((word) => word.startsWith('-') && split.indexOf(word) === 0) ? split : undefined;
+}
+
 function toSimpleCommand(node: Node, context: Context): SimpleCommand {
   const nameNode = node.childForFieldName('name');
   const nameWordNode = nameNode?.namedChildren[0] ?? nameNode;
   const located = nameWordNode ? locatedProgram(nameWordNode) : undefined;
-  const nameWord = located ? { text: located, static: true } : nameWordNode ? resolveWord(nameWordNode) : { text: '', static: true };
+  const echoed = nameWordNode && !located ? echoedWords(nameWordNode) : undefined;
+  const nameWord = located
+    ? { text: located, static: true }
+    : echoed
+      ? { text: echoed[0]!, static: true }
+      : nameWordNode
+        ? resolveWord(nameWordNode)
+        : { text: '', static: true };
   const nameIsStatic =
     located !== undefined ||
+    echoed !== undefined ||
     (nameWord.static && !(nameWordNode && isGlobbing(nameWordNode)) && !/[{},]/.test(nameWord.text.length > 1 ? nameWord.text : ''));
-  const args = [...node.childrenForFieldName('argument').map(resolveWord), ...(context.trailingArgs ?? [])];
+  const args = [
+    ...(echoed ?? []).slice(1).map((text) => ({ text, static: true })),
+    ...node.childrenForFieldName('argument').map(resolveWord),
+    ...(context.trailingArgs ?? []),
+  ];
   const redirects = [...context.redirects];
   let input = pipedInto(node) ? 'pipe' : context.input;
   for (const redirect of node.childrenForFieldName('redirect')) {

@@ -5,7 +5,7 @@ import { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
 import { changeDirectory } from './linux-paths.ts';
 import { unwrap } from './linux-wrappers.ts';
 import { STRICT_LINUX_BLOCKLIST, STRICT_WINDOWS_BLOCKLIST } from './strict-blocklist.ts';
-import type { CommandRule, RuleCategory, SimpleCommand, TargetOs, Verdict } from './types.ts';
+import type { CommandInput, CommandRule, RuleCategory, SimpleCommand, TargetOs, Verdict } from './types.ts';
 import { DEFAULT_WINDOWS_BLOCKLIST } from './windows-blocklist.ts';
 import { scanWindowsCommandLine, type WindowsScan } from './windows-commands.ts';
 
@@ -112,10 +112,10 @@ export class CommandValidator {
     };
   }
 
-  #checkBash(source: string, depth: number, via: readonly string[]): void {
+  #checkBash(source: string, depth: number, via: readonly string[], input?: CommandInput): void {
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source, `more than ${MAX_NESTING} nested wrappers`));
     // `$IFS` between words splits them at run time (`rm -rf$IFS/etc`): check the line as split too.
-    if (IFS.test(source)) this.#checkBash(source.replace(IFS_ALL, ' '), depth + 1, [...via, '$IFS split']);
+    if (IFS.test(source)) this.#checkBash(source.replace(IFS_ALL, ' '), depth + 1, [...via, '$IFS split'], input);
     const tree = this.#parser.parse(source);
     if (!tree) throw new Blocked(structural('unparseable', source, 'the shell parser gave up'));
     try {
@@ -124,7 +124,7 @@ export class CommandValidator {
       // `cd` earlier on the line makes relative paths known (`cd / && rm -rf *`).
       let cwd: string | undefined;
       const temporaryVariables = new Set<string>();
-      for (const command of collectSimpleCommands(tree.rootNode)) {
+      for (const command of collectSimpleCommands(tree.rootNode, input)) {
         this.#checkLinuxCommand({ ...command, cwd, temporaryVariables, via: [...via, ...command.via] }, depth);
         for (const assignment of command.assignments)
           if (/^(?:\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`)$/.test(assignment.value.text.replace(/"/g, '')))
@@ -150,7 +150,7 @@ export class CommandValidator {
         throw new Blocked(
           structural('dynamic-script', command.segment, `${script.via} runs code that is only known at run time: ${script.source.text}`),
         );
-      this.#checkBash(script.source.text, depth + 1, [...command.via, script.via]);
+      this.#checkBash(script.source.text, depth + 1, [...command.via, script.via], script.input);
     }
   }
 

@@ -22,6 +22,7 @@ import {
   programFamily,
   SHELLS,
 } from './linux-programs.ts';
+import { shellCommandIndex } from './linux-wrappers.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
 import { staticHeredoc } from './wrapped-command.ts';
 
@@ -83,7 +84,13 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     match: (c) => {
       // A static heredoc is code written on this line: shells parse it and interpreters check it like -c code.
       if (!c.input || staticHeredoc(c) !== undefined) return undefined;
-      if (SHELLS.has(c.program)) return `${describeInput(c)} is fed into the shell ${c.program}`;
+      // `… | sh -c 'script'`: the script is the code (checked on its own) and its commands inherit the input.
+      if (SHELLS.has(c.program) && shellCommandIndex(c.args) < 0) return `${describeInput(c)} is fed into the shell ${c.program}`;
+      if (
+        (c.program === 'source' || c.program === '.') &&
+        c.args.some((a) => /^(?:-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(a.text))
+      )
+        return `${describeInput(c)} is run as shell code by ${c.program} ${c.args[0]?.text ?? ''}`;
       if (INTERPRETERS.has(programFamily(c.program)) && (!hasScriptOperand(c) || c.args.some((a) => a.text === '-'))) {
         return `${describeInput(c)} is fed into ${c.program} as a program`;
       }

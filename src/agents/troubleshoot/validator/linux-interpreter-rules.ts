@@ -1,7 +1,7 @@
+import { awkShellCommands } from './awk-commands.ts';
 import { parseFlags } from './flags.ts';
 import { isBlockDevice, isSystemFile, mayExpandToProtectedPath } from './linux-paths.ts';
 import {
-  AWK_SPAWNS_PROCESS,
   AWKS,
   BACKTICK_EXEC,
   BACKTICK_LANGUAGES,
@@ -95,7 +95,7 @@ export const INTERPRETER_RULES: readonly CommandRule[] = [
         if (!code.static) return `${c.program} runs code that is computed at run time`;
         if (
           AWKS.has(c.program)
-            ? AWK_SPAWNS_PROCESS.test(code.text)
+            ? awkShellCommands(code.text).dynamic || /\/inet\//.test(code.text)
             : EDITOR_COMMAND_FLAGS[family]
               ? EDITOR_ESCAPE.test(code.text)
               : CODE_SPAWNS_PROCESS.test(code.text)

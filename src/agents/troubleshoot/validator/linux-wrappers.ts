@@ -1,6 +1,8 @@
+import { awkShellCommands } from './awk-commands.ts';
 import { parseFlags } from './flags.ts';
+import { inlineCode } from './linux-interpreter-rules.ts';
 import { unwrapParallel } from './linux-parallel.ts';
-import { SHELLS } from './linux-programs.ts';
+import { AWKS, SHELLS } from './linux-programs.ts';
 import type { SimpleCommand, Word } from './types.ts';
 import { commandIndex, innerCommand, joined, NONE, staticHeredoc, type Unwrapped, wrap } from './wrapped-command.ts';
 
@@ -10,7 +12,7 @@ export type { Unwrapped } from './wrapped-command.ts';
  * The index of the script operand of `sh -c`, or -1 when there is no `-c`. Like bash, options may
  * follow `-c` and `--` may end them (`zsh -lc -- 'cmd'`, `bash -c -x 'cmd'`).
  */
-function shellCommandIndex(args: readonly Word[]): number {
+export function shellCommandIndex(args: readonly Word[]): number {
   let command = false;
   for (let index = 0; index < args.length; index++) {
     const text = args[index]!.text;
@@ -25,6 +27,20 @@ function shellCommandIndex(args: readonly Word[]): number {
 }
 
 type Unwrapper = (command: SimpleCommand) => Unwrapped;
+
+/** The string `xargs -I R` / `-i[R]` / `--replace[=R]` replaces with each input line (`{}` by default). */
+function replaceString(options: readonly Word[]): string | undefined {
+  let replace: string | undefined;
+  options.forEach((word, index) => {
+    const text = word.text;
+    if (text === '-I') replace = options[index + 1]?.text;
+    else if (/^-I./.test(text)) replace = text.slice(2);
+    else if (text === '-i' || text === '--replace') replace = '{}';
+    else if (/^-i./.test(text)) replace = text.slice(2);
+    else if (text.startsWith('--replace=')) replace = text.slice('--replace='.length);
+  });
+  return replace;
+}
 
 const IONICE_VALUES = ['-c', '-n', '--class', '--classdata'];
 const STRACE_VALUES = ['-o', '-e', '-s', '-u', '-E', '-a', '-b', '-O', '-S', '-P', '-I', '-X'];
@@ -146,7 +162,17 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
       ]),
     );
     const inner = innerCommand(c, c.args.slice(index), 'xargs', { argsFromInput: true, input: undefined });
-    if (inner && SHELLS.has(inner.program)) return { commands: [{ ...inner, input: 'pipe' }], scripts: [] };
+    if (inner && SHELLS.has(inner.program)) {
+      // `xargs -I{} sh -c '… {} …'` pastes each input line into the code; `sh -c '… "$1"' _` passes it as data.
+      const replace = replaceString(c.args.slice(0, index));
+      const script = inner.args[shellCommandIndex(inner.args)];
+      if (replace !== undefined && script?.text.includes(replace))
+        return {
+          commands: [],
+          scripts: [{ source: { text: script.text, static: false }, via: `xargs ${replace} (its input pasted into shell code)` }],
+        };
+      return { commands: [{ ...inner, input: 'pipe' }], scripts: [] };
+    }
     return inner ? { commands: [inner], scripts: [] } : NONE;
   },
   watch: (c) => {
@@ -295,11 +321,22 @@ export function unwrap(command: SimpleCommand): Unwrapped {
   if (SHELLS.has(command.program)) {
     const index = shellCommandIndex(command.args);
     const source = index >= 0 ? command.args[index] : undefined;
-    if (source) return { commands: [], scripts: [{ source, via: `${command.program} -c` }] };
+    // The script's commands read what the shell reads: a piped-into `sh -c 'sh'` still runs its input.
+    if (source)
+      return { commands: [], scripts: [{ source, via: `${command.program} -c`, ...(command.input ? { input: command.input } : {}) }] };
     const heredoc = staticHeredoc(command);
     return heredoc === undefined
       ? NONE
       : { commands: [], scripts: [{ source: { text: heredoc, static: true }, via: `${command.program} <<heredoc` }] };
+  }
+  // awk's `system("…")` and `print | "…"` run their literal strings as shell lines: checked as such.
+  if (AWKS.has(command.program)) {
+    const scripts = inlineCode(command)
+      .filter((code) => code.static)
+      .flatMap((code) =>
+        awkShellCommands(code.text).literal.map((text) => ({ source: { text, static: true }, via: `${command.program} system` })),
+      );
+    return scripts.length > 0 ? { commands: [], scripts } : NONE;
   }
   const unwrapper = Object.hasOwn(UNWRAPPERS, command.program) ? UNWRAPPERS[command.program] : undefined;
   if (unwrapper) return unwrapper(command);

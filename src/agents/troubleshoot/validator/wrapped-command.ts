@@ -1,10 +1,11 @@
 /** The pieces every wrapper unwrapper shares: what a wrapper runs and how its own options are skipped. */
-import type { SimpleCommand, Word } from './types.ts';
+import type { CommandInput, SimpleCommand, Word } from './types.ts';
 
 /** What a wrapper runs: further simple commands, and shell source to parse and check in turn. */
 export interface Unwrapped {
   readonly commands: SimpleCommand[];
-  readonly scripts: Array<{ readonly source: Word; readonly via: string }>;
+  /** `input`: where the script's own standard input comes from (`curl … | sh -c 'sh'` feeds the inner sh). */
+  readonly scripts: Array<{ readonly source: Word; readonly via: string; readonly input?: CommandInput }>;
 }
 
 export const NONE: Unwrapped = { commands: [], scripts: [] };
