@@ -64,6 +64,9 @@ SELECT n.nspname AS schema, p.proname AS name, p.provolatile AS volatility, p.oi
   FROM functions f JOIN pg_proc p ON p.oid = f.oid JOIN pg_namespace n ON n.oid = p.pronamespace
  ORDER BY p.oid`;
 
+/** The lookup is prepared once per connection under this name; the read path's reset keeps it. */
+export const CATALOG_STATEMENT = 'opsgate_reachable_functions';
+
 /** Runs the lookup on the read's own connection (inside its read-only transaction, so it sees the same search path). */
 export async function reachableFunctions(client: pg.PoolClient, statement: PostgresReadStatement): Promise<CatalogFunction[]> {
   const written: Array<[string, WrittenName]> = [
@@ -72,10 +75,10 @@ export async function reachableFunctions(client: pg.PoolClient, statement: Postg
     ...statement.relations.map((name): [string, WrittenName] => ['r', name]),
     ...statement.types.map((name): [string, WrittenName] => ['t', name]),
   ];
-  const { rows } = await client.query<CatalogFunction>(REACHABLE_FUNCTIONS, [
-    written.map(([kind]) => kind),
-    written.map(([, name]) => name.schema),
-    written.map(([, name]) => name.name),
-  ]);
+  const { rows } = await client.query<CatalogFunction>({
+    name: CATALOG_STATEMENT,
+    text: REACHABLE_FUNCTIONS,
+    values: [written.map(([kind]) => kind), written.map(([, name]) => name.schema), written.map(([, name]) => name.name)],
+  });
   return rows;
 }

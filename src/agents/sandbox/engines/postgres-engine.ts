@@ -13,7 +13,7 @@ import {
   summarise,
   type TableSummary,
 } from './engine.ts';
-import { reachableFunctions } from './postgres-catalog.ts';
+import { CATALOG_STATEMENT, reachableFunctions } from './postgres-catalog.ts';
 import { judgeFunctions } from './postgres-function-policy.ts';
 import { inspectPostgresStatement, loadPostgresParser, type PostgresReadStatement } from './postgres-statement.ts';
 import { type ReadBudget, ReadMeter, resolveReadBudget } from './read-budget.ts';
@@ -56,7 +56,8 @@ const BATCH_ROWS = 1_000;
  * is looked up in the catalog and judged by an allow-list (`postgres-function-policy.ts`). It then
  * runs in a `READ ONLY` transaction — a SELECT through `DECLARE … CURSOR`, whose grammar admits only
  * SELECT and VALUES, fetched under the row and byte budget — that is always rolled back, and the
- * connection is reset with `DISCARD ALL` before it goes back to the pool (a broken reset drops it).
+ * connection is reset (all `DISCARD ALL` does but drop the engine's own prepared catalog lookup) before
+ * it goes back to the pool; a failed reset drops it, and so does the end of a write transaction.
  * Transaction-path statements run as `PREPARE … AS <statement>` then `EXECUTE` over the extended
  * protocol: PostgreSQL's grammar admits only SELECT, VALUES, INSERT, UPDATE, DELETE and MERGE
  * there, so transaction control, `COPY`, `DO`, `SET` and DDL are refused by the server, and the
@@ -246,16 +247,13 @@ export class PostgresSandboxEngine implements SandboxEngine {
   async #end(transactionId: string, command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const transaction = this.#open(transactionId);
     this.#transaction = undefined;
-    let failure: unknown;
     try {
       await transaction.client.query(command);
-    } catch (error) {
-      failure = error;
+    } finally {
+      // A write may leave anything on its session (`set_config(…, false)`, an advisory lock, a temporary
+      // table, a prepared statement): the connection is closed rather than reset. Transactions are rare.
+      transaction.client.release(true);
     }
-    // A committed `set_config(…, false)` or an advisory lock taken by a write stays with the session.
-    const broken = await resetSession(transaction.client);
-    transaction.client.release(broken);
-    if (failure !== undefined) throw failure;
   }
 
   async tables(): Promise<TableSummary[]> {
@@ -302,23 +300,22 @@ export class PostgresSandboxEngine implements SandboxEngine {
 }
 
 /**
- * Ends a read: its transaction is rolled back and the session reset (`DISCARD ALL`: settings, advisory
- * locks, temporary tables, prepared statements, LISTEN). Returns the error when either fails, so the
- * pool drops the connection instead of lending it out again.
+ * What `DISCARD ALL` resets (cursors, settings and role, LISTEN, advisory locks, temporary tables,
+ * sequence caches) but `DEALLOCATE ALL` and `DISCARD PLANS`, so the catalog lookup stays prepared
+ * (planning it is most of its cost): sent with the `ROLLBACK` in one round trip. Neither path admits
+ * `PREPARE`; a prepared statement left anyway (a function an admin marked safe) is counted, and then
+ * the connection is dropped.
  */
+const END_READ = `ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *;
+SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES;
+SELECT count(*)::int AS others FROM pg_prepared_statements WHERE name <> '${CATALOG_STATEMENT}'`;
+
+/** Ends a read; returns an error when the session may not be clean, so the pool drops the connection instead of lending it again. */
 async function endRead(client: pg.PoolClient): Promise<Error | undefined> {
   try {
-    await client.query('ROLLBACK');
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-  return resetSession(client);
-}
-
-async function resetSession(client: pg.PoolClient): Promise<Error | undefined> {
-  try {
-    await client.query('DISCARD ALL');
-    return undefined;
+    const results = (await client.query(END_READ)) as unknown as Array<pg.QueryResult<{ others: number }>>;
+    const others = results.at(-1)?.rows[0]?.others;
+    return others === 0 ? undefined : new Error(`the read left ${others} prepared statement(s) on the session`);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
