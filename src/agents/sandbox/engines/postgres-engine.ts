@@ -69,6 +69,8 @@ export class PostgresSandboxEngine implements SandboxEngine {
   readonly #pool: pg.Pool;
   readonly #budget: ReadBudget;
   readonly #safeFunctions: ReadonlySet<string>;
+  /** Parse results by statement text (the parse depends on nothing else; the catalog check is never cached). */
+  readonly #statements = new Map<string, PostgresReadStatement>();
   #transaction: OpenTransaction | undefined;
   #pending = false;
 
@@ -138,7 +140,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
     params: readonly SqlParam[],
     work: (client: pg.PoolClient, statement: PostgresReadStatement) => Promise<QueryResult>,
   ): Promise<QueryResult> {
-    const statement = inspectPostgresStatement(sql);
+    const statement = this.#inspect(sql);
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN TRANSACTION READ ONLY');
@@ -149,6 +151,16 @@ export class PostgresSandboxEngine implements SandboxEngine {
     } finally {
       client.release(await endRead(client));
     }
+  }
+
+  #inspect(sql: string): PostgresReadStatement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = inspectPostgresStatement(sql);
+      if (this.#statements.size >= 256) this.#statements.delete(this.#statements.keys().next().value!);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** A SELECT through a cursor, fetched in batches under the row and byte budget and the time left. */
