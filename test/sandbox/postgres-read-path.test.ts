@@ -194,8 +194,8 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read budget: what the person see
     const engine = await sandbox.connect({ readBudget: { timeMs: 300 } });
     const error = await refusal(engine.query('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c'));
     expect(error.code).toBe('READ_BUDGET_EXCEEDED');
-    expect(error.fields).toMatchObject({ limit: 'time' });
-    expect(error.message).toMatch(/The database is unchanged\. Add a LIMIT/);
+    expect(error.fields).toMatchObject({ limit: 'time', timeMs: 300 });
+    expect(error.message).toMatch(/stopped: it ran longer than 300 ms\. The database is unchanged\. Add a LIMIT/);
     expect((await engine.query('SELECT count(*)::int AS n FROM customers')).rows).toEqual([{ n: 5 }]);
     expect(await sandbox.fingerprint()).toBe(before);
   });

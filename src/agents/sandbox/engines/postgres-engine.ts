@@ -105,7 +105,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
     try {
       await client.query({ text: `PREPARE ${name} AS ${sql}`, values: [], queryMode: 'extended' } as pg.QueryConfig);
     } catch (error) {
-      throw classify(error, 'prepare');
+      throw classify(error, 'prepare', this.#budget.timeMs);
     }
     try {
       // EXECUTE is a utility statement: its arguments cannot be bound, so they are quoted literals.
@@ -119,7 +119,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
       const isRead = result.command === 'SELECT' || result.command === 'VALUES';
       return isRead ? { columns, rows, rowCount: rows.length } : { columns, rows, rowCount: rows.length, changes: result.rowCount ?? 0 };
     } catch (error) {
-      throw classify(error, 'execute');
+      throw classify(error, 'execute', this.#budget.timeMs);
     } finally {
       await client.query(`DEALLOCATE ${name}`).catch(() => {});
     }
@@ -183,7 +183,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
         if (result.rows.length < batch) return { columns, rows, rowCount: rows.length };
       }
     } catch (error) {
-      throw classify(error, 'read');
+      throw classify(error, 'read', this.#budget.timeMs);
     }
   }
 
@@ -196,7 +196,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
       for (const row of rows) meter.count(row);
       return { columns: result.fields.map((field) => field.name), rows, rowCount: rows.length };
     } catch (error) {
-      throw classify(error, 'read');
+      throw classify(error, 'read', this.#budget.timeMs);
     }
   }
 
@@ -361,7 +361,8 @@ function literals(client: pg.PoolClient, params: readonly SqlParam[]): string {
   return `(${quoted.join(', ')})`;
 }
 
-function classify(error: unknown, stage: 'prepare' | 'execute' | 'read'): Error {
+/** `timeMs` is the statement timeout (the read budget's time), which the person is told when it stops a statement. */
+function classify(error: unknown, stage: 'prepare' | 'execute' | 'read', timeMs: number): Error {
   if (OpsgateError.isInstance(error)) return error;
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
@@ -376,8 +377,9 @@ function classify(error: unknown, stage: 'prepare' | 'execute' | 'read'): Error 
     });
   }
   if (code === '42501') return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: message });
-  // statement_timeout (the read budget's time, default 10 s) cancelled the statement.
-  if (code === '57014' && /statement timeout/.test(message))
-    return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: 'it ran past the statement timeout', limit: 'time' }, { cause: error });
+  // statement_timeout cancelled the statement: told in the same words as a SQLite read stopped by its budget.
+  if (code === '57014' && /statement timeout/.test(message)) {
+    return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: `it ran longer than ${timeMs} ms`, limit: 'time', timeMs }, { cause: error });
+  }
   return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
 }
