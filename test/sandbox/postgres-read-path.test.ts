@@ -40,6 +40,11 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
       ALTER TABLE products ENABLE ROW LEVEL SECURITY;
       ALTER TABLE products FORCE ROW LEVEL SECURITY;
       CREATE POLICY visible ON products USING (true);
+      CREATE FUNCTION span_diff(a float8, b float8) RETURNS float8 LANGUAGE sql IMMUTABLE AS 'SELECT a - b';
+      CREATE TYPE span AS RANGE (subtype = float8, subtype_diff = span_diff);
+      CREATE TABLE spans (s span);
+      CREATE TYPE plain_span AS RANGE (subtype = float8, subtype_diff = float8mi);
+      CREATE TABLE plain_spans (s plain_span);
       CREATE TABLE audited (x int);
       ALTER TABLE audited ENABLE ROW LEVEL SECURITY;
       ALTER TABLE audited FORCE ROW LEVEL SECURITY;
@@ -66,6 +71,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
     'SELECT * FROM order_totals ORDER BY order_id',
     'SELECT count(*) FROM products',
     "SELECT 1::int AS one, 'calm'::text AS word",
+    "SELECT * FROM plain_spans WHERE s && '[1,2)'",
     'SELECT order_count()',
     'SELECT * FROM order_count_view',
     'VALUES (1), (2)',
@@ -115,6 +121,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
     ['SELECT m FROM feelings WHERE m + 0 > 0', /public\.mood_number is defined in this database/],
     ['SELECT 1::locked_int', /public\.lock_in_view/],
     ["SELECT 'calm'::mood::int", /public\.mood_number/],
+    ["SELECT * FROM spans WHERE s && '[1,2)'", /public\.span_diff is defined in this database/],
     ['SELECT count(*) FROM audited', /public\.lock_in_view/],
     ["SELECT table_to_xml('locking_view', true, true, '')", /table_to_xml runs a query over tables or views it is given by name/],
     ["SELECT schema_to_xml('public', true, true, '')", /given by name at run time/],

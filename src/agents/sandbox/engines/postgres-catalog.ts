@@ -40,6 +40,9 @@ WITH RECURSIVE
             UNION ALL
             SELECT 'pg_constraint'::regclass::oid, k.oid FROM pg_constraint k WHERE o.classid = 'pg_type'::regclass AND k.contypid = o.objid
             UNION ALL
+            -- A user-made type's own dependencies: a range's subtype_diff (the planner calls it), a domain's base.
+            SELECT 'pg_type'::regclass::oid, o.objid WHERE o.classid = 'pg_type'::regclass AND o.objid::int8 >= 16384
+            UNION ALL
             SELECT 'pg_cast'::regclass::oid, k.oid FROM pg_cast k
              WHERE o.classid = 'pg_type'::regclass
                -- Into a built-in type (x::int) only the source decides, and it is judged where it is named.
@@ -53,6 +56,10 @@ WITH RECURSIVE
         SELECT 'pg_proc'::regclass::oid, k.castfunc FROM pg_attribute a JOIN pg_cast k ON k.castsource = a.atttypid
          WHERE o.classid = 'pg_class'::regclass AND a.attrelid = o.objid AND a.attnum > 0 AND NOT a.attisdropped
            AND k.castfunc <> 0 AND k.oid::int8 >= 16384
+        UNION ALL
+        SELECT 'pg_type'::regclass::oid, a.atttypid FROM pg_attribute a
+         WHERE o.classid = 'pg_class'::regclass AND a.attrelid = o.objid AND a.attnum > 0 AND NOT a.attisdropped
+           AND a.atttypid::int8 >= 16384
       ) next ON true
   ),
   functions AS (
@@ -60,8 +67,11 @@ WITH RECURSIVE
     UNION
     SELECT o.oprcode FROM objects x JOIN pg_operator o ON x.classid = 'pg_operator'::regclass AND o.oid = x.objid
   )
-SELECT n.nspname AS schema, p.proname AS name, p.provolatile AS volatility, p.oid::int8 < 16384 AS "builtIn"
-  FROM functions f JOIN pg_proc p ON p.oid = f.oid JOIN pg_namespace n ON n.oid = p.pronamespace
+SELECT n.nspname AS schema, p.proname AS name, p.provolatile AS volatility,
+       -- CREATE TYPE … AS RANGE makes constructors for the range and its multirange: PostgreSQL's own C
+       -- code (language internal, which no non-superuser can use), so they count as built in.
+       p.oid::int8 < 16384 OR (l.lanname = 'internal' AND p.prosrc ~ '^(range|multirange)_constructor[0-3]$') AS "builtIn"
+  FROM functions f JOIN pg_proc p ON p.oid = f.oid JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
  ORDER BY p.oid`;
 
 /** The lookup is prepared once per connection under this name; the read path's reset keeps it. */
