@@ -45,7 +45,7 @@ SELECT current_setting('search_path') AS path,
        current_setting('statement_timeout') AS timeout,
        (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()) AS locks,
        (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't') AS temporary,
-       (SELECT count(*)::int FROM pg_prepared_statements) AS prepared,
+       (SELECT count(*)::int FROM pg_prepared_statements WHERE name <> 'opsgate_reachable_functions') AS prepared,
        (SELECT count(*)::int FROM pg_listening_channels()) AS channels,
        (SELECT count(*)::int FROM pg_cursors WHERE name <> 'opsgate_read') AS cursors`;
 

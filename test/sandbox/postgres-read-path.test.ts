@@ -28,7 +28,27 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
       CREATE FUNCTION make_temp() RETURNS int LANGUAGE plpgsql AS 'BEGIN CREATE TEMP TABLE leftover (x int); RETURN 1; END';
       CREATE FUNCTION lock_in_view() RETURNS int LANGUAGE sql AS 'SELECT 1 FROM (SELECT pg_advisory_lock(7)) AS l';
       CREATE VIEW locking_view AS SELECT lock_in_view() AS x;
-      CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq);`);
+      CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq);
+      CREATE FUNCTION lock_op(int, int) RETURNS boolean LANGUAGE sql AS 'SELECT true FROM (SELECT pg_advisory_lock(8)) AS l';
+      CREATE OPERATOR ~~~ (LEFTARG = int, RIGHTARG = int, FUNCTION = lock_op);
+      CREATE TYPE mood AS ENUM ('calm', 'cross');
+      CREATE FUNCTION mood_number(mood) RETURNS int LANGUAGE sql AS 'SELECT 1 FROM (SELECT pg_advisory_lock(6)) AS l';
+      CREATE CAST (mood AS int) WITH FUNCTION mood_number(mood) AS IMPLICIT;
+      CREATE TABLE feelings (m mood);
+      INSERT INTO feelings VALUES ('calm');
+      CREATE DOMAIN locked_int AS int CHECK (lock_in_view() = 1);
+      ALTER TABLE products ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE products FORCE ROW LEVEL SECURITY;
+      CREATE POLICY visible ON products USING (true);
+      CREATE FUNCTION span_diff(a float8, b float8) RETURNS float8 LANGUAGE sql IMMUTABLE AS 'SELECT a - b';
+      CREATE TYPE span AS RANGE (subtype = float8, subtype_diff = span_diff);
+      CREATE TABLE spans (s span);
+      CREATE TYPE plain_span AS RANGE (subtype = float8, subtype_diff = float8mi);
+      CREATE TABLE plain_spans (s plain_span);
+      CREATE TABLE audited (x int);
+      ALTER TABLE audited ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE audited FORCE ROW LEVEL SECURITY;
+      CREATE POLICY locking ON audited USING (lock_in_view() = 1);`);
     engine = await sandbox.connect({
       poolSize: 1,
       safeFunctions: ['public.order_count', 'public.take_lock', 'public.change_path', 'public.make_temp'],
@@ -49,6 +69,9 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
     'SELECT * FROM pg_stat_activity WHERE pid = pg_backend_pid()',
     'SELECT random() < 2 AS yes, clock_timestamp() > now() - interval $$1 day$$ AS recent, gen_random_uuid() IS NOT NULL AS id',
     'SELECT * FROM order_totals ORDER BY order_id',
+    'SELECT count(*) FROM products',
+    "SELECT 1::int AS one, 'calm'::text AS word",
+    "SELECT * FROM plain_spans WHERE s && '[1,2)'",
     'SELECT order_count()',
     'SELECT * FROM order_count_view',
     'VALUES (1), (2)',
@@ -89,11 +112,19 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read path, as the application ro
     ['SELECT setseed(0.5)', /random seed/],
     ['SELECT txid_current()', /assigns a transaction id/],
     ['SELECT pg_sleep(0)', /pg_sleep is VOLATILE .*provolatile = 'v'/],
-    ["SELECT query_to_xml('DELETE FROM orders RETURNING 1', true, true, '')", /query_to_xml is VOLATILE/],
+    ["SELECT query_to_xml('DELETE FROM orders RETURNING 1', true, true, '')", /query_to_xml runs a query/],
     ['SELECT pg_stat_reset()', /VOLATILE/],
     ['SELECT lock_in_view()', /public\.lock_in_view is defined in this database/],
     ['SELECT * FROM locking_view', /public\.lock_in_view is defined in this database/],
     ['EXPLAIN SELECT lock_in_view()', /public\.lock_in_view/],
+    ['SELECT 1 ~~~ 2', /public\.lock_op is defined in this database/],
+    ['SELECT m FROM feelings WHERE m + 0 > 0', /public\.mood_number is defined in this database/],
+    ['SELECT 1::locked_int', /public\.lock_in_view/],
+    ["SELECT 'calm'::mood::int", /public\.mood_number/],
+    ["SELECT * FROM spans WHERE s && '[1,2)'", /public\.span_diff is defined in this database/],
+    ['SELECT count(*) FROM audited', /public\.lock_in_view/],
+    ["SELECT table_to_xml('locking_view', true, true, '')", /table_to_xml runs a query over tables or views it is given by name/],
+    ["SELECT schema_to_xml('public', true, true, '')", /given by name at run time/],
     ['EXPLAIN ANALYZE SELECT 1', /EXPLAIN ANALYZE runs the statement/],
     ['EXPLAIN (ANALYZE false) SELECT 1', /EXPLAIN ANALYZE/],
     ['SELECT * FROM orders FOR UPDATE', /locks rows/],
@@ -170,8 +201,8 @@ describe.skipIf(!postgresAvailable)('PostgreSQL read budget: what the person see
     const engine = await sandbox.connect({ readBudget: { timeMs: 300 } });
     const error = await refusal(engine.query('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c'));
     expect(error.code).toBe('READ_BUDGET_EXCEEDED');
-    expect(error.fields).toMatchObject({ limit: 'time' });
-    expect(error.message).toMatch(/The database is unchanged\. Add a LIMIT/);
+    expect(error.fields).toMatchObject({ limit: 'time', timeMs: 300 });
+    expect(error.message).toMatch(/stopped: it ran longer than 300 ms\. The database is unchanged\. Add a LIMIT/);
     expect((await engine.query('SELECT count(*)::int AS n FROM customers')).rows).toEqual([{ n: 5 }]);
     expect(await sandbox.fingerprint()).toBe(before);
   });

@@ -13,7 +13,7 @@ import {
   summarise,
   type TableSummary,
 } from './engine.ts';
-import { reachableFunctions } from './postgres-catalog.ts';
+import { CATALOG_STATEMENT, reachableFunctions } from './postgres-catalog.ts';
 import { judgeFunctions } from './postgres-function-policy.ts';
 import { inspectPostgresStatement, loadPostgresParser, type PostgresReadStatement } from './postgres-statement.ts';
 import { type ReadBudget, ReadMeter, resolveReadBudget } from './read-budget.ts';
@@ -56,7 +56,8 @@ const BATCH_ROWS = 1_000;
  * is looked up in the catalog and judged by an allow-list (`postgres-function-policy.ts`). It then
  * runs in a `READ ONLY` transaction — a SELECT through `DECLARE … CURSOR`, whose grammar admits only
  * SELECT and VALUES, fetched under the row and byte budget — that is always rolled back, and the
- * connection is reset with `DISCARD ALL` before it goes back to the pool (a broken reset drops it).
+ * connection is reset (all `DISCARD ALL` does but drop the engine's own prepared catalog lookup) before
+ * it goes back to the pool; a failed reset drops it, and so does the end of a write transaction.
  * Transaction-path statements run as `PREPARE … AS <statement>` then `EXECUTE` over the extended
  * protocol: PostgreSQL's grammar admits only SELECT, VALUES, INSERT, UPDATE, DELETE and MERGE
  * there, so transaction control, `COPY`, `DO`, `SET` and DDL are refused by the server, and the
@@ -68,6 +69,8 @@ export class PostgresSandboxEngine implements SandboxEngine {
   readonly #pool: pg.Pool;
   readonly #budget: ReadBudget;
   readonly #safeFunctions: ReadonlySet<string>;
+  /** Parse results by statement text (the parse depends on nothing else; the catalog check is never cached). */
+  readonly #statements = new Map<string, PostgresReadStatement>();
   #transaction: OpenTransaction | undefined;
   #pending = false;
 
@@ -102,7 +105,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
     try {
       await client.query({ text: `PREPARE ${name} AS ${sql}`, values: [], queryMode: 'extended' } as pg.QueryConfig);
     } catch (error) {
-      throw classify(error, 'prepare');
+      throw classify(error, 'prepare', this.#budget.timeMs);
     }
     try {
       // EXECUTE is a utility statement: its arguments cannot be bound, so they are quoted literals.
@@ -116,7 +119,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
       const isRead = result.command === 'SELECT' || result.command === 'VALUES';
       return isRead ? { columns, rows, rowCount: rows.length } : { columns, rows, rowCount: rows.length, changes: result.rowCount ?? 0 };
     } catch (error) {
-      throw classify(error, 'execute');
+      throw classify(error, 'execute', this.#budget.timeMs);
     } finally {
       await client.query(`DEALLOCATE ${name}`).catch(() => {});
     }
@@ -137,7 +140,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
     params: readonly SqlParam[],
     work: (client: pg.PoolClient, statement: PostgresReadStatement) => Promise<QueryResult>,
   ): Promise<QueryResult> {
-    const statement = inspectPostgresStatement(sql);
+    const statement = this.#inspect(sql);
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN TRANSACTION READ ONLY');
@@ -148,6 +151,16 @@ export class PostgresSandboxEngine implements SandboxEngine {
     } finally {
       client.release(await endRead(client));
     }
+  }
+
+  #inspect(sql: string): PostgresReadStatement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = inspectPostgresStatement(sql);
+      if (this.#statements.size >= 256) this.#statements.delete(this.#statements.keys().next().value!);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** A SELECT through a cursor, fetched in batches under the row and byte budget and the time left. */
@@ -170,7 +183,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
         if (result.rows.length < batch) return { columns, rows, rowCount: rows.length };
       }
     } catch (error) {
-      throw classify(error, 'read');
+      throw classify(error, 'read', this.#budget.timeMs);
     }
   }
 
@@ -183,7 +196,7 @@ export class PostgresSandboxEngine implements SandboxEngine {
       for (const row of rows) meter.count(row);
       return { columns: result.fields.map((field) => field.name), rows, rowCount: rows.length };
     } catch (error) {
-      throw classify(error, 'read');
+      throw classify(error, 'read', this.#budget.timeMs);
     }
   }
 
@@ -246,16 +259,13 @@ export class PostgresSandboxEngine implements SandboxEngine {
   async #end(transactionId: string, command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const transaction = this.#open(transactionId);
     this.#transaction = undefined;
-    let failure: unknown;
     try {
       await transaction.client.query(command);
-    } catch (error) {
-      failure = error;
+    } finally {
+      // A write may leave anything on its session (`set_config(…, false)`, an advisory lock, a temporary
+      // table, a prepared statement): the connection is closed rather than reset. Transactions are rare.
+      transaction.client.release(true);
     }
-    // A committed `set_config(…, false)` or an advisory lock taken by a write stays with the session.
-    const broken = await resetSession(transaction.client);
-    transaction.client.release(broken);
-    if (failure !== undefined) throw failure;
   }
 
   async tables(): Promise<TableSummary[]> {
@@ -302,23 +312,22 @@ export class PostgresSandboxEngine implements SandboxEngine {
 }
 
 /**
- * Ends a read: its transaction is rolled back and the session reset (`DISCARD ALL`: settings, advisory
- * locks, temporary tables, prepared statements, LISTEN). Returns the error when either fails, so the
- * pool drops the connection instead of lending it out again.
+ * What `DISCARD ALL` resets (cursors, settings and role, LISTEN, advisory locks, temporary tables,
+ * sequence caches) but `DEALLOCATE ALL` and `DISCARD PLANS`, so the catalog lookup stays prepared
+ * (planning it is most of its cost): sent with the `ROLLBACK` in one round trip. Neither path admits
+ * `PREPARE`; a prepared statement left anyway (a function an admin marked safe) is counted, and then
+ * the connection is dropped.
  */
+const END_READ = `ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *;
+SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES;
+SELECT count(*)::int AS others FROM pg_prepared_statements WHERE name <> '${CATALOG_STATEMENT}'`;
+
+/** Ends a read; returns an error when the session may not be clean, so the pool drops the connection instead of lending it again. */
 async function endRead(client: pg.PoolClient): Promise<Error | undefined> {
   try {
-    await client.query('ROLLBACK');
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-  return resetSession(client);
-}
-
-async function resetSession(client: pg.PoolClient): Promise<Error | undefined> {
-  try {
-    await client.query('DISCARD ALL');
-    return undefined;
+    const results = (await client.query(END_READ)) as unknown as Array<pg.QueryResult<{ others: number }>>;
+    const others = results.at(-1)?.rows[0]?.others;
+    return others === 0 ? undefined : new Error(`the read left ${others} prepared statement(s) on the session`);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -352,7 +361,8 @@ function literals(client: pg.PoolClient, params: readonly SqlParam[]): string {
   return `(${quoted.join(', ')})`;
 }
 
-function classify(error: unknown, stage: 'prepare' | 'execute' | 'read'): Error {
+/** `timeMs` is the statement timeout (the read budget's time), which the person is told when it stops a statement. */
+function classify(error: unknown, stage: 'prepare' | 'execute' | 'read', timeMs: number): Error {
   if (OpsgateError.isInstance(error)) return error;
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
@@ -367,8 +377,9 @@ function classify(error: unknown, stage: 'prepare' | 'execute' | 'read'): Error 
     });
   }
   if (code === '42501') return SandboxErrors.SQL_NOT_ALLOWED({ path: 'postgres', reason: message });
-  // statement_timeout (the read budget's time, default 10 s) cancelled the statement.
-  if (code === '57014' && /statement timeout/.test(message))
-    return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: 'it ran past the statement timeout', limit: 'time' }, { cause: error });
+  // statement_timeout cancelled the statement: told in the same words as a SQLite read stopped by its budget.
+  if (code === '57014' && /statement timeout/.test(message)) {
+    return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: `it ran longer than ${timeMs} ms`, limit: 'time', timeMs }, { cause: error });
+  }
   return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
 }

@@ -29,6 +29,11 @@ const REFUSED_BUILT_INS: ReadonlyArray<[RegExp, string]> = [
   [/^setseed$/, 'changes the session’s random seed'],
   [/^(txid_current|pg_current_xact_id)$/, 'assigns a transaction id, a write to the server’s transaction log'],
   [/^pg_(read_file|read_binary_file|ls_|stat_file)/, 'reads files of the server'],
+  [
+    /^(table|schema|database|query|cursor)_to_xml/,
+    'runs a query over tables or views it is given by name at run time, which the read path cannot check beforehand',
+  ],
+  [/^ts_(stat|rewrite)$/, 'runs a query it is given as text, which the read path cannot check beforehand'],
 ];
 
 /** VOLATILE built-ins that only produce a value: randomness and the clock. */
