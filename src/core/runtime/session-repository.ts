@@ -87,6 +87,9 @@ export interface StoredVersion {
 }
 
 /** The runtime's reads and writes of sessions, messages and tool calls. */
+/** What an approval is bound to: a proposed call changes only while these are as the deciding process holds them. */
+export type BoundCall = Pick<ToolCallRow, 'tool' | 'args' | 'args_hash'>;
+
 export const sessionRepository = {
   async insertSession(db: Db, row: SessionRow): Promise<void> {
     await db.insertInto('sessions').values(row).execute();
@@ -184,13 +187,24 @@ export const sessionRepository = {
   },
 
   /** Moves a call from one of `from` to a new status; false when it was not in one of them. */
-  async transitionToolCall(db: Db, id: string, from: readonly ToolCallStatus[], patch: Updateable<ToolCallsTable>): Promise<boolean> {
-    const result = await db
+  /**
+   * Changes a call still in one of the `from` statuses; with `bound`, only while its tool and
+   * arguments are still the ones the caller checked its approval against.
+   */
+  async transitionToolCall(
+    db: Db,
+    id: string,
+    from: readonly ToolCallStatus[],
+    patch: Updateable<ToolCallsTable>,
+    bound?: BoundCall,
+  ): Promise<boolean> {
+    let update = db
       .updateTable('tool_calls')
       .set(patch)
       .where('id', '=', id)
-      .where('status', 'in', [...from])
-      .executeTakeFirst();
+      .where('status', 'in', [...from]);
+    if (bound) update = update.where('tool', '=', bound.tool).where('args', '=', bound.args).where('args_hash', '=', bound.args_hash);
+    const result = await update.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 

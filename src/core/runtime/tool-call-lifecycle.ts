@@ -2,7 +2,7 @@ import type { AuditActor, AuditEventType, AuditLog } from '../audit/index.ts';
 import { StaleWriteError, type UnitOfWork } from '../store/index.ts';
 import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEvents } from './events.ts';
-import { sessionRepository, type ToolCallRow } from './session-repository.ts';
+import { type BoundCall, sessionRepository, type ToolCallRow } from './session-repository.ts';
 import type { ToolCallStatus } from './types.ts';
 
 /** A call not yet stored. */
@@ -129,14 +129,20 @@ export class ToolCallLifecycle {
   transition(uow: UnitOfWork, call: TrackedCall, transition: Transition): void {
     const from = call.row.status as ToolCallStatus;
     assertAllowed(from, transition);
+    // A decision may be taken on the call as this process remembers it (no read first): what its
+    // approval was checked against must still be what is stored, or the unit rolls back.
+    const bound: BoundCall | undefined =
+      from === 'proposed' ? { tool: call.row.tool, args: call.row.args, args_hash: call.row.args_hash } : undefined;
     const patch = { ...transition.patch, status: transition.to };
     call.row = { ...call.row, ...patch };
     if (!call.queued) {
       // Several changes of one stored call in one commit become one conditional update.
       const id = call.row.id;
-      uow.batch(`tool_call:${id}`, { from, patch }, async (trx, changes) => {
+      uow.batch(`tool_call:${id}`, { from, patch, bound }, async (trx, changes) => {
         const merged = Object.assign({}, ...changes.map((change) => change.patch)) as typeof patch;
-        if (!(await sessionRepository.transitionToolCall(trx, id, [changes[0]!.from], merged))) throw new StaleWriteError('tool call', id);
+        const first = changes[0]!;
+        if (!(await sessionRepository.transitionToolCall(trx, id, [first.from], merged, first.bound)))
+          throw new StaleWriteError('tool call', id);
       });
     }
     this.#effects(uow, call.row.session_id, transition);
