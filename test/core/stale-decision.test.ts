@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { UnitOfWork } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
 
 const user = { userId: 7, username: 'paula', roles: ['user'] };
@@ -56,6 +58,26 @@ describe.each(testStoreFactories().map((factory) => [factory.dialect, factory] a
       expect(recorder.transfers).toHaveLength(1);
       const executed = await testStore.store.db.selectFrom('tool_calls').select('status').where('session_id', '=', session.id).execute();
       expect(executed.map((row) => row.status).sort()).toEqual(['executed', 'executed']);
+    });
+
+    it('runs a call once when several approvals of it are committed in one group', async () => {
+      const { testStore, recorder, first } = await twoReplicas();
+      const session = await first.startSession({ agent: 'ledger', identity: user });
+      const paused = await first.send(session.id, 'pay bob 7', user);
+      // Units that hold every commit slot for a while, so the approvals' commits queue and go as one group.
+      const blockers = [1, 2].map(() => {
+        const blocker = new UnitOfWork();
+        blocker.write(async () => {
+          await sleep(300);
+        });
+        return blocker.commit(testStore.store);
+      });
+      const decisions = await Promise.allSettled(
+        Array.from({ length: 5 }, () => first.decide(session.id, { type: 'approve', callId: paused.interrupt!.callId }, approver)),
+      );
+      await Promise.all(blockers);
+      expect(decisions.filter((decision) => decision.status === 'fulfilled')).toHaveLength(1);
+      expect(recorder.transfers).toHaveLength(1);
     });
   },
 );
