@@ -26,13 +26,15 @@ const CALL_EVENT_TYPES = new Set(
 
 describe('one place for the tool-call lifecycle', () => {
   it('only the session repository holds the SQL that writes tool_calls', () => {
-    const writers = files.filter(({ text }) => /(insertInto|updateTable|deleteFrom)\(\s*'tool_calls'/.test(text)).map((f) => f.path);
+    const writers = files
+      .filter(({ text }) => /(insertInto|updateTable|deleteFrom)\(\s*'tool_calls'|\bupdate tool_calls\b/.test(text))
+      .map((f) => f.path);
     expect(writers).toEqual([REPOSITORY]);
   });
 
   it('only the lifecycle module calls the repository functions that insert calls or change their status', () => {
     const callers = files
-      .filter(({ path, text }) => path !== REPOSITORY && /\b(insertToolCalls|transitionToolCall)\(/.test(text))
+      .filter(({ path, text }) => path !== REPOSITORY && /\b(insertToolCalls|transitionToolCalls)\(/.test(text))
       .map((f) => f.path);
     expect(callers).toEqual([LIFECYCLE]);
   });

@@ -241,6 +241,53 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   heartbeat.unref();
 
+  /**
+   * A decision on the approval this process's cached session waits for, taken without reading the
+   * stored version first: each of its checkpoints checks the session's version and the call's
+   * status anyway, and nothing leaves the process before the first one (the side effect waits for
+   * `executing` to be stored). Saves a read (a transaction of its own) per decision. Undefined when
+   * the cache cannot answer: the session is not cached or does not wait for that approval there.
+   */
+  const cachedForDecision = (sessionId: string, callId: string): WorkingSession | undefined => {
+    const cached = sessions.get(sessionId);
+    if (cached?.row.status !== 'waiting' || !cached.row.interrupt) return undefined;
+    const interrupt = JSON.parse(cached.row.interrupt) as { type?: string; callId?: string };
+    const call = cached.calls.find((stored) => stored.id === callId);
+    if (interrupt.type !== 'approval' || interrupt.callId !== callId || call?.status !== 'proposed') return undefined;
+    const working = new WorkingSession(
+      cached.row,
+      parseSessionState(cached.row.state),
+      [...cached.messages],
+      agentOf(cached.row.agent),
+      cached.calls.map(trackStored),
+    );
+    working.loadedCall(call);
+    working.runner = instance.id;
+    return working;
+  };
+  /** What a decision on a stale cached session fails with before it stored anything: decided elsewhere, or the session moved on. */
+  const STALE_DECISION_CODES: ReadonlySet<string> = new Set(['CALL_ALREADY_DECIDED', 'SESSION_BUSY']);
+
+  /** A decision on the session as `working` holds it. */
+  const decideOn = async (working: WorkingSession, decision: Decision, actor: Identity): Promise<TurnResult> => {
+    const sessionId = working.id;
+    if (!mayRead(working.row, actor)) {
+      // Every refused decision is audited, also one on a session the person may not see.
+      await audit.append({
+        sessionId,
+        type: 'approval_refused',
+        actor: userActor(actor.username),
+        payload: { callId: decision.callId, reason: 'not the owner of the session and not an approver' },
+      });
+      throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+    }
+    if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
+    const firstNewSeq = working.nextMessageSeq();
+    working.channel = actor.channel ?? 'rest';
+    const status = await guarded(working, () => engine.decide(working, decision, actor));
+    return finish(working, status, firstNewSeq);
+  };
+
   const runtime: Runtime = {
     store,
     events,
@@ -408,22 +455,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
 
     async decide(sessionId, decision, actor) {
-      const working = await loadWorking(sessionId, decision.callId);
-      if (!mayRead(working.row, actor)) {
-        // Every refused decision is audited, also one on a session the person may not see.
-        await audit.append({
-          sessionId,
-          type: 'approval_refused',
-          actor: userActor(actor.username),
-          payload: { callId: decision.callId, reason: 'not the owner of the session and not an approver' },
-        });
-        throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
+      const cached = cachedForDecision(sessionId, decision.callId);
+      if (cached) {
+        const version = cached.row.version;
+        try {
+          return await decideOn(cached, decision, actor);
+        } catch (error) {
+          // Only a decision that stored nothing may be taken again, on the session as stored now.
+          if (!(OpsgateError.isInstance(error) && STALE_DECISION_CODES.has(error.code) && cached.row.version === version)) throw error;
+          sessions.forget(sessionId);
+        }
       }
-      if (working.row.status !== 'waiting' || !working.interrupt) throw CoreErrors.NO_PENDING_INTERRUPT({ sessionId });
-      const firstNewSeq = working.nextMessageSeq();
-      working.channel = actor.channel ?? 'rest';
-      const status = await guarded(working, () => engine.decide(working, decision, actor));
-      return finish(working, status, firstNewSeq);
+      return decideOn(await loadWorking(sessionId, decision.callId), decision, actor);
     },
 
     async approvalReadiness(sessionId, callId, actor) {

@@ -87,6 +87,36 @@ export interface StoredVersion {
 }
 
 /** The runtime's reads and writes of sessions, messages and tool calls. */
+/** What an approval is bound to: a proposed call changes only while these are as the deciding process holds them. */
+export type BoundCall = Pick<ToolCallRow, 'tool' | 'args' | 'args_hash'>;
+
+/** The columns a status change may set (all text). */
+const PATCHABLE_COLUMNS = [
+  'status',
+  'verdict',
+  'preview',
+  'decision',
+  'result',
+  'error',
+  'approved_by',
+  'approval_rule',
+  'expires_at',
+  'decided_at',
+  'started_at',
+  'finished_at',
+  'runner',
+] as const satisfies ReadonlyArray<keyof ToolCallsTable>;
+type PatchableColumn = (typeof PATCHABLE_COLUMNS)[number];
+const PATCHABLE: ReadonlySet<string> = new Set(PATCHABLE_COLUMNS);
+
+/** One status change of a stored call: from the status it must still be in, to what `patch` sets. */
+export interface ToolCallChange {
+  readonly id: string;
+  readonly from: ToolCallStatus;
+  readonly patch: Partial<Pick<ToolCallRow, PatchableColumn>> & { readonly status: string };
+  readonly bound: BoundCall | undefined;
+}
+
 export const sessionRepository = {
   async insertSession(db: Db, row: SessionRow): Promise<void> {
     await db.insertInto('sessions').values(row).execute();
@@ -184,14 +214,45 @@ export const sessionRepository = {
   },
 
   /** Moves a call from one of `from` to a new status; false when it was not in one of them. */
-  async transitionToolCall(db: Db, id: string, from: readonly ToolCallStatus[], patch: Updateable<ToolCallsTable>): Promise<boolean> {
-    const result = await db
-      .updateTable('tool_calls')
-      .set(patch)
-      .where('id', '=', id)
-      .where('status', 'in', [...from])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /**
+   * Changes many stored calls, one statement per shape of change (which columns it sets): each
+   * call only while it is still in its `from` status (and, with `bound`, still has the tool and
+   * arguments its approval was checked against). Returns the ids changed (a missing one was stale).
+   * Each call must appear once: in `UPDATE … FROM (VALUES …)` a row listed twice is changed once
+   * and returned once, so two changes of one call would both look done.
+   */
+  async transitionToolCalls(db: Db, changes: readonly ToolCallChange[]): Promise<Set<string>> {
+    const shapes = new Map<string, ToolCallChange[]>();
+    for (const change of changes) {
+      const columns = Object.keys(change.patch).filter((column) => change.patch[column as PatchableColumn] !== undefined);
+      const fixed = columns.find((column) => !PATCHABLE.has(column));
+      if (fixed) throw new Error(`a status change cannot set tool_calls.${fixed}`);
+      const key = columns.sort().join(',');
+      const shape = shapes.get(key);
+      if (shape) shape.push(change);
+      else shapes.set(key, [change]);
+    }
+    const written = new Set<string>();
+    for (const [key, shape] of shapes) {
+      const columns = key.split(',') as PatchableColumn[];
+      const rows = sql.join(
+        shape.map(
+          ({ id, from, bound, patch }) =>
+            sql`(${id}, ${from}, ${bound?.tool ?? null}, ${bound?.args ?? null}, ${bound?.args_hash ?? null}, ${sql.join(columns.map((column) => sql`${patch[column] ?? null}`))})`,
+        ),
+      );
+      const names = sql.raw(columns.map((column) => `new_${column}`).join(', '));
+      const assignments = sql.raw(columns.map((column) => `${column} = v.new_${column}`).join(', '));
+      const result = await sql<{ id: string }>`
+        with v(id, from_status, bound_tool, bound_args, bound_hash, ${names}) as (values ${rows})
+        update tool_calls set ${assignments}
+        from v
+        where tool_calls.id = v.id and tool_calls.status = v.from_status
+          and (v.bound_tool is null or (tool_calls.tool = v.bound_tool and tool_calls.args = v.bound_args and tool_calls.args_hash = v.bound_hash))
+        returning tool_calls.id`.execute(db);
+      for (const row of result.rows) written.add(row.id);
+    }
+    return written;
   },
 
   async getToolCall(db: Db, id: string): Promise<ToolCallRow | undefined> {

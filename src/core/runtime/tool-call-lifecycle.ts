@@ -2,7 +2,7 @@ import type { AuditActor, AuditEventType, AuditLog } from '../audit/index.ts';
 import { StaleWriteError, type UnitOfWork } from '../store/index.ts';
 import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEvents } from './events.ts';
-import { sessionRepository, type ToolCallRow } from './session-repository.ts';
+import { type BoundCall, sessionRepository, type ToolCallChange, type ToolCallRow } from './session-repository.ts';
 import type { ToolCallStatus } from './types.ts';
 
 /** A call not yet stored. */
@@ -129,14 +129,21 @@ export class ToolCallLifecycle {
   transition(uow: UnitOfWork, call: TrackedCall, transition: Transition): void {
     const from = call.row.status as ToolCallStatus;
     assertAllowed(from, transition);
+    // A decision may be taken on the call as this process remembers it (no read first): what its
+    // approval was checked against must still be what is stored, or the unit rolls back.
+    const bound: BoundCall | undefined =
+      from === 'proposed' ? { tool: call.row.tool, args: call.row.args, args_hash: call.row.args_hash } : undefined;
     const patch = { ...transition.patch, status: transition.to };
     call.row = { ...call.row, ...patch };
     if (!call.queued) {
-      // Several changes of one stored call in one commit become one conditional update.
+      // The changes of every unit committed together are written by a statement per shape; several
+      // changes of one call in one unit become one conditional change.
       const id = call.row.id;
-      uow.batch(`tool_call:${id}`, { from, patch }, async (trx, changes) => {
-        const merged = Object.assign({}, ...changes.map((change) => change.patch)) as typeof patch;
-        if (!(await sessionRepository.transitionToolCall(trx, id, [changes[0]!.from], merged))) throw new StaleWriteError('tool call', id);
+      uow.share('tool_call_changes', { unit: uow, change: { id, from, patch, bound } }, async (trx, queued) => {
+        const changes = mergeChanges(queued);
+        const written = await sessionRepository.transitionToolCalls(trx, changes);
+        const stale = changes.find((change) => !written.has(change.id));
+        if (stale) throw new StaleWriteError('tool call', stale.id);
       });
     }
     this.#effects(uow, call.row.session_id, transition);
@@ -171,4 +178,26 @@ export function proposalAudit(actor: AuditActor, facts: ProposalFacts, extra: Re
 /** A call loaded from the store, to be changed through the lifecycle. */
 export function trackStored(row: ToolCallRow): TrackedCall {
   return { row, queued: false };
+}
+
+/** A change queued by one unit of work, shared with the other units of its commit. */
+interface QueuedChange {
+  readonly unit: UnitOfWork;
+  readonly change: ToolCallChange;
+}
+
+/**
+ * One change per call: a unit's changes of one call merge (from its first status, every patch in
+ * order). Two units changing the same call in one commit (two decisions of one call at once) make
+ * the commit stale, so the group falls back to one commit each and only one of them wins.
+ */
+function mergeChanges(queued: readonly QueuedChange[]): ToolCallChange[] {
+  const merged = new Map<string, QueuedChange>();
+  for (const { unit, change } of queued) {
+    const earlier = merged.get(change.id);
+    if (!earlier) merged.set(change.id, { unit, change });
+    else if (earlier.unit !== unit) throw new StaleWriteError('tool call', change.id);
+    else merged.set(change.id, { unit, change: { ...earlier.change, patch: { ...earlier.change.patch, ...change.patch } } });
+  }
+  return [...merged.values()].map((entry) => entry.change);
 }
