@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { realHelmBinaries } from './real-helm-binaries.ts';
+import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 
 describe.each(['v3', 'v4'] as const)('the real Helm %s binaries', (major) => {
   it('are the official builds the pinned package promises', () => {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { realHelmBinaries } from '../real-helm-binaries.ts';
-import { type KubeApiStub, type KubeApiStubOptions, startKubeApiStub } from './server.ts';
+import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
+import { type KubeApiStub, type KubeApiStubOptions, startKubeApiStub } from '../../src/testing/kube-api-stub/server.ts';
 
 const run = promisify(execFile);
-const chart = new URL('../../agents/helm/charts/repo/webapp-1.0.0.tgz', import.meta.url).pathname;
+const chart = new URL('../../src/agents/helm/charts/repo/webapp-1.0.0.tgz', import.meta.url).pathname;
 
 // The stub answers the real clients (kubectl 1.35, Helm 3.17's storage), not a copy of them: the
 // requests and bodies here are the binaries' own.
