@@ -1,0 +1,2 @@
+export type { KubeObject } from './object-store.ts';
+export { type KubeApiStub, type KubeApiStubOptions, type KubeVerb, startKubeApiStub } from './server.ts';
