@@ -1,13 +1,16 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -18,10 +21,14 @@ import { type Identity, throughChannel } from '../core/identity/index.ts';
 import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtime/index.ts';
 import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
+import type { Upstream } from './upstream.ts';
 import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
 /** Separates the upstream from its tool in the names clients see: `files__write_file`. */
 export const NAMESPACE_SEPARATOR = '__';
+/** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
+export const RESOURCE_SEPARATOR = '+';
 export const COLLECT_TOOL = 'gateway_collect';
 /** `_meta` keys of a "waiting for approval" answer. */
 export const TICKET_META = 'opsgate/ticket';
@@ -87,7 +94,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           ...tool,
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
           description: `${tool.description ?? tool.name}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
-          annotations: { ...tool.annotations, readOnlyHint: !mutable },
+          // A run pin lets a call through without approval; it does not make a write a read (F7).
+          annotations: { ...tool.annotations, readOnlyHint: !mutable && tool.annotations?.readOnlyHint === true },
         });
       }
     }
@@ -230,52 +238,106 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     }
   });
 
-  // Prompts and resources pass through: reading them changes nothing.
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
-    const prompts = [];
+  // Prompts and resources pass through (reading them changes nothing), namespaced per upstream
+  // and masked like results. A resource URI gets the upstream as a scheme prefix
+  // (`files+file:///srv/a.txt`), so a read goes to the upstream that listed it and no other.
+  const upstreamOf = (name: string, separator: string) => {
+    const at = name.indexOf(separator);
+    const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
+    return upstream ? { upstream, inner: name.slice(at + separator.length) } : undefined;
+  };
+  const clientsWith = async (capability: 'prompts' | 'resources') => {
+    const found: { upstream: Upstream; client: Client }[] = [];
     for (const upstream of gateway.upstreams.values()) {
       const client = await upstream.client().catch(() => undefined);
-      if (!client?.getServerCapabilities()?.prompts) continue;
-      for (const prompt of (await client.listPrompts()).prompts)
-        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+      if (client?.getServerCapabilities()?.[capability]) found.push({ upstream, client });
     }
+    return found;
+  };
+  /** Runs an upstream request; its error text is masked before the client sees it. */
+  const guarded = async <T>(upstream: Upstream, request: () => Promise<T>): Promise<T> => {
+    try {
+      return masked(await request(), upstream.config.mask);
+    } catch (error) {
+      const message = masked(error instanceof Error ? error.message : String(error), upstream.config.mask);
+      throw new McpError(error instanceof McpError ? error.code : ErrorCode.InternalError, `${upstream.name}: ${message}`);
+    }
+  };
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const prompts = [];
+    for (const { upstream, client } of await clientsWith('prompts'))
+      for (const prompt of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listPrompts(cursor),
+          (page) => page.prompts,
+        ),
+      ))
+        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
     return { prompts };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const at = request.params.name.indexOf(NAMESPACE_SEPARATOR);
-    const upstream = at > 0 ? gateway.upstreams.get(request.params.name.slice(0, at)) : undefined;
-    if (!upstream) throw new Error(`There is no prompt named "${request.params.name}" on this gateway.`);
-    const client = await upstream.client();
-    return client.getPrompt({ ...request.params, name: request.params.name.slice(at + NAMESPACE_SEPARATOR.length) });
+    const found = upstreamOf(request.params.name, NAMESPACE_SEPARATOR);
+    if (!found)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no prompt named "${request.params.name}" on this gateway. List the prompts to see what is offered.`,
+      );
+    const client = await found.upstream.client();
+    return guarded(found.upstream, () => client.getPrompt({ ...request.params, name: found.inner }));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const resources = [];
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (client?.getServerCapabilities()?.resources) resources.push(...(await client.listResources()).resources);
-    }
+    for (const { upstream, client } of await clientsWith('resources'))
+      for (const resource of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listResources(cursor),
+          (page) => page.resources,
+        ),
+      ))
+        resources.push({ ...resource, uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}` });
     return { resources };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     const resourceTemplates = [];
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (client?.getServerCapabilities()?.resources) resourceTemplates.push(...(await client.listResourceTemplates()).resourceTemplates);
-    }
+    for (const { upstream, client } of await clientsWith('resources'))
+      for (const template of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listResourceTemplates(cursor),
+          (page) => page.resourceTemplates,
+        ),
+      ))
+        resourceTemplates.push({ ...template, uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}` });
     return { resourceTemplates };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    let last: unknown;
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (!client?.getServerCapabilities()?.resources) continue;
-      try {
-        return await client.readResource(request.params);
-      } catch (error) {
-        last = error;
-      }
-    }
-    throw last instanceof Error ? last : new Error(`No upstream serves ${request.params.uri}.`);
+    const found = upstreamOf(request.params.uri, RESOURCE_SEPARATOR);
+    if (!found)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no resource "${request.params.uri}" on this gateway: resource URIs start with their upstream's name and "+". List the resources to see what is offered.`,
+      );
+    const client = await found.upstream.client();
+    const read = await guarded(found.upstream, () => client.readResource({ ...request.params, uri: found.inner }));
+    return {
+      ...read,
+      contents: read.contents.map((content) => ({ ...content, uri: `${found.upstream.name}${RESOURCE_SEPARATOR}${content.uri}` })),
+    };
   });
   return mcp;
+}
+
+/** Every page of an upstream list (its `nextCursor` followed). */
+async function allPages<Page extends { nextCursor?: string | undefined }, Item>(
+  list: (params: { cursor: string } | undefined) => Promise<Page>,
+  items: (page: Page) => Item[],
+): Promise<Item[]> {
+  const all: Item[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list(cursor ? { cursor } : undefined);
+    all.push(...items(page));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
 }

@@ -7,6 +7,7 @@ import { canonicalJson } from '../core/audit/index.ts';
 import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '../core/tools/index.ts';
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
 import type { Upstream } from './upstream.ts';
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
@@ -54,14 +55,6 @@ export function gatewayPolicyEnvironment(requesterMayApprove: boolean): string {
 
 function sha256(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-/** Replaces every configured secret in a result by "[masked]". */
-function masked(result: CallToolResult, secrets: readonly string[]): CallToolResult {
-  if (secrets.length === 0) return result;
-  let text = JSON.stringify(result);
-  for (const secret of secrets) text = text.split(JSON.stringify(secret).slice(1, -1)).join('[masked]');
-  return JSON.parse(text) as CallToolResult;
 }
 
 export interface UpstreamAgentOptions {
@@ -119,6 +112,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
               const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
               const bytes = Buffer.byteLength(JSON.stringify(result));
               await context.audit('upstream_called', {
+                callId: context.callId,
                 upstream: upstream.name,
                 transport: upstream.status().transport,
                 tool: tool.name,

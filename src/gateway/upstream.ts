@@ -7,6 +7,7 @@ import { BrokenCircuitError, type CircuitBreakerPolicy, CircuitState, Consecutiv
 import type { OpsgateError } from '../core/errors/index.ts';
 import type { UpstreamConfig } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
 
 /** What an admin sees of one upstream. */
 export interface UpstreamStatus {
@@ -88,7 +89,7 @@ export class Upstream {
         this.#tools = toolsWithUniqueNames(await this.#listAllTools(client));
       } catch (error) {
         await client.close().catch(() => {});
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#lastError = masked(errorText(error), this.config.mask);
         throw new ConnectionFailure(this.#lastError);
       }
       client.onclose = () => {
@@ -130,7 +131,7 @@ export class Upstream {
     const detail =
       error instanceof BrokenCircuitError
         ? `it failed ${BREAKER_THRESHOLD} times in a row; calls pause for a few seconds`
-        : errorText(error);
+        : masked(errorText(error), this.config.mask);
     return GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail });
   }
 
@@ -166,7 +167,7 @@ export class Upstream {
       return result as CallToolResult;
     } catch (error) {
       this.#failures++;
-      this.#lastError = errorText(error);
+      this.#lastError = masked(errorText(error), this.config.mask);
       const cause = error instanceof ConnectionFailure ? error.cause : error;
       if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) {
         // A timed-out stdio server may be stuck: restart it for the next call.
@@ -179,7 +180,8 @@ export class Upstream {
         if (refused(cause)) throw GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail: this.#lastError });
         throw GatewayErrors.GATEWAY_OUTCOME_UNKNOWN({ upstream: this.name, tool, detail: this.#lastError, outcomeUnknown: true });
       }
-      throw error;
+      // The upstream refused the request (e.g. invalid params): its words may echo a secret.
+      throw GatewayErrors.GATEWAY_TOOL_ERROR({ tool, upstream: this.name, detail: this.#lastError });
     }
   }
 

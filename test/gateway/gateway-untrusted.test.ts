@@ -35,7 +35,7 @@ ${extra}`;
     rig = await startGatewayRig(
       [
         upstream('evil', 'evil.json'),
-        upstream('pinned', 'evil.json', '    tools: { peek: { policy: run } }'),
+        upstream('pinned', 'evil.json', '    tools: { peek: { policy: run }, set: { policy: run } }'),
         upstream('dup', 'dup.json'),
       ].join('\n'),
       'approvalWaitSeconds: 1',
@@ -59,6 +59,9 @@ ${extra}`;
 
   it("an admin's run pin is the word, even on an untrusted upstream", async () => {
     const client = await rig.connect('john_doe');
+    const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
+    // F7: a run pin lets a write through without approval; it is still not called read-only.
+    expect(listed.get('pinned__set')).toBe(false);
     const answer = await client.callTool({ name: 'pinned__peek', arguments: {} });
     expect(textOf(answer)).toBe('peek ran');
     expect(marks()).toBe('peek\n');
