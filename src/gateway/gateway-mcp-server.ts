@@ -22,6 +22,7 @@ import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtim
 import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
+import { withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
@@ -93,9 +94,14 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         tools.push({
           ...tool,
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
-          description: `${tool.description ?? tool.name}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
+          ...(tool.title ? { title: withoutControls(tool.title) } : {}),
+          description: `${withoutControls(tool.description ?? tool.name)}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
           // A run pin lets a call through without approval; it does not make a write a read (F7).
-          annotations: { ...tool.annotations, readOnlyHint: !mutable && tool.annotations?.readOnlyHint === true },
+          annotations: {
+            ...tool.annotations,
+            ...(tool.annotations?.title ? { title: withoutControls(tool.annotations.title) } : {}),
+            readOnlyHint: !mutable && tool.annotations?.readOnlyHint === true,
+          },
         });
       }
     }

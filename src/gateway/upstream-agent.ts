@@ -8,6 +8,7 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
+import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
@@ -30,6 +31,8 @@ export interface ToolTreatment {
  */
 export function treatmentOf(tool: Tool, pin: ToolPin | undefined, trusted = false): ToolTreatment {
   if (pin?.policy === 'deny') return { offered: false, mutability: 'mutable', risk: 'critical', why: 'denied by an admin' };
+  if (!SAFE_TOOL_NAME.test(tool.name))
+    return { offered: false, mutability: 'mutable', risk: 'critical', why: 'its name has characters other than letters, digits, _ . -' };
   const hints = trusted ? tool.annotations : undefined;
   const readOnly = pin?.policy === 'run' || (pin?.policy !== 'ask' && hints?.readOnlyHint === true);
   const risk: Risk = pin?.risk ?? (readOnly ? 'low' : hints?.destructiveHint === false ? 'medium' : 'high');
@@ -93,11 +96,14 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
         const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
         if (!treatment.offered) continue;
         const check = compileInputSchema(ajv, tool.inputSchema);
+        const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
+        // Approvers read this line: it says when the upstream's own text tries to steer the model.
+        const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
         const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
         tools.push(
           defineTool({
             name: tool.name,
-            description: tool.description ?? tool.name,
+            description: withoutControls(tool.description ?? tool.name),
             input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
               const problem = check(value);
               if (problem) context.addIssue({ code: 'custom', message: problem });
@@ -105,7 +111,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
             mutability: treatment.mutability,
             risk: treatment.risk,
             policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
-            assessRisk: () => ({ level: treatment.risk, reason: `${upstream.name}/${tool.name}: ${treatment.why}` }),
+            assessRisk: () => ({ level: treatment.risk, reason }),
             // An upstream's answers change by themselves; never answer from the session's cache.
             cache: false,
             async execute(input: Record<string, unknown>, context) {
