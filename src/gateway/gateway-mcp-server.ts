@@ -84,9 +84,10 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   );
   const server = mcp.server;
 
-  const offered = (): Tool[] => {
+  const offered = async (): Promise<Tool[]> => {
     const tools: Tool[] = [];
     for (const upstream of gateway.upstreams.values()) {
+      await upstream.review();
       for (const tool of upstream.tools) {
         const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
         if (!treatment.offered) continue;
@@ -114,7 +115,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     return tools;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await offered() }));
 
   /** What the client gets for a finished call: the upstream's exact result when it ran here, else the stored one. */
   const finished = (call: ToolCallRecord): CallToolResult => {
@@ -215,6 +216,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       const at = name.indexOf(NAMESPACE_SEPARATOR);
       const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
       const tool = at > 0 ? name.slice(at + NAMESPACE_SEPARATOR.length) : '';
+      if (upstream?.held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: upstream.name, tool });
       if (!upstream || !upstream.tools.some((t) => t.name === tool))
         return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);
       if (upstream.config.tools[tool]?.policy === 'deny') throw GatewayErrors.GATEWAY_TOOL_DENIED({ tool: name });

@@ -8,6 +8,7 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
+import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -81,7 +82,10 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     title: config.title ?? `${upstream.name} (MCP gateway)`,
     description: `Tools of the upstream MCP server "${upstream.name}", guarded by opsgate.`,
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
+    migrations: [toolDefinitionsMigration],
     async setup(context) {
+      const definitions = new ToolDefinitions(context.store);
+      upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
       // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
       // finds it, and its status says why.
       const listed = await upstream.start().catch((error: unknown) => {

@@ -40,6 +40,9 @@ export class Upstream {
   #client: Client | undefined;
   #connecting: Promise<Client> | undefined;
   #tools: Tool[] = [];
+  /** Tools whose definition changed since it was accepted: neither offered nor called. */
+  #held = new Set<string>();
+  #review: ((tools: readonly Tool[]) => Promise<Set<string>>) | undefined;
   #calls = 0;
   #failures = 0;
   #lastError: string | undefined;
@@ -59,9 +62,24 @@ export class Upstream {
     return this.config.name;
   }
 
-  /** The upstream's tools as it last listed them. */
+  /** The upstream's tools as it last listed them, without those held back for a changed definition. */
   get tools(): readonly Tool[] {
-    return this.#tools;
+    return this.#held.size === 0 ? this.#tools : this.#tools.filter((tool) => !this.#held.has(tool.name));
+  }
+
+  /** The tools held back because their definition changed since it was accepted. */
+  get held(): ReadonlySet<string> {
+    return this.#held;
+  }
+
+  /** Checks every listing against the accepted definitions (tool pinning); the answer names the tools to hold back. */
+  reviewWith(review: (tools: readonly Tool[]) => Promise<Set<string>>): void {
+    this.#review = review;
+  }
+
+  /** Checks the last listing again, e.g. after an admin accepted a change. */
+  async review(): Promise<void> {
+    if (this.#review) this.#held = await this.#review(this.#tools);
   }
 
   #transport(): Transport {
@@ -87,6 +105,7 @@ export class Upstream {
       try {
         await client.connect(transport, { timeout: this.config.timeoutMs });
         this.#tools = toolsWithUniqueNames(await this.#listAllTools(client));
+        await this.review();
       } catch (error) {
         await client.close().catch(() => {});
         this.#lastError = masked(errorText(error), this.config.mask);
@@ -124,7 +143,7 @@ export class Upstream {
     } catch (error) {
       throw this.#unavailable(error);
     }
-    return this.#tools;
+    return this.tools;
   }
 
   #unavailable(error: unknown): OpsgateError {
@@ -148,6 +167,8 @@ export class Upstream {
       this.#failures++;
       throw this.#unavailable(error);
     }
+    // Checked after connecting: a reconnect lists (and reviews) the tools anew.
+    if (this.#held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: this.name, tool });
     try {
       const result = await this.#breaker.execute(async () => {
         try {
