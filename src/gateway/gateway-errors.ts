@@ -32,12 +32,12 @@ export const GatewayErrors = defineErrorCodes({
   GATEWAY_TOOL_CHANGED: {
     status: 409,
     message:
-      'The upstream "{upstream}" changed the definition of {tool} since it was accepted, so opsgate holds it back; nothing ran. An admin reviews the change: opsgate gateway tools --config FILE, then opsgate gateway accept-tool {upstream} {tool}.',
+      'The upstream "{upstream}" changed the definition of {tool} since it was accepted, so opsgate holds it back; nothing ran. An admin reviews the change (opsgate gateway --check --config FILE) and accepts it: opsgate gateway --accept-tool {upstream}/{tool} --config FILE.',
   },
   GATEWAY_TOOL_CHANGE_NOT_FOUND: {
     status: 404,
     message:
-      'No changed definition of {tool} on the upstream "{upstream}" waits for acceptance. List the changes with: opsgate gateway tools --config FILE.',
+      'No changed definition of {tool} on the upstream "{upstream}" waits for acceptance. List the changes with: opsgate gateway --check --config FILE.',
   },
   GATEWAY_CALL_NOT_FOUND: {
     status: 404,
