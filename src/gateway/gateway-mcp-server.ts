@@ -60,6 +60,14 @@ function approvalMessage(interrupt: ApprovalInterrupt, upstream: string): string
   ].join('\n');
 }
 
+/** "Waiting for alice or admin to approve it": who may decide, as the requester reads it. */
+function waitingFor(interrupt: ApprovalInterrupt): string {
+  const approvers = interrupt.eligibleApprovers;
+  return approvers.length > 0
+    ? `Waiting for ${approvers.length === 1 ? approvers[0] : `${approvers.slice(0, -1).join(', ')} or ${approvers.at(-1)}`} to approve it in the opsgate inbox`
+    : 'Nobody may approve it under the current policy; ask an admin';
+}
+
 /** A call's id for `gateway_collect`: the runtime session and the call, so any replica can find it. */
 function ticketOf(sessionId: string, callId: string): string {
   return `${sessionId}.${callId}`;
@@ -130,7 +138,12 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   };
 
   /** Waits for the call's decision and execution, wherever they happen; undefined at the deadline. */
-  const waitFor = async (sessionId: string, callId: string, extra: Extra): Promise<ToolCallRecord | undefined> => {
+  const waitFor = async (
+    sessionId: string,
+    callId: string,
+    extra: Extra,
+    who = 'waiting for a person to approve',
+  ): Promise<ToolCallRecord | undefined> => {
     const deadline = Date.now() + gateway.config.approvalWaitSeconds * 1000;
     const token = extra._meta?.progressToken;
     let lastProgress = 0;
@@ -144,7 +157,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         lastProgress = Date.now();
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: ++progress, message: `waiting for a person to approve (${call?.status ?? 'pending'})` },
+          params: { progressToken: token, progress: ++progress, message: `${who} (${call?.status ?? 'pending'})` },
         });
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -153,21 +166,32 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   };
 
   /** Asks the client's person through elicitation; their answer is their own decision (channel `mcp-elicitation`). */
+  /**
+   * Asks the client's person through elicitation; their answer is their own decision (channel
+   * `mcp-elicitation`). When the policy does not let them approve this call (F10), they are only
+   * offered to withdraw it, and told who can approve it.
+   */
   const elicit = async (sessionId: string, interrupt: ApprovalInterrupt, upstream: string): Promise<void> => {
     if (!server.getClientCapabilities()?.elicitation) return;
+    const mayApprove = interrupt.eligibleApprovers.includes(person.username) && interrupt.risk !== 'high' && interrupt.risk !== 'critical';
+    const choices = mayApprove ? ['approve', 'reject'] : ['keep waiting', 'withdraw'];
     const answer = await server.elicitInput({
-      message: approvalMessage(interrupt, upstream),
+      message: mayApprove
+        ? approvalMessage(interrupt, upstream)
+        : `${approvalMessage(interrupt, upstream).replace('opsgate: approve', 'opsgate: waiting for')}\n${waitingFor(interrupt)}. You may withdraw the call.`,
       requestedSchema: {
         type: 'object',
         properties: {
-          decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
-          reason: { type: 'string', title: 'Reason (when rejecting)' },
+          decision: { type: 'string', title: 'Decision', enum: choices },
+          reason: { type: 'string', title: mayApprove ? 'Reason (when rejecting)' : 'Reason (when withdrawing)' },
         },
         required: ['decision'],
       },
     });
+    const chosen = answer.action === 'accept' ? answer.content?.decision : undefined;
+    if (!mayApprove && chosen === 'keep waiting') return;
     const decision: Decision =
-      answer.action === 'accept' && answer.content?.decision === 'approve'
+      chosen === 'approve'
         ? { type: 'approve', callId: interrupt.callId }
         : {
             type: 'reject',
@@ -175,7 +199,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
             reason:
               typeof answer.content?.reason === 'string' && answer.content.reason
                 ? answer.content.reason
-                : `${answer.action} in the MCP client`,
+                : chosen === 'withdraw'
+                  ? 'withdrawn by the requester in the MCP client'
+                  : `${answer.action} in the MCP client`,
           };
     try {
       await runtime.decide(sessionId, decision, throughChannel(person, 'mcp-elicitation'));
@@ -232,7 +258,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {
         const interrupt = result.interrupt;
         await elicit(session.id, interrupt, upstream.name);
-        const call = await waitFor(session.id, interrupt.callId, extra);
+        const call = await waitFor(session.id, interrupt.callId, extra, waitingFor(interrupt));
         if (!call) return waiting(session.id, interrupt.callId);
         gateway.pool.release(identity, agent, session);
         return finished(call);
