@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { GatewayErrors } from './gateway-errors.ts';
 
@@ -88,35 +88,81 @@ export const GatewayConfig = z
   });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
-/** Replaces `${VAR}` in strings with the environment's value, so that secrets stay out of the file. */
-function expand(value: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
-  if (typeof value === 'string') return value.replace(/\$\{([A-Z_][A-Z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
-  if (Array.isArray(value)) return value.map((item) => expand(item, env));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, env)]));
+type Env = Readonly<Record<string, string | undefined>>;
+type Path = readonly (string | number)[];
+
+const VARIABLE = /\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * Replaces `${VAR}` (or `${VAR:-default}`) in strings with the environment's value, so secrets
+ * stay out of the file. An unset variable without a default is a problem at its key, never an
+ * empty string (an empty bearer token would look like a working upstream).
+ */
+function expand(value: unknown, env: Env, path: Path, unset: { path: Path; name: string }[]): unknown {
+  if (typeof value === 'string')
+    return value.replace(VARIABLE, (_, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined) return found;
+      if (fallback === undefined) unset.push({ path, name });
+      return fallback ?? '';
+    });
+  if (Array.isArray(value)) return value.map((item, index) => expand(item, env, [...path, index], unset));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expand(item, env, [...path, key], unset)]));
   return value;
 }
 
-/** Parses a gateway configuration (YAML or JSON text). */
-export function parseGatewayConfig(
-  text: string,
-  file: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): GatewayConfig {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw GatewayErrors.GATEWAY_CONFIG_INVALID({ file, detail: error instanceof Error ? error.message.split('\n')[0] : String(error) });
+/** "upstreams.0.command (line 4)": where a problem sits, as the admin finds it in the file. */
+function located(document: Document, lines: LineCounter, path: Path): string {
+  const name = path.join('.') || '(top)';
+  for (let depth = path.length; depth > 0; depth--) {
+    const node = document.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return `${name} (line ${lines.linePos(node.range[0]).line})`;
   }
-  const parsed = GatewayConfig.safeParse(expand(raw, env));
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`).join('; ');
+  return name;
+}
+
+/**
+ * The issues of one bad upstream entry: zod reports "Invalid input" for a union that matched no
+ * option, so the option is chosen here by the keys the admin wrote (`url` → HTTP, else stdio).
+ */
+function issuesOf(issue: z.core.$ZodIssue, raw: unknown): { path: Path; message: string }[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return [{ path: issue.path as Path, message: issue.message }];
+  const entry = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], raw);
+  const http = typeof entry === 'object' && entry !== null && 'url' in entry;
+  return (issue.errors[http ? 1 : 0] ?? []).map((inner) => ({
+    path: [...(issue.path as Path), ...(inner.path as Path)],
+    message:
+      inner.code === 'unrecognized_keys'
+        ? `${inner.message}; a stdio upstream has name, command, args, env, cwd; an HTTP one has name, url, headers (both: title, trusted, requesterMayApprove, tools, timeoutMs, mask)`
+        : inner.message,
+  }));
+}
+
+/** Parses a gateway configuration (YAML or JSON text). */
+export function parseGatewayConfig(text: string, file: string, env: Env = process.env): GatewayConfig {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
+  if (document.errors.length > 0) {
+    const detail = document.errors[0]!.message.split('\n')[0]!;
     throw GatewayErrors.GATEWAY_CONFIG_INVALID({ file, detail });
   }
+  const raw: unknown = document.toJS();
+  const unset: { path: Path; name: string }[] = [];
+  const expanded = expand(raw, env, [], unset);
+  const problems = unset.map(
+    ({ path, name }) =>
+      `${located(document, lines, path)}: \${${name}} is not set in the environment (set it, or write \${${name}:-default})`,
+  );
+  const parsed = GatewayConfig.safeParse(expanded);
+  if (!parsed.success)
+    for (const issue of parsed.error.issues)
+      for (const { path, message } of issuesOf(issue, raw)) problems.push(`${located(document, lines, path)}: ${message}`);
+  if (problems.length > 0 || !parsed.success) throw GatewayErrors.GATEWAY_CONFIG_INVALID({ file, detail: problems.join('; ') });
   return parsed.data;
 }
 
-export function loadGatewayConfig(file: string, env: Readonly<Record<string, string | undefined>> = process.env): GatewayConfig {
+export function loadGatewayConfig(file: string, env: Env = process.env): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

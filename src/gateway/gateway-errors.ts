@@ -29,6 +29,16 @@ export const GatewayErrors = defineErrorCodes({
       'The result of {tool} is {bytes} bytes, more than the gateway passes on ({limit}). Ask for less (a narrower path, a smaller page).',
   },
   GATEWAY_TOOL_DENIED: { status: 403, message: 'An admin has denied {tool} on this gateway. Ask an admin if you need it.' },
+  GATEWAY_TOOL_CHANGED: {
+    status: 409,
+    message:
+      'The upstream "{upstream}" changed the definition of {tool} since it was accepted, so opsgate holds it back; nothing ran. An admin reviews the change (opsgate gateway --check --config FILE) and accepts it: opsgate gateway --accept-tool {upstream}/{tool} --config FILE.',
+  },
+  GATEWAY_TOOL_CHANGE_NOT_FOUND: {
+    status: 404,
+    message:
+      'No changed definition of {tool} on the upstream "{upstream}" waits for acceptance. List the changes with: opsgate gateway --check --config FILE.',
+  },
   GATEWAY_CALL_NOT_FOUND: {
     status: 404,
     message: 'No gateway call of yours has that id here. Use the call id the "waiting for approval" result gave you.',

@@ -1,13 +1,16 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -18,11 +21,16 @@ import { type Identity, throughChannel } from '../core/identity/index.ts';
 import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtime/index.ts';
 import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
 import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
+import { withoutControls } from './untrusted-text.ts';
+import type { Upstream } from './upstream.ts';
 import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
 /** Separates the upstream from its tool in the names clients see: `files__write_file`. */
 export const NAMESPACE_SEPARATOR = '__';
+/** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
+export const RESOURCE_SEPARATOR = '+';
 export const COLLECT_TOOL = 'gateway_collect';
 /** `_meta` keys of a "waiting for approval" answer. */
 export const TICKET_META = 'opsgate/ticket';
@@ -53,6 +61,14 @@ function approvalMessage(interrupt: ApprovalInterrupt, upstream: string): string
   ].join('\n');
 }
 
+/** "Waiting for alice or admin to approve it": who may decide, as the requester reads it. */
+function waitingFor(interrupt: ApprovalInterrupt): string {
+  const approvers = interrupt.eligibleApprovers;
+  return approvers.length > 0
+    ? `Waiting for ${approvers.length === 1 ? approvers[0] : `${approvers.slice(0, -1).join(', ')} or ${approvers.at(-1)}`} to approve it in the opsgate inbox`
+    : 'Nobody may approve it under the current policy; ask an admin';
+}
+
 /** A call's id for `gateway_collect`: the runtime session and the call, so any replica can find it. */
 function ticketOf(sessionId: string, callId: string): string {
   return `${sessionId}.${callId}`;
@@ -77,9 +93,10 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   );
   const server = mcp.server;
 
-  const offered = (): Tool[] => {
+  const offered = async (): Promise<Tool[]> => {
     const tools: Tool[] = [];
     for (const upstream of gateway.upstreams.values()) {
+      await upstream.review();
       for (const tool of upstream.tools) {
         const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
         if (!treatment.offered) continue;
@@ -87,8 +104,14 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         tools.push({
           ...tool,
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
-          description: `${tool.description ?? tool.name}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
-          annotations: { ...tool.annotations, readOnlyHint: !mutable },
+          ...(tool.title ? { title: withoutControls(tool.title) } : {}),
+          description: `${withoutControls(tool.description ?? tool.name)}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
+          // A run pin lets a call through without approval; it does not make a write a read (F7).
+          annotations: {
+            ...tool.annotations,
+            ...(tool.annotations?.title ? { title: withoutControls(tool.annotations.title) } : {}),
+            readOnlyHint: !mutable && tool.annotations?.readOnlyHint === true,
+          },
         });
       }
     }
@@ -101,7 +124,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     return tools;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await offered() }));
 
   /** What the client gets for a finished call: the upstream's exact result when it ran here, else the stored one. */
   const finished = (call: ToolCallRecord): CallToolResult => {
@@ -116,7 +139,12 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   };
 
   /** Waits for the call's decision and execution, wherever they happen; undefined at the deadline. */
-  const waitFor = async (sessionId: string, callId: string, extra: Extra): Promise<ToolCallRecord | undefined> => {
+  const waitFor = async (
+    sessionId: string,
+    callId: string,
+    extra: Extra,
+    who = 'waiting for a person to approve',
+  ): Promise<ToolCallRecord | undefined> => {
     const deadline = Date.now() + gateway.config.approvalWaitSeconds * 1000;
     const token = extra._meta?.progressToken;
     let lastProgress = 0;
@@ -130,7 +158,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         lastProgress = Date.now();
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: ++progress, message: `waiting for a person to approve (${call?.status ?? 'pending'})` },
+          params: { progressToken: token, progress: ++progress, message: `${who} (${call?.status ?? 'pending'})` },
         });
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -139,21 +167,32 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   };
 
   /** Asks the client's person through elicitation; their answer is their own decision (channel `mcp-elicitation`). */
+  /**
+   * Asks the client's person through elicitation; their answer is their own decision (channel
+   * `mcp-elicitation`). When the policy does not let them approve this call (F10), they are only
+   * offered to withdraw it, and told who can approve it.
+   */
   const elicit = async (sessionId: string, interrupt: ApprovalInterrupt, upstream: string): Promise<void> => {
     if (!server.getClientCapabilities()?.elicitation) return;
+    const mayApprove = interrupt.eligibleApprovers.includes(person.username) && interrupt.risk !== 'high' && interrupt.risk !== 'critical';
+    const choices = mayApprove ? ['approve', 'reject'] : ['keep waiting', 'withdraw'];
     const answer = await server.elicitInput({
-      message: approvalMessage(interrupt, upstream),
+      message: mayApprove
+        ? approvalMessage(interrupt, upstream)
+        : `${approvalMessage(interrupt, upstream).replace('opsgate: approve', 'opsgate: waiting for')}\n${waitingFor(interrupt)}. You may withdraw the call.`,
       requestedSchema: {
         type: 'object',
         properties: {
-          decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
-          reason: { type: 'string', title: 'Reason (when rejecting)' },
+          decision: { type: 'string', title: 'Decision', enum: choices },
+          reason: { type: 'string', title: mayApprove ? 'Reason (when rejecting)' : 'Reason (when withdrawing)' },
         },
         required: ['decision'],
       },
     });
+    const chosen = answer.action === 'accept' ? answer.content?.decision : undefined;
+    if (!mayApprove && chosen === 'keep waiting') return;
     const decision: Decision =
-      answer.action === 'accept' && answer.content?.decision === 'approve'
+      chosen === 'approve'
         ? { type: 'approve', callId: interrupt.callId }
         : {
             type: 'reject',
@@ -161,7 +200,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
             reason:
               typeof answer.content?.reason === 'string' && answer.content.reason
                 ? answer.content.reason
-                : `${answer.action} in the MCP client`,
+                : chosen === 'withdraw'
+                  ? 'withdrawn by the requester in the MCP client'
+                  : `${answer.action} in the MCP client`,
           };
     try {
       await runtime.decide(sessionId, decision, throughChannel(person, 'mcp-elicitation'));
@@ -202,6 +243,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       const at = name.indexOf(NAMESPACE_SEPARATOR);
       const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
       const tool = at > 0 ? name.slice(at + NAMESPACE_SEPARATOR.length) : '';
+      if (upstream?.held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: upstream.name, tool });
       if (!upstream || !upstream.tools.some((t) => t.name === tool))
         return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);
       if (upstream.config.tools[tool]?.policy === 'deny') throw GatewayErrors.GATEWAY_TOOL_DENIED({ tool: name });
@@ -220,7 +262,7 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {
         const interrupt = result.interrupt;
         await elicit(session.id, interrupt, upstream.name);
-        const call = await waitFor(session.id, interrupt.callId, extra);
+        const call = await waitFor(session.id, interrupt.callId, extra, waitingFor(interrupt));
         if (!call) return waiting(session.id, interrupt.callId);
         gateway.pool.release(identity, agent, session);
         return finished(call);
@@ -234,52 +276,106 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     }
   });
 
-  // Prompts and resources pass through: reading them changes nothing.
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
-    const prompts = [];
+  // Prompts and resources pass through (reading them changes nothing), namespaced per upstream
+  // and masked like results. A resource URI gets the upstream as a scheme prefix
+  // (`files+file:///srv/a.txt`), so a read goes to the upstream that listed it and no other.
+  const upstreamOf = (name: string, separator: string) => {
+    const at = name.indexOf(separator);
+    const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
+    return upstream ? { upstream, inner: name.slice(at + separator.length) } : undefined;
+  };
+  const clientsWith = async (capability: 'prompts' | 'resources') => {
+    const found: { upstream: Upstream; client: Client }[] = [];
     for (const upstream of gateway.upstreams.values()) {
       const client = await upstream.client().catch(() => undefined);
-      if (!client?.getServerCapabilities()?.prompts) continue;
-      for (const prompt of (await client.listPrompts()).prompts)
-        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+      if (client?.getServerCapabilities()?.[capability]) found.push({ upstream, client });
     }
+    return found;
+  };
+  /** Runs an upstream request; its error text is masked before the client sees it. */
+  const guarded = async <T>(upstream: Upstream, request: () => Promise<T>): Promise<T> => {
+    try {
+      return masked(await request(), upstream.config.mask);
+    } catch (error) {
+      const message = masked(error instanceof Error ? error.message : String(error), upstream.config.mask);
+      throw new McpError(error instanceof McpError ? error.code : ErrorCode.InternalError, `${upstream.name}: ${message}`);
+    }
+  };
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const prompts = [];
+    for (const { upstream, client } of await clientsWith('prompts'))
+      for (const prompt of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listPrompts(cursor),
+          (page) => page.prompts,
+        ),
+      ))
+        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
     return { prompts };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const at = request.params.name.indexOf(NAMESPACE_SEPARATOR);
-    const upstream = at > 0 ? gateway.upstreams.get(request.params.name.slice(0, at)) : undefined;
-    if (!upstream) throw new Error(`There is no prompt named "${request.params.name}" on this gateway.`);
-    const client = await upstream.client();
-    return client.getPrompt({ ...request.params, name: request.params.name.slice(at + NAMESPACE_SEPARATOR.length) });
+    const found = upstreamOf(request.params.name, NAMESPACE_SEPARATOR);
+    if (!found)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no prompt named "${request.params.name}" on this gateway. List the prompts to see what is offered.`,
+      );
+    const client = await found.upstream.client();
+    return guarded(found.upstream, () => client.getPrompt({ ...request.params, name: found.inner }));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const resources = [];
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (client?.getServerCapabilities()?.resources) resources.push(...(await client.listResources()).resources);
-    }
+    for (const { upstream, client } of await clientsWith('resources'))
+      for (const resource of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listResources(cursor),
+          (page) => page.resources,
+        ),
+      ))
+        resources.push({ ...resource, uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}` });
     return { resources };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     const resourceTemplates = [];
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (client?.getServerCapabilities()?.resources) resourceTemplates.push(...(await client.listResourceTemplates()).resourceTemplates);
-    }
+    for (const { upstream, client } of await clientsWith('resources'))
+      for (const template of await guarded(upstream, () =>
+        allPages(
+          (cursor) => client.listResourceTemplates(cursor),
+          (page) => page.resourceTemplates,
+        ),
+      ))
+        resourceTemplates.push({ ...template, uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}` });
     return { resourceTemplates };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    let last: unknown;
-    for (const upstream of gateway.upstreams.values()) {
-      const client = await upstream.client().catch(() => undefined);
-      if (!client?.getServerCapabilities()?.resources) continue;
-      try {
-        return await client.readResource(request.params);
-      } catch (error) {
-        last = error;
-      }
-    }
-    throw last instanceof Error ? last : new Error(`No upstream serves ${request.params.uri}.`);
+    const found = upstreamOf(request.params.uri, RESOURCE_SEPARATOR);
+    if (!found)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no resource "${request.params.uri}" on this gateway: resource URIs start with their upstream's name and "+". List the resources to see what is offered.`,
+      );
+    const client = await found.upstream.client();
+    const read = await guarded(found.upstream, () => client.readResource({ ...request.params, uri: found.inner }));
+    return {
+      ...read,
+      contents: read.contents.map((content) => ({ ...content, uri: `${found.upstream.name}${RESOURCE_SEPARATOR}${content.uri}` })),
+    };
   });
   return mcp;
+}
+
+/** Every page of an upstream list (its `nextCursor` followed). */
+async function allPages<Page extends { nextCursor?: string | undefined }, Item>(
+  list: (params: { cursor: string } | undefined) => Promise<Page>,
+  items: (page: Page) => Item[],
+): Promise<Item[]> {
+  const all: Item[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list(cursor ? { cursor } : undefined);
+    all.push(...items(page));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
 }

@@ -7,6 +7,9 @@ import { canonicalJson } from '../core/audit/index.ts';
 import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '../core/tools/index.ts';
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
+import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
@@ -29,6 +32,8 @@ export interface ToolTreatment {
  */
 export function treatmentOf(tool: Tool, pin: ToolPin | undefined, trusted = false): ToolTreatment {
   if (pin?.policy === 'deny') return { offered: false, mutability: 'mutable', risk: 'critical', why: 'denied by an admin' };
+  if (!SAFE_TOOL_NAME.test(tool.name))
+    return { offered: false, mutability: 'mutable', risk: 'critical', why: 'its name has characters other than letters, digits, _ . -' };
   const hints = trusted ? tool.annotations : undefined;
   const readOnly = pin?.policy === 'run' || (pin?.policy !== 'ask' && hints?.readOnlyHint === true);
   const risk: Risk = pin?.risk ?? (readOnly ? 'low' : hints?.destructiveHint === false ? 'medium' : 'high');
@@ -56,14 +61,6 @@ function sha256(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
-/** Replaces every configured secret in a result by "[masked]". */
-function masked(result: CallToolResult, secrets: readonly string[]): CallToolResult {
-  if (secrets.length === 0) return result;
-  let text = JSON.stringify(result);
-  for (const secret of secrets) text = text.split(JSON.stringify(secret).slice(1, -1)).join('[masked]');
-  return JSON.parse(text) as CallToolResult;
-}
-
 export interface UpstreamAgentOptions {
   readonly upstream: Upstream;
   readonly maxResultBytes: number;
@@ -85,7 +82,10 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     title: config.title ?? `${upstream.name} (MCP gateway)`,
     description: `Tools of the upstream MCP server "${upstream.name}", guarded by opsgate.`,
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
+    migrations: [toolDefinitionsMigration],
     async setup(context) {
+      const definitions = new ToolDefinitions(context.store);
+      upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
       // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
       // finds it, and its status says why.
       const listed = await upstream.start().catch((error: unknown) => {
@@ -100,11 +100,14 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
         const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
         if (!treatment.offered) continue;
         const check = compileInputSchema(ajv, tool.inputSchema);
+        const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
+        // Approvers read this line: it says when the upstream's own text tries to steer the model.
+        const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
         const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
         tools.push(
           defineTool({
             name: tool.name,
-            description: tool.description ?? tool.name,
+            description: withoutControls(tool.description ?? tool.name),
             input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
               const problem = check(value);
               if (problem) context.addIssue({ code: 'custom', message: problem });
@@ -112,13 +115,14 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
             mutability: treatment.mutability,
             risk: treatment.risk,
             policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
-            assessRisk: () => ({ level: treatment.risk, reason: `${upstream.name}/${tool.name}: ${treatment.why}` }),
+            assessRisk: () => ({ level: treatment.risk, reason }),
             // An upstream's answers change by themselves; never answer from the session's cache.
             cache: false,
             async execute(input: Record<string, unknown>, context) {
               const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
               const bytes = Buffer.byteLength(JSON.stringify(result));
               await context.audit('upstream_called', {
+                callId: context.callId,
                 upstream: upstream.name,
                 transport: upstream.status().transport,
                 tool: tool.name,

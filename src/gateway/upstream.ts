@@ -7,6 +7,7 @@ import { BrokenCircuitError, type CircuitBreakerPolicy, CircuitState, Consecutiv
 import type { OpsgateError } from '../core/errors/index.ts';
 import type { UpstreamConfig } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { masked } from './mask.ts';
 
 /** What an admin sees of one upstream. */
 export interface UpstreamStatus {
@@ -39,6 +40,9 @@ export class Upstream {
   #client: Client | undefined;
   #connecting: Promise<Client> | undefined;
   #tools: Tool[] = [];
+  /** Tools whose definition changed since it was accepted: neither offered nor called. */
+  #held = new Set<string>();
+  #review: ((tools: readonly Tool[]) => Promise<Set<string>>) | undefined;
   #calls = 0;
   #failures = 0;
   #lastError: string | undefined;
@@ -58,9 +62,24 @@ export class Upstream {
     return this.config.name;
   }
 
-  /** The upstream's tools as it last listed them. */
+  /** The upstream's tools as it last listed them, without those held back for a changed definition. */
   get tools(): readonly Tool[] {
-    return this.#tools;
+    return this.#held.size === 0 ? this.#tools : this.#tools.filter((tool) => !this.#held.has(tool.name));
+  }
+
+  /** The tools held back because their definition changed since it was accepted. */
+  get held(): ReadonlySet<string> {
+    return this.#held;
+  }
+
+  /** Checks every listing against the accepted definitions (tool pinning); the answer names the tools to hold back. */
+  reviewWith(review: (tools: readonly Tool[]) => Promise<Set<string>>): void {
+    this.#review = review;
+  }
+
+  /** Checks the last listing again, e.g. after an admin accepted a change. */
+  async review(): Promise<void> {
+    if (this.#review) this.#held = await this.#review(this.#tools);
   }
 
   #transport(): Transport {
@@ -86,9 +105,10 @@ export class Upstream {
       try {
         await client.connect(transport, { timeout: this.config.timeoutMs });
         this.#tools = toolsWithUniqueNames(await this.#listAllTools(client));
+        await this.review();
       } catch (error) {
         await client.close().catch(() => {});
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#lastError = masked(errorText(error), this.config.mask);
         throw new ConnectionFailure(this.#lastError);
       }
       client.onclose = () => {
@@ -123,14 +143,14 @@ export class Upstream {
     } catch (error) {
       throw this.#unavailable(error);
     }
-    return this.#tools;
+    return this.tools;
   }
 
   #unavailable(error: unknown): OpsgateError {
     const detail =
       error instanceof BrokenCircuitError
         ? `it failed ${BREAKER_THRESHOLD} times in a row; calls pause for a few seconds`
-        : errorText(error);
+        : masked(errorText(error), this.config.mask);
     return GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail });
   }
 
@@ -147,6 +167,8 @@ export class Upstream {
       this.#failures++;
       throw this.#unavailable(error);
     }
+    // Checked after connecting: a reconnect lists (and reviews) the tools anew.
+    if (this.#held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: this.name, tool });
     try {
       const result = await this.#breaker.execute(async () => {
         try {
@@ -166,7 +188,7 @@ export class Upstream {
       return result as CallToolResult;
     } catch (error) {
       this.#failures++;
-      this.#lastError = errorText(error);
+      this.#lastError = masked(errorText(error), this.config.mask);
       const cause = error instanceof ConnectionFailure ? error.cause : error;
       if (cause instanceof McpError && cause.code === ErrorCode.RequestTimeout) {
         // A timed-out stdio server may be stuck: restart it for the next call.
@@ -179,7 +201,8 @@ export class Upstream {
         if (refused(cause)) throw GatewayErrors.GATEWAY_UPSTREAM_UNAVAILABLE({ upstream: this.name, detail: this.#lastError });
         throw GatewayErrors.GATEWAY_OUTCOME_UNKNOWN({ upstream: this.name, tool, detail: this.#lastError, outcomeUnknown: true });
       }
-      throw error;
+      // The upstream refused the request (e.g. invalid params): its words may echo a secret.
+      throw GatewayErrors.GATEWAY_TOOL_ERROR({ tool, upstream: this.name, detail: this.#lastError });
     }
   }
 

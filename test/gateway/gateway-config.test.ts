@@ -40,6 +40,21 @@ describe('gateway configuration and policy attributes', () => {
     expect(() => parseGatewayConfig('upstreams: [', 'g.yaml')).toThrow(/g\.yaml is invalid/);
   });
 
+  it('names the key and line of the common mistakes (F6): a misspelt command, an unset variable', () => {
+    const typo = () => parseGatewayConfig('upstreams:\n  - name: files\n    comand: npx\n', 'g.yaml');
+    expect(typo).toThrow(/upstreams\.0 \(line 2\): Unrecognized key: "comand"/);
+    expect(typo).toThrow(/upstreams\.0\.command \(line 2\)/);
+    const unset = () =>
+      parseGatewayConfig(
+        'upstreams:\n  - name: gh\n    url: https://example.test/mcp\n    headers: { Authorization: "Bearer ${GH_TOKEN}" }\n',
+        'g.yaml',
+        {},
+      );
+    expect(unset).toThrow(/upstreams\.0\.headers\.Authorization \(line 4\): \$\{GH_TOKEN\} is not set/);
+    const fallback = parseGatewayConfig('upstreams:\n  - name: gh\n    url: ${GH_URL:-https://example.test/mcp}\n', 'g.yaml', {});
+    expect(fallback.upstreams[0]).toMatchObject({ url: 'https://example.test/mcp' });
+  });
+
   it("an untrusted upstream's annotations are not believed: every tool asks, at high risk, until an admin pins it", () => {
     expect(treatmentOf(tool({ readOnlyHint: true }), undefined)).toMatchObject({ mutability: 'mutable', risk: 'high' });
     expect(treatmentOf(tool({ readOnlyHint: true }), undefined, false).why).toMatch(/not marked trusted/);

@@ -33,6 +33,7 @@ describe('the gateway in front of the real filesystem MCP server (Streamable HTT
     const events = await auditEvents(rig, 'upstream_called');
     expect(events.map((e) => e.payload)).toContainEqual(
       expect.objectContaining({
+        callId: expect.any(String),
         upstream: 'files',
         transport: 'stdio',
         tool: 'read_text_file',

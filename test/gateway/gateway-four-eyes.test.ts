@@ -38,12 +38,15 @@ describe('every gateway write is decided by someone other than its requester (F2
     const asked: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
-      return { action: 'accept', content: { decision: 'approve' } };
+      return { action: 'accept', content: { decision: 'keep waiting' } };
     });
     const target = join(rig.files, 'made-by-john');
     const answer = await client.callTool({ name: 'files__create_directory', arguments: { path: target } });
     expect(textOf(answer)).toMatch(/Waiting for approval/);
     expect(existsSync(target)).toBe(false);
+    // F10: the requester is offered only to withdraw, and told who can approve.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/Waiting for admin or alice to approve it in the opsgate inbox\. You may withdraw the call\./);
     const { pending, actor } = await waitForPending(rig, 'john_doe', 'create_directory');
     expect(pending.interrupt.risk).toBe('low');
     expect(pending.mayApprove).toBe(false);
@@ -54,6 +57,16 @@ describe('every gateway write is decided by someone other than its requester (F2
     const alice = await waitForPending(rig, 'alice', 'create_directory');
     await rig.web.runtime.decide(alice.pending.sessionId, { type: 'approve', callId: alice.pending.interrupt.callId }, alice.actor);
     await expect.poll(() => existsSync(target)).toBe(true);
+  }, 30_000);
+
+  it('the requester withdraws a call through elicitation; nothing runs', async () => {
+    const client = await rig.connect('john_doe', { elicitation: true });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: 'withdraw' } }));
+    const target = join(rig.files, 'withdrawn');
+    const answer = await client.callTool({ name: 'files__create_directory', arguments: { path: target } });
+    expect(answer.isError).toBe(true);
+    expect(textOf(answer)).toMatch(/Rejected by john_doe: withdrawn by the requester/);
+    expect(existsSync(target)).toBe(false);
   }, 30_000);
 
   it('an upstream the admin relaxed: the requester approves their own medium-risk call, and the audit names the relaxation', async () => {

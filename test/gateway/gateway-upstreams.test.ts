@@ -35,6 +35,7 @@ describe('upstreams that die, upstreams over HTTP, upstreams that are not there'
     command: ${process.execPath}
     args: [${JSON.stringify(EVERYTHING)}, stdio]
     timeoutMs: 10000
+    mask: [SECRET_ECHO_1234]
     tools:
       trigger-long-running-operation: { policy: ask, risk: medium }
   - name: remote
@@ -90,14 +91,30 @@ describe('upstreams that die, upstreams over HTTP, upstreams that are not there'
     expect(rig.gateway.status().find((s) => s.name === 'gone')).toMatchObject({ state: 'down', lastError: expect.any(String) });
   });
 
-  it('prompts and resources pass through', async () => {
+  it('prompts and resources pass through, namespaced per upstream, each read answered by the upstream that listed it (F9)', async () => {
     const client = await rig.connect('john_doe');
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(prompts).toContain('everything__simple-prompt');
-    const resources = (await client.listResources()).resources;
-    expect(resources.length).toBeGreaterThan(0);
-    const read = await client.readResource({ uri: resources[0]!.uri });
-    expect(read.contents.length).toBeGreaterThan(0);
+    const uris = (await client.listResources()).resources.map((r) => r.uri);
+    expect(new Set(uris).size).toBe(uris.length);
+    const local = uris.filter((uri) => uri.startsWith('everything+'));
+    expect(local.length).toBeGreaterThan(0);
+    expect(uris).toContain(local[0]!.replace('everything+', 'remote+'));
+    const read = await client.readResource({ uri: local[0]! });
+    expect(read.contents[0]?.uri).toBe(local[0]);
+    await expect(client.readResource({ uri: local[0]!.slice('everything+'.length) })).rejects.toThrow(/start with their upstream's name/);
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(new Set(templates).size).toBe(templates.length);
+  });
+
+  it('mask covers prompts and upstream errors, not only tool results (F8)', async () => {
+    const client = await rig.connect('john_doe');
+    const prompt = await client.getPrompt({ name: 'everything__args-prompt', arguments: { city: 'SECRET_ECHO_1234', state: 'CA' } });
+    expect(JSON.stringify(prompt)).not.toContain('SECRET_ECHO_1234');
+    expect(JSON.stringify(prompt)).toContain('[masked]');
+    const failed = await client.readResource({ uri: 'everything+demo://resource/SECRET_ECHO_1234' }).catch((error: Error) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).not.toContain('SECRET_ECHO_1234');
   });
 });
 

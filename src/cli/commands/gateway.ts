@@ -1,14 +1,19 @@
 import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { openOpsgate } from '../../app/open-opsgate.ts';
+import { SYSTEM_ACTOR } from '../../core/audit/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { createGatewayMcpServer, startGatewayHttp } from '../../gateway/index.ts';
+import { ToolDefinitions } from '../../gateway/tool-definitions.ts';
 import { oidcConfigFromEnv } from '../../server/oidc/index.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
+import { writeGatewayCheck } from './gateway-check.ts';
 
 const usage = `Usage: opsgate gateway --config FILE [--port 8790] [--host 127.0.0.1]
        opsgate gateway --config FILE --stdio        (OPSGATE_TOKEN names who calls)
+       opsgate gateway --config FILE --check        (each tool and how it is treated; exit 1 on problems)
+       opsgate gateway --config FILE --accept-tool UPSTREAM/TOOL   (accept a changed tool definition)
 
 Puts opsgate's four eyes in front of the MCP servers FILE declares (see docs/gateway.md).
 Clients connect over Streamable HTTP at http://HOST:PORT/mcp with an opsgate API token as bearer
@@ -30,6 +35,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     port: { type: 'string' },
     host: { type: 'string' },
     stdio: { type: 'boolean' },
+    check: { type: 'boolean' },
+    'accept-tool': { type: 'string' },
   });
   if (!values.config) throw new UsageError('--config FILE is required: the upstream MCP servers to guard (see docs/gateway.md)');
   const port = parseIntegerOption('port', values.port, 8790, 0, 65535);
@@ -37,6 +44,15 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const opsgate = await openOpsgate({ env, agentNames: [] });
   try {
     const gateway = opsgate.gateway!;
+    if (values.check) return writeGatewayCheck(gateway, await new ToolDefinitions(opsgate.store).changed(), io.stdout) === 0 ? 0 : 1;
+    if (values['accept-tool'] !== undefined) {
+      const [upstream, tool, extra] = values['accept-tool'].split('/');
+      if (!upstream || !tool || extra !== undefined) throw new UsageError('--accept-tool takes UPSTREAM/TOOL, e.g. files/write_file');
+      const by = `cli (os user ${io.env.USER ?? 'unknown'})`;
+      const change = await new ToolDefinitions(opsgate.store).accept(upstream, tool, { actor: SYSTEM_ACTOR, username: by });
+      io.stdout.write(`accepted the new definition of ${upstream}/${tool}: ${JSON.stringify(change.changed)}\n`);
+      return 0;
+    }
     const users = new UserRepository(opsgate.store);
     if (values.stdio) {
       const identity = io.env.OPSGATE_TOKEN ? (await users.authenticateToken(io.env.OPSGATE_TOKEN))?.identity : undefined;
