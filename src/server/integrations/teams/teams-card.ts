@@ -9,8 +9,9 @@ type CardElement = Readonly<Record<string, unknown>>;
  * Text as Teams shows it, not as Markdown: a TextBlock or a fact renders Markdown (bold, italics,
  * links, lists), so a requester's reason could put a bold "Pre-approved" and a phishing link in
  * the approvers' channel. Markdown's emphasis, link, code and heading characters are
- * backslash-escaped (an underscore inside a word, as in DB_WRITE_PROD, emphasises nothing and stays) (CommonMark escapes, which the Adaptive Card renderers follow), and so are
- * quote and list markers at the start of a line.
+ * backslash-escaped (CommonMark escapes, which the Adaptive Card renderers follow), and so are
+ * quote and list markers at the start of a line. An underscore inside a word (DB_WRITE_PROD)
+ * emphasises nothing and stays as it is.
  */
 export function escapeCardMarkdown(value: string): string {
   return value
