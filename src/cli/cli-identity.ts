@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import type { Identity } from '../core/identity/index.ts';
+import { type Identity, identityOf } from '../core/identity/index.ts';
 import type { UserRepository } from '../core/identity/users.ts';
 import { type CliIo, UsageError } from './command.ts';
 
@@ -53,10 +53,10 @@ export async function resolveCliIdentity(
     throw new UsageError(`no user named "${username}"; create one with "opsgate users add ${username}"`);
   const user = existing ?? (await users.create({ username, roles: ['user'] }));
   if (!existing) io.stderr.write(`opsgate: created local user "${username}" (role user)\n`);
-  return {
-    identity: { userId: user.id, username: user.username, roles: user.roles, channel: 'cli', credentialIssuedBy: localIssuer(io.env) },
-    mode: 'local',
-  };
+  const identity = identityOf(user, { channel: 'cli', issuedBy: localIssuer(io.env) });
+  if (!identity)
+    throw new UsageError(`the account "${username}" is disabled; ask an administrator to enable it ("opsgate users enable ${username}")`);
+  return { identity, mode: 'local' };
 }
 
 /** One line saying what local mode may do, for commands that decide. */

@@ -57,6 +57,15 @@ function bearer(request: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
+/** The host name of an Origin header (`http://[::1]:3000` → `[::1]`); "" when it is not a URL (`null`). */
+function originHostname(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
+}
+
 /** The host name of a Host header, without its port (`[::1]:80` → `[::1]`). */
 function hostnameOf(host: string): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
@@ -86,6 +95,14 @@ export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Prin
     const host = request.headers.host ?? '';
     if (!hostnames.includes(hostnameOf(host))) {
       json(response, 403, { error: `Host "${host}" is not allowed here; connect through one of: ${hostnames.join(', ')}` });
+      return true;
+    }
+    // A browser names the page that sends a request; only pages served from an allowed host may call (defence in depth beside Host).
+    const pageOrigin = request.headers.origin;
+    if (pageOrigin !== undefined && !hostnames.includes(originHostname(pageOrigin))) {
+      json(response, 403, {
+        error: `Origin "${pageOrigin}" is not allowed here; MCP clients connect from one of: ${hostnames.join(', ')}`,
+      });
       return true;
     }
     const origin = `http://${host}`;

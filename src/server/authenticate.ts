@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CoreErrors } from '../core/errors/index.ts';
-import type { Identity } from '../core/identity/index.ts';
+import { type Identity, identityOf } from '../core/identity/index.ts';
 import type { TokenScope, UserRepository } from '../core/identity/users.ts';
 import { type LoginRevocations, type LoginSession, LoginSessions } from './login-sessions.ts';
 import { ServerErrors } from './server-errors.ts';
@@ -69,10 +69,11 @@ export class Authenticator {
     const session = this.#sessions.read(credential.cookie);
     if (!session) return undefined;
     const user = await this.#users.findById(session.userId);
-    if (!user || user.disabled) return undefined;
+    const identity = identityOf(user, { channel: 'web' });
+    if (!user || !identity) return undefined;
     if (user.sessionsValidAfter !== undefined && session.issuedAt <= user.sessionsValidAfter) return undefined;
     if (await this.#revocations.isRevoked(session.nonce)) return undefined;
-    return { identity: { userId: user.id, username: user.username, roles: user.roles, channel: 'web' }, loginSession: session };
+    return { identity, loginSession: session };
   }
 }
 

@@ -31,6 +31,19 @@ describe('server: /metrics and an unreachable store', () => {
     const remote = await fixture.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '192.0.2.10' });
     expect(remote.statusCode).toBe(403);
     expect(remote.json().message).toContain('OPSGATE_METRICS_TOKEN');
+    // A DNS-rebinding page reaches the loopback address under its own name: refused by Host (review L6).
+    const rebound = await fixture.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: '127.0.0.1',
+      headers: { host: 'evil.example' },
+    });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ code: 'METRICS_HOST_NOT_ALLOWED' });
+    for (const host of ['localhost:8080', '[::1]:8080', '127.0.0.1'])
+      expect((await fixture.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1', headers: { host } })).statusCode).toBe(
+        200,
+      );
   });
 
   it('a store that cannot be reached gets 503 STORE_UNAVAILABLE with Retry-After, never a stack trace', async () => {

@@ -133,6 +133,35 @@ describe.each(dialects)('audit integrity (%s)', (dialect) => {
     expect(cli.stdout.trim().split('\n')).toHaveLength(1);
   });
 
+  it('checkpoints gone from the store and the file, tail deleted: events sealed with MACs and no checkpoint is a failure (review M2-new)', async () => {
+    const fixture = await openFixture(dialect);
+    await sealedChain(fixture);
+    await fixture.store.db.deleteFrom('audit_events').where('seq', '>', 70).execute();
+    await fixture.store.db.deleteFrom('audit_checkpoints').execute();
+    unlinkSync(join(fixture.dataDir, 'audit-checkpoints.jsonl'));
+    const result = await new AuditLog(fixture.store).verify();
+    expect(result).toMatchObject({ ok: false, firstBrokenSeq: 1 });
+    expect(result.reason).toMatch(/event 1 carries a journal MAC, .* but no signed checkpoint was found .*: they were deleted/);
+    const cli = await cliVerify(fixture);
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toMatch(/^audit chain BROKEN at event 1: /);
+  });
+
+  it('the store keeps its checkpoints but the checkpoint file beside it is gone: a failure, not a notice (review M2-new)', async () => {
+    const fixture = await openFixture(dialect);
+    await sealedChain(fixture);
+    unlinkSync(join(fixture.dataDir, 'audit-checkpoints.jsonl'));
+    const result = await new AuditLog(fixture.store).verify();
+    if (dialect === 'sqlite') {
+      expect(result.ok).toBe(false);
+      expect(result.reason).toMatch(/audit-checkpoints\.jsonl.* holds none of this store's \d+ checkpoint\(s\)/);
+    } else {
+      // A replica that never held the sealers' lock has no file of its own: the store's checkpoints stand, said as a notice.
+      expect(result.ok).toBe(true);
+      expect(result.notices?.join('\n')).toMatch(/audit-checkpoints\.jsonl/);
+    }
+  });
+
   it('a wiped table: no events while signed checkpoints exist', async () => {
     const fixture = await openFixture(dialect);
     await sealedChain(fixture);

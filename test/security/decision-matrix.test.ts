@@ -204,4 +204,23 @@ describe('one door for every decision: the decision matrix', () => {
     await runtime.decide(sessionId, { type: 'approve', callId: freshCallId }, actor('approver', 'web'));
     expect(await held()).toEqual([ACCESS.high]);
   });
+
+  it('the fresh proposal after a Modify does not keep what the agent said about the old arguments (review L8, residual)', async () => {
+    await revokeAll();
+    const session = await runtime.startSession({ agent: 'access', identity: people.john_doe });
+    const asked = await runtime.send(session.id, 'I need READ_DOCUMENTS', { ...people.john_doe, channel: 'web' });
+    if (asked.interrupt?.type !== 'approval') throw new Error('expected an approval');
+    expect(asked.interrupt.text ?? '').toContain('READ_DOCUMENTS');
+    const edited = await runtime.decide(
+      session.id,
+      { type: 'modify', callId: asked.interrupt.callId, args: { username: 'john_doe', access_name: ACCESS.high, reason: 'matrix' } },
+      actor('requester', 'web'),
+    );
+    if (edited.interrupt?.type !== 'approval') throw new Error('expected a fresh proposal');
+    expect(edited.interrupt.args).toMatchObject({ access_name: ACCESS.high });
+    expect(edited.interrupt.text).toMatch(
+      /^john_doe edited this request \(was .*READ_DOCUMENTS.*\); the edited call waits for approval\.$/,
+    );
+    expect(edited.interrupt.text).not.toMatch(/I found|I'll grant|shall I/i);
+  });
 });

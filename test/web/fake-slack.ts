@@ -105,7 +105,12 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startFakeSlack(options: { botToken: string; members: readonly FakeSlackMember[] }): Promise<FakeSlack> {
+export async function startFakeSlack(options: {
+  botToken: string;
+  members: readonly FakeSlackMember[];
+  /** The workspace the bot token belongs to. Default `T0OPSGATE`. */
+  teamId?: string;
+}): Promise<FakeSlack> {
   const messages: PostedMessage[] = [];
   const responses = new Map<string, Array<Record<string, unknown>>>();
   const refused: Array<{ method: string; error: string }> = [];
@@ -176,6 +181,9 @@ export async function startFakeSlack(options: { botToken: string; members: reado
           user: { id: member.id, is_email_confirmed: member.emailConfirmed, profile: { email: member.email } },
         });
       }
+      case 'auth.test':
+        // The workspace the bot token belongs to (api.slack.com/methods/auth.test).
+        return answer(200, { ok: true, team_id: options.teamId ?? 'T0OPSGATE', user_id: 'U0OPSGATEBOT', bot_id: 'B0OPSGATE' });
       case 'users.lookupByEmail': {
         const member = options.members.find((m) => m.email === form.get('email'));
         if (!member) return fail('users_not_found');

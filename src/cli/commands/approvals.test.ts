@@ -140,4 +140,16 @@ describe('opsgate approvals', () => {
     expect(shown.out).toContain('(risk high)');
     expect(shown.out).toContain('\\u000dtool      grant_access_to_user (risk low)');
   });
+
+  it('refuses a disabled account in local mode too, like every other door (review M1-new)', async () => {
+    const callId = await propose('Production, write');
+    const opsgate = await openOpsgate({ env, agentNames: ['access'] });
+    try {
+      await new UserRepository(opsgate.store).disable('john_doe');
+    } finally {
+      await opsgate.close();
+    }
+    const refused = await run(['approvals', 'reject', callId, '--reason', 'withdrawn', '--user', 'john_doe'], env);
+    expect(refused).toMatchObject({ code: 2, err: expect.stringContaining('the account "john_doe" is disabled') });
+  });
 });

@@ -55,12 +55,24 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
   }
 
   const checkpoints: KnownCheckpoint[] = (await storedCheckpoints(store.db)).map((c) => ({ ...c, where: 'the store' }));
+  const inStore = checkpoints.length;
   const file = anchors?.checkpointFile;
   if (file) {
     const fromFile = readCheckpointFile(file, storeLabel(store));
     checkpoints.push(...fromFile.checkpoints.map((c) => ({ ...c, where: file })));
     if (fromFile.unreadable > 0) notices.push(`${fromFile.unreadable} unreadable line(s) in ${file} were skipped`);
+    if (inStore > 0 && fromFile.checkpoints.length === 0) {
+      // SQLite: the sealer beside this file signed every checkpoint the store holds, so an empty file was emptied.
+      // PostgreSQL: only the replica that held the sealers' lock wrote its own file; this one may never have.
+      if (store.dialect === 'sqlite')
+        return fail(
+          0,
+          `${file} holds none of this store's ${inStore} checkpoint(s): the checkpoint file was deleted or replaced; restore it from its backup (or set OPSGATE_AUDIT_CHECKPOINT_FILE to where it is)`,
+        );
+      notices.push(`${file} holds none of this store's checkpoints (this replica never sealed): checked against the store's ${inStore}`);
+    }
   }
+  const sources = file ? `the store or ${file}` : 'the store';
   const signed = new Map<number, KnownCheckpoint>();
   for (const checkpoint of checkpoints) {
     if (!key)
@@ -115,6 +127,13 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
       if (!AUDIT_EVENT_TYPES.has(row.type) && !/^[a-z][a-z0-9_.]*$/.test(row.type))
         return fail(checked, `event ${seq} has an invalid type`, seq);
       if (row.mac) {
+        // The sealer signs its first checkpoint in the transaction that seals the first MAC-carrying events.
+        if (checkpoints.length === 0)
+          return fail(
+            checked,
+            `event ${seq} carries a journal MAC, so the sealer that wrote it signed a checkpoint with it, but no signed checkpoint was found in ${sources}: they were deleted; restore them from a backup or an off-host copy`,
+            seq,
+          );
         if (!key)
           return fail(checked, `event ${seq} carries a MAC but no audit key was found: restore it (OPSGATE_AUDIT_KEY or ${keyFile})`, seq);
         const problem = journalMacProblem(key, row);

@@ -6,6 +6,7 @@ import { defineErrorCodes } from '../errors/index.ts';
 import { runInTransaction, type Store, type UsersTable, type WriteTransaction } from '../store/index.ts';
 import { type Identity, ROLE_ADMIN, ROLE_APPROVER, ROLE_USER } from './identity.ts';
 import type { ChangedBy, IdentityAuditEventType } from './identity-audit.ts';
+import { identityOf, TOKEN_SCOPES, type TokenScope } from './identity-rules.ts';
 
 /** Roles a person can hold. `approver` may decide others' sessions; `admin` may do everything. */
 export const USER_ROLES = [ROLE_USER, ROLE_APPROVER, ROLE_ADMIN] as const;
@@ -31,9 +32,7 @@ export const UserErrors = defineErrorCodes({
   PASSWORD_MISMATCH: { status: 403, message: 'The current password is wrong. Enter your current password to change it.' },
 });
 
-/** What a token may be used for. `admin` includes `approve`. */
-export const TOKEN_SCOPES = ['use', 'approve', 'admin'] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export { rolesForScopes, TOKEN_SCOPES, type TokenScope } from './identity-rules.ts';
 
 /** Default lifetime of a token: 90 days; the longest allowed: one year. */
 export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
@@ -147,17 +146,6 @@ function scopesAllowedBy(roles: readonly string[]): TokenScope[] {
   if (roles.includes(ROLE_ADMIN)) return ['use', 'approve', 'admin'];
   if (roles.includes(ROLE_APPROVER)) return ['use', 'approve'];
   return ['use'];
-}
-
-/**
- * The roles an identity built from a token keeps: a token without `approve` is no approver, one
- * without `admin` no admin (an admin's `approve` token still approves, as an approver).
- */
-export function rolesForScopes(roles: readonly string[], scopes: ReadonlySet<TokenScope>): string[] {
-  const kept = new Set<string>([ROLE_USER]);
-  if (scopes.has('admin') && roles.includes(ROLE_ADMIN)) kept.add(ROLE_ADMIN);
-  if (scopes.has('approve') && (roles.includes(ROLE_APPROVER) || roles.includes(ROLE_ADMIN))) kept.add(ROLE_APPROVER);
-  return [...kept];
 }
 
 function checkRoles(roles: readonly string[]): void {
@@ -447,7 +435,13 @@ export class UserRepository {
       ])
       .where('api_tokens.token_hash', '=', sha256(token))
       .executeTakeFirst();
-    if (!row || row.disabled_at !== null) return undefined;
+    if (!row) return undefined;
+    const scopes = new Set(parseScopes(row.scopes));
+    const identity = identityOf(
+      { id: row.userId, username: row.username, roles: parseRoles(row.roles), disabled: row.disabled_at !== null },
+      { channel: 'rest', scopes, ...(row.issued_by !== null ? { issuedBy: row.issued_by } : {}) },
+    );
+    if (!identity) return undefined;
     const now = this.#clock.now();
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
       throw UserErrors.TOKEN_EXPIRED({ expiresAt: row.expires_at });
@@ -455,14 +449,6 @@ export class UserRepository {
     // each bearer request a write transaction.
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOKEN_LAST_USED_PRECISION_MS)
       await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
-    const scopes = new Set(parseScopes(row.scopes));
-    const identity: Identity = {
-      userId: row.userId,
-      username: row.username,
-      roles: rolesForScopes(parseRoles(row.roles), scopes),
-      channel: 'rest',
-      ...(row.issued_by !== null && row.issued_by !== row.username ? { credentialIssuedBy: row.issued_by } : {}),
-    };
     return { identity, scopes };
   }
 }

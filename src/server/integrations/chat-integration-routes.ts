@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { type AuditLog, userActor } from '../../core/audit/index.ts';
 import { CoreErrors } from '../../core/errors/index.ts';
 import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
@@ -35,8 +36,33 @@ function requireAdmin(request: FastifyRequest): void {
   if (!hasRole(request.identity, ROLE_ADMIN)) throw CoreErrors.ROLE_REQUIRED({ role: ROLE_ADMIN });
 }
 
-/** Admins set up Slack and Teams approvals; secrets go in and never come back out. */
-export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog, store: ChatIntegrationStore, users: UserRepository): void {
+/** Audit event types of chat set-up: who changed what, from what to what, never a secret's value. */
+export const CHAT_AUDIT_EVENT_TYPES = ['chat_settings_changed', 'chat_link_changed'] as const;
+
+/** The admin who made a change, and the issuer of the credential he used when it was not his own. */
+function changedBy(request: FastifyRequest): { by: string; credentialIssuedBy?: string; via: string } {
+  const { identity } = request;
+  return {
+    by: identity.username,
+    via: identity.channel ?? 'rest',
+    ...(identity.credentialIssuedBy ? { credentialIssuedBy: identity.credentialIssuedBy } : {}),
+  };
+}
+
+/**
+ * Admins set up Slack and Teams approvals; secrets go in (encrypted at rest) and never come back
+ * out. Every change is audited, and who set a Slack link or the Slack app's secrets is recorded:
+ * a press decided through either within the hold that follows counts as a credential that person
+ * issued (see `SlackIntegration`).
+ */
+export function chatIntegrationRoutes(
+  app: FastifyInstance,
+  catalog: ApiCatalog,
+  deps: { store: ChatIntegrationStore; users: UserRepository; audit: AuditLog; now: () => Date },
+): void {
+  const { store, users, audit, now } = deps;
+  const record = (request: FastifyRequest, type: (typeof CHAT_AUDIT_EVENT_TYPES)[number], payload: Record<string, unknown>) =>
+    audit.append({ type, actor: userActor(request.identity.username), payload: { ...payload, ...changedBy(request) } });
   apiRoute(
     app,
     catalog,
@@ -81,11 +107,12 @@ export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog,
     },
     async ({ request, body }) => {
       requireAdmin(request);
+      const current = await store.settings<SlackSettings>('slack');
       if (!body.enabled) {
         await store.saveSettings('slack', undefined);
+        await record(request, 'chat_settings_changed', { provider: 'slack', enabled: false, wasEnabled: Boolean(current?.botToken) });
         return { ok: true };
       }
-      const current = await store.settings<SlackSettings>('slack');
       const botToken = body.botToken || current?.botToken || '';
       const signingSecret = body.signingSecret || current?.signingSecret || '';
       if (!/^xox[bp]-/.test(botToken))
@@ -101,7 +128,24 @@ export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog,
           detail:
             'Give the channel id (it starts with C, e.g. C0123ABCD; in Slack: channel details → bottom), or leave it empty for direct messages.',
         });
-      await store.saveSettings('slack', { botToken, signingSecret, channel: body.channel } satisfies SlackSettings);
+      const changedSecrets = [
+        ...(botToken !== current?.botToken ? ['botToken'] : []),
+        ...(signingSecret !== current?.signingSecret ? ['signingSecret'] : []),
+      ];
+      const credentialsChanged =
+        changedSecrets.length > 0
+          ? { credentialsChangedBy: request.identity.username, credentialsChangedAt: now().toISOString() }
+          : {
+              ...(current?.credentialsChangedBy ? { credentialsChangedBy: current.credentialsChangedBy } : {}),
+              ...(current?.credentialsChangedAt ? { credentialsChangedAt: current.credentialsChangedAt } : {}),
+            };
+      await store.saveSettings('slack', { botToken, signingSecret, channel: body.channel, ...credentialsChanged } satisfies SlackSettings);
+      await record(request, 'chat_settings_changed', {
+        provider: 'slack',
+        enabled: true,
+        secretsChanged: changedSecrets,
+        channel: { from: current?.channel ?? '', to: body.channel },
+      });
       return { ok: true };
     },
   );
@@ -117,7 +161,14 @@ export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog,
     },
     async ({ request, body }) => {
       requireAdmin(request);
+      const current = await store.settings<TeamsSettings>('teams');
       await store.saveSettings('teams', body.webhookUrl ? ({ webhookUrl: body.webhookUrl } satisfies TeamsSettings) : undefined);
+      // The webhook URL is itself a credential: the audit says it changed, never what it is.
+      await record(request, 'chat_settings_changed', {
+        provider: 'teams',
+        enabled: Boolean(body.webhookUrl),
+        secretsChanged: (current?.webhookUrl ?? '') !== body.webhookUrl ? ['webhookUrl'] : [],
+      });
       return { ok: true };
     },
   );
@@ -133,7 +184,12 @@ export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog,
     },
     async ({ request, body }) => {
       requireAdmin(request);
+      const current = await store.settings<ChatCommonSettings>('common');
       await store.saveSettings('common', { publicUrl: body.publicUrl } satisfies ChatCommonSettings);
+      await record(request, 'chat_settings_changed', {
+        provider: 'common',
+        publicUrl: { from: current?.publicUrl ?? '', to: body.publicUrl },
+      });
       return { ok: true };
     },
   );
@@ -157,9 +213,21 @@ export function chatIntegrationRoutes(app: FastifyInstance, catalog: ApiCatalog,
         });
       if (body.email && !/^[^\s@]+@[^\s@]+$/.test(body.email))
         throw IntegrationErrors.CHAT_SETTINGS_INVALID({ detail: `"${body.email}" is not an e-mail address.` });
-      await store.link(SLACK, user.id, {
-        ...(body.slackUserId ? { externalId: body.slackUserId } : {}),
-        ...(body.email ? { email: body.email } : {}),
+      const before = (await store.links(SLACK)).find((link) => link.userId === user.id);
+      await store.link(
+        SLACK,
+        user.id,
+        {
+          ...(body.slackUserId ? { externalId: body.slackUserId } : {}),
+          ...(body.email ? { email: body.email } : {}),
+        },
+        request.identity.username,
+      );
+      await record(request, 'chat_link_changed', {
+        provider: 'slack',
+        username: user.username,
+        from: { slackUserId: before?.externalId ?? '', email: before?.email ?? '' },
+        to: { slackUserId: body.slackUserId, email: body.email.toLowerCase() },
       });
       return { ok: true };
     },

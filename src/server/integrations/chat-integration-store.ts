@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SecretStore } from '../../core/agent/index.ts';
 import type { Store, StoreMigration } from '../../core/store/index.ts';
 
 /** Where approval requests go in Slack, and the app's credentials (never sent to a browser). */
@@ -7,6 +8,9 @@ export interface SlackSettings {
   readonly signingSecret: string;
   /** A channel id (`C…`) to post every request to; empty: each eligible approver's direct messages. */
   readonly channel: string;
+  /** Who last set the bot token or signing secret, and when (ISO): presses are signed with them. */
+  readonly credentialsChangedBy?: string;
+  readonly credentialsChangedAt?: string;
 }
 
 /** A Teams channel's incoming webhook. */
@@ -34,7 +38,10 @@ interface ChatUserLinksTable {
   provider: string;
   external_id: string | null;
   email: string | null;
+  /** When the link was last set (ISO). */
   created_at: string;
+  /** Who set it (`core-050`); null for links made before opsgate recorded it. */
+  linked_by: string | null;
 }
 
 /** The message that asked for one approval, so it can be updated with the decision. */
@@ -85,33 +92,84 @@ export const chatIntegrationsMigration: StoreMigration = {
   },
 };
 
+/** Who set a link: recorded since `core-050`. */
+export const chatLinkIssuerMigration: StoreMigration = {
+  name: 'core-050-chat-link-issuer',
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('chat_user_links').addColumn('linked_by', 'text').execute();
+  },
+};
+
 export interface ChatUserLink {
   readonly userId: number;
   readonly externalId?: string;
   readonly email?: string;
+  /** When it was last set (ISO). */
+  readonly linkedAt: string;
+  /** Who set it; absent for links older than opsgate's record of it. */
+  readonly linkedBy?: string;
+}
+
+type SettingsName = 'slack' | 'teams' | 'common';
+
+/**
+ * Fields kept in the secrets store (AES-256-GCM under the secrets key, like host secrets) rather
+ * than in `chat_integrations`: whoever holds the signing secret can sign a button press as anyone
+ * linked, and a webhook URL is its own credential.
+ */
+const SECRET_FIELDS: Readonly<Record<SettingsName, readonly string[]>> = {
+  slack: ['botToken', 'signingSecret'],
+  teams: ['webhookUrl'],
+  common: [],
+};
+
+function secretName(name: SettingsName, field: string): string {
+  return `chat.${name}.${field}`;
 }
 
 /** Settings, user links and posted messages of the chat integrations. */
 export class ChatIntegrationStore {
   readonly #db: Kysely<ChatDatabase>;
+  readonly #secrets: SecretStore;
   readonly #now: () => Date;
 
-  constructor(store: Store, now: () => Date = () => new Date()) {
+  constructor(store: Store, secrets: SecretStore, now: () => Date = () => new Date()) {
     this.#db = store.db as unknown as Kysely<ChatDatabase>;
+    this.#secrets = secrets;
     this.#now = now;
   }
 
-  async settings<T>(name: 'slack' | 'teams' | 'common'): Promise<T | undefined> {
+  /** The settings with their secrets decrypted; a row from before secrets moved out is moved on first read. */
+  async settings<T>(name: SettingsName): Promise<T | undefined> {
     const row = await this.#db.selectFrom('chat_integrations').select('settings').where('name', '=', name).executeTakeFirst();
-    return row ? (JSON.parse(row.settings) as T) : undefined;
+    if (!row) return undefined;
+    const stored = JSON.parse(row.settings) as Record<string, unknown>;
+    if (SECRET_FIELDS[name].some((field) => field in stored)) {
+      await this.saveSettings(name, stored);
+      return this.settings<T>(name);
+    }
+    const settings: Record<string, unknown> = { ...stored };
+    for (const field of SECRET_FIELDS[name]) {
+      const value = await this.#secrets.get(secretName(name, field));
+      if (value !== undefined) settings[field] = value;
+    }
+    return settings as T;
   }
 
-  async saveSettings(name: 'slack' | 'teams' | 'common', settings: object | undefined): Promise<void> {
+  async saveSettings(name: SettingsName, settings: object | undefined): Promise<void> {
     if (!settings) {
       await this.#db.deleteFrom('chat_integrations').where('name', '=', name).execute();
+      for (const field of SECRET_FIELDS[name]) await this.#secrets.delete(secretName(name, field));
       return;
     }
-    const row = { name, settings: JSON.stringify(settings), updated_at: this.#now().toISOString() };
+    const plain: Record<string, unknown> = { ...settings };
+    for (const field of SECRET_FIELDS[name]) {
+      const value = plain[field];
+      delete plain[field];
+      if (typeof value === 'string' && value !== '') await this.#secrets.set(secretName(name, field), value);
+      else await this.#secrets.delete(secretName(name, field));
+    }
+    const row = { name, settings: JSON.stringify(plain), updated_at: this.#now().toISOString() };
     await this.#db
       .insertInto('chat_integrations')
       .values(row)
@@ -125,10 +183,13 @@ export class ChatIntegrationStore {
       userId: Number(row.user_id),
       ...(row.external_id ? { externalId: row.external_id } : {}),
       ...(row.email ? { email: row.email } : {}),
+      linkedAt: row.created_at,
+      ...(row.linked_by ? { linkedBy: row.linked_by } : {}),
     }));
   }
 
-  async link(provider: string, userId: number, account: { externalId?: string; email?: string }): Promise<void> {
+  /** Sets (or, with neither an id nor an e-mail, removes) a person's link, recording who set it. */
+  async link(provider: string, userId: number, account: { externalId?: string; email?: string }, linkedBy: string): Promise<void> {
     await this.#db.deleteFrom('chat_user_links').where('provider', '=', provider).where('user_id', '=', userId).execute();
     if (!account.externalId && !account.email) return;
     await this.#db
@@ -139,6 +200,7 @@ export class ChatIntegrationStore {
         external_id: account.externalId ?? null,
         email: account.email?.toLowerCase() ?? null,
         created_at: this.#now().toISOString(),
+        linked_by: linkedBy,
       })
       .execute();
   }

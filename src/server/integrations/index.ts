@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { createStoreSecretStore, type SecretStore } from '../../core/agent/index.ts';
+import { AuditLog } from '../../core/audit/index.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
 import type { Runtime } from '../../core/runtime/index.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { ApiCatalog } from '../api-route.ts';
 import { chatIntegrationRoutes } from './chat-integration-routes.ts';
-import { ChatIntegrationStore, chatIntegrationsMigration } from './chat-integration-store.ts';
+import { ChatIntegrationStore, chatIntegrationsMigration, chatLinkIssuerMigration } from './chat-integration-store.ts';
 import { chatTestRoutes } from './chat-test-routes.ts';
 import { SlackIntegration } from './slack/slack-integration.ts';
 import { slackInteractivityRoute } from './slack/slack-interactivity-route.ts';
@@ -18,6 +20,14 @@ export interface ChatIntegrationOptions {
   readonly slackApiUrl?: string;
   /** Links in messages open this address when no admin saved one (`OPSGATE_PUBLIC_URL`). */
   readonly publicUrl?: string;
+  /**
+   * How long after someone sets a person's Slack link, or the Slack app's secrets, a press through
+   * them counts as a credential that someone issued (it cannot approve another person's call).
+   * Milliseconds; default 24 hours.
+   */
+  readonly changeHoldMs?: number;
+  /** The clock that dates changes and judges the hold. Default the system clock. */
+  readonly now?: () => Date;
 }
 
 /**
@@ -27,10 +37,19 @@ export interface ChatIntegrationOptions {
  */
 export async function installChatIntegrations(
   app: FastifyInstance,
-  deps: { runtime: Runtime; store: Store; users: UserRepository; logger?: Logger; options?: ChatIntegrationOptions },
+  deps: {
+    runtime: Runtime;
+    store: Store;
+    users: UserRepository;
+    logger?: Logger;
+    options?: ChatIntegrationOptions;
+    /** Where the chat secrets are encrypted. Default: the store's secrets store (the key `OPSGATE_SECRETS_KEY` or `secrets.key`). */
+    secrets?: SecretStore;
+  },
 ): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
-  await deps.store.migrate([chatIntegrationsMigration]);
-  const store = new ChatIntegrationStore(deps.store);
+  await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration]);
+  const now = deps.options?.now ?? (() => new Date());
+  const store = new ChatIntegrationStore(deps.store, deps.secrets ?? createStoreSecretStore(deps.store), now);
   const slack = new SlackIntegration({
     runtime: deps.runtime,
     store,
@@ -38,6 +57,8 @@ export async function installChatIntegrations(
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.options?.slackApiUrl ? { slackApiUrl: deps.options.slackApiUrl } : {}),
     ...(deps.options?.publicUrl ? { publicUrl: deps.options.publicUrl } : {}),
+    ...(deps.options?.changeHoldMs !== undefined ? { changeHoldMs: deps.options.changeHoldMs } : {}),
+    now,
   });
   const teams = new TeamsIntegration({
     store,
@@ -56,9 +77,10 @@ export async function installChatIntegrations(
     unsubscribe();
     await drain();
   });
+  const audit = new AuditLog(deps.store);
   return {
     privateRoutes: (privateApp, catalog) => {
-      chatIntegrationRoutes(privateApp, catalog, store, deps.users);
+      chatIntegrationRoutes(privateApp, catalog, { store, users: deps.users, audit, now });
       chatTestRoutes(privateApp, catalog, { store, slack, publicUrl: deps.options?.publicUrl });
     },
     drain,

@@ -127,10 +127,13 @@ export async function modifyCall(context: ApprovalDecisionContext, editedArgs: R
       reason: `${actor.username} modified the arguments to ${JSON.stringify(input)}; the new proposal waits for approval by ${approvers.join(', ') || 'someone the policy allows'}.`,
     });
     session.state.pendingCalls.unshift({ callId, toolName: original.tool, input: JSON.stringify(input) });
+    // What the agent said, previewed and validated was about the old arguments: none of it describes the edit.
+    const { text: _oldText, preview: _oldPreview, verdict: _oldVerdict, ...kept } = interrupt;
     return {
       kind: 'interrupt',
       interrupt: {
-        ...interrupt,
+        ...kept,
+        text: `${actor.username} edited this request (was ${JSON.stringify(from)}); the edited call waits for approval.`,
         id: `approval-${callId}`,
         callId,
         args: input,

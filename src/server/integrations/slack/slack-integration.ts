@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { Identity } from '../../../core/identity/index.ts';
+import { type Identity, identityOf } from '../../../core/identity/index.ts';
 import type { UserRepository } from '../../../core/identity/users.ts';
 import type { ApprovalInterrupt, Runtime, SessionEvent } from '../../../core/runtime/index.ts';
 import { type ApprovalDigest, approvalDigest } from '../approval-digest.ts';
@@ -9,6 +9,9 @@ import { linkAddress } from '../link-address.ts';
 import { APPROVE_ACTION, approvalFallback, approvalRequestBlocks, type ButtonValue, decidedBlocks, REJECT_ACTION } from './slack-blocks.ts';
 
 export const SLACK = 'slack';
+
+/** How long a press through a link or app secrets someone else just set counts as their credential. */
+export const DEFAULT_CHANGE_HOLD_MS = 24 * 3_600_000;
 
 /** The parts of a `block_actions` payload opsgate reads (Slack's "Handling user interaction"). */
 export interface SlackBlockAction {
@@ -32,6 +35,10 @@ export class SlackIntegration {
   readonly #logger: Logger | undefined;
   readonly #slackApiUrl: string | undefined;
   readonly #publicUrl: string | undefined;
+  readonly #changeHoldMs: number;
+  readonly #now: () => Date;
+  /** The workspace the bot token belongs to, by bot token (Slack's `auth.test`). */
+  readonly #workspaces = new Map<string, string>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Calls decided by a Slack button in this process: their message says "in Slack". */
   readonly #decidedInSlack = new Set<string>();
@@ -43,6 +50,9 @@ export class SlackIntegration {
     logger?: Logger;
     slackApiUrl?: string;
     publicUrl?: string;
+    /** Default 24 hours (see `ChatIntegrationOptions.changeHoldMs`). */
+    changeHoldMs?: number;
+    now?: () => Date;
   }) {
     this.#runtime = deps.runtime;
     this.#store = deps.store;
@@ -50,6 +60,8 @@ export class SlackIntegration {
     this.#logger = deps.logger;
     this.#slackApiUrl = deps.slackApiUrl;
     this.#publicUrl = deps.publicUrl;
+    this.#changeHoldMs = deps.changeHoldMs ?? DEFAULT_CHANGE_HOLD_MS;
+    this.#now = deps.now ?? (() => new Date());
   }
 
   /** Slack's client, loaded on first use: most servers never set Slack up and should not pay its import at start-up. */
@@ -160,32 +172,61 @@ export class SlackIntegration {
     }
   }
 
-  /** The opsgate user a Slack member acts as: the explicit link, else the e-mail Slack has confirmed. */
-  async #identityOf(client: WebClient, slackUserId: string): Promise<Identity | undefined> {
+  /** The Slack workspace (team id) the app is installed in, asked once per bot token. */
+  async #workspaceOf(client: WebClient, botToken: string): Promise<string | undefined> {
+    const known = this.#workspaces.get(botToken);
+    if (known) return known;
+    const answer = await client.auth.test().catch(() => undefined);
+    if (answer?.team_id) this.#workspaces.set(botToken, answer.team_id);
+    return answer?.team_id;
+  }
+
+  /** Someone other than `username` set this within the hold: a press through it is a credential they issued. */
+  #recentChangeBy(username: string, by: string | undefined, at: string | undefined): string | undefined {
+    if (!by || !at || by === username) return undefined;
+    return this.#now().getTime() - Date.parse(at) < this.#changeHoldMs ? by : undefined;
+  }
+
+  /**
+   * The opsgate user a Slack member acts as, by the identity rules every door applies: the explicit
+   * link, else the e-mail Slack has confirmed; never a disabled account, never from another
+   * workspace. When someone else set the link, or the app's secrets (whoever holds the signing
+   * secret can sign a press as anyone), within the hold, the identity names them as its issuer, so
+   * the policy refuses its approvals of other people's calls.
+   */
+  async #identityOf(client: WebClient, action: SlackBlockAction, settings: SlackSettings): Promise<Identity | string> {
+    const workspace = await this.#workspaceOf(client, settings.botToken);
+    if (!workspace || action.teamId !== workspace)
+      return `This press came from another Slack workspace (${action.teamId ?? 'none'}); opsgate takes decisions only from the workspace its app is installed in. Decide in opsgate.`;
     const links = await this.#store.links(SLACK);
-    let link = links.find((l) => l.externalId === slackUserId);
+    let link = links.find((l) => l.externalId === action.userId);
     if (!link) {
-      const info = await client.users.info({ user: slackUserId }).catch(() => undefined);
+      const info = await client.users.info({ user: action.userId }).catch(() => undefined);
       const email = info?.user?.profile?.email?.toLowerCase();
       // Only an address Slack has confirmed proves the person; an unconfirmed one could be anyone's.
       if (email && info?.user?.is_email_confirmed === true) link = links.find((l) => l.email === email);
     }
-    if (!link) return undefined;
+    if (!link)
+      return 'Your Slack account is not linked to an opsgate user, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals), or decide in opsgate.';
     const user = await this.#users.findById(link.userId);
-    // A disabled account may not sign in, so it may not decide from Slack either.
-    return user && !user.disabled ? { userId: user.id, username: user.username, roles: user.roles, channel: 'slack' } : undefined;
+    const issuedBy =
+      user &&
+      (this.#recentChangeBy(user.username, link.linkedBy, link.linkedAt) ??
+        this.#recentChangeBy(user.username, settings.credentialsChangedBy, settings.credentialsChangedAt));
+    const identity = identityOf(user, { channel: 'slack', ...(issuedBy ? { issuedBy } : {}) });
+    return (
+      identity ??
+      `The opsgate account ${user?.username ?? ''} linked to your Slack account is disabled, so you cannot decide here. Ask an opsgate administrator.`
+    );
   }
 
   async #decide(action: SlackBlockAction): Promise<void> {
     const settings = await this.#settings();
     if (!settings) return;
     const client = await this.client(settings.slack);
-    const actor = await this.#identityOf(client, action.userId);
-    if (!actor) {
-      await this.#reply(
-        action,
-        'Your Slack account is not linked to an opsgate user who may sign in, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals) or to enable your account, or decide in opsgate.',
-      );
+    const actor = await this.#identityOf(client, action, settings.slack);
+    if (typeof actor === 'string') {
+      await this.#reply(action, actor);
       return;
     }
     const { sessionId, callId } = action.value;

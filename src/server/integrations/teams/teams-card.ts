@@ -5,12 +5,28 @@ const CARD_VERSION = '1.4';
 
 type CardElement = Readonly<Record<string, unknown>>;
 
+/**
+ * Text as Teams shows it, not as Markdown: a TextBlock or a fact renders Markdown (bold, italics,
+ * links, lists), so a requester's reason could put a bold "Pre-approved" and a phishing link in
+ * the approvers' channel. Markdown's emphasis, link, code and heading characters are
+ * backslash-escaped (CommonMark escapes, which the Adaptive Card renderers follow), and so are
+ * quote and list markers at the start of a line. An underscore inside a word (DB_WRITE_PROD)
+ * emphasises nothing and stays as it is.
+ */
+export function escapeCardMarkdown(value: string): string {
+  return value
+    .replace(/[\\`*[\]()~#]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&')
+    .replace(/^(\s*)([>+-]|\d+(?=[.)]))/gm, (_match, indent: string, marker: string) =>
+      /^\d/.test(marker) ? `${indent}${marker}\\` : `${indent}\\${marker}`,
+    );
+}
+
 function text(value: string, extra: Record<string, unknown> = {}): CardElement {
-  return { type: 'TextBlock', text: value, wrap: true, ...extra };
+  return { type: 'TextBlock', text: escapeCardMarkdown(value), wrap: true, ...extra };
 }
 
 function code(value: string): CardElement {
-  return { type: 'TextBlock', text: value, wrap: true, fontType: 'Monospace', size: 'Small' };
+  return { type: 'TextBlock', text: escapeCardMarkdown(value), wrap: true, fontType: 'Monospace', size: 'Small' };
 }
 
 /**
@@ -27,9 +43,9 @@ export function teamsApprovalMessage(digest: ApprovalDigest, sessionId: string, 
     {
       type: 'FactSet',
       facts: [
-        { title: 'Asked by', value: digest.requestedBy },
-        { title: 'Can approve', value: digest.eligibleApprovers.join(', ') || 'nobody under the current policy' },
-        ...digest.facts.slice(0, 10).map(([title, value]) => ({ title, value })),
+        { title: 'Asked by', value: escapeCardMarkdown(digest.requestedBy) },
+        { title: 'Can approve', value: escapeCardMarkdown(digest.eligibleApprovers.join(', ') || 'nobody under the current policy') },
+        ...digest.facts.slice(0, 10).map(([title, value]) => ({ title: escapeCardMarkdown(title), value: escapeCardMarkdown(value) })),
       ],
     },
   ];
