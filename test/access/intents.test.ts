@@ -119,10 +119,28 @@ describe('access interpreter flows (spec examples, against the real service)', (
     expect(result.text).not.toContain('BILLING_ADMIN');
   });
 
+  it('accesses the person already holds are not suggested as the nearest (issue 31, review A5)', async () => {
+    const list = tools.find((t) => t.name === 'list_available_accesses')!;
+    const context = createTestToolContext({ identity: { userId: 1, username: 'john_doe', roles: ['user'] } });
+    const steps: Step[] = [
+      { toolName: 'list_available_accesses', input: {}, output: await list.execute(list.input.parse({}), context), isError: false },
+      {
+        toolName: 'get_user_accesses',
+        input: {},
+        output: { accesses: [{ name: 'DB_READ_PROD' }], teams: ['engineering'] },
+        isError: false,
+      },
+    ];
+    const typo = await turn('I need DB_READ_PRD', [], 'john_doe', steps);
+    expect(typo.text).toMatch(/^There is no access named DB_READ_PRD\. The closest catalog accesses are: /);
+    expect(typo.text).not.toContain('DB_READ_PROD');
+  });
+
   it('an unknown access gets the closest catalog names and no proposal', async () => {
     const typo = await turn('I need DB_READ_PRD', []);
     expect(typo.text).toMatch(
-      /^There is no access named DB_READ_PRD\. The closest catalog accesses are: DB_READ_PROD \(Read the production database\)/,
+      // john was granted DB_READ_PROD in flow 2 above, so it is no longer a suggestion.
+      /^There is no access named DB_READ_PRD\. The closest catalog accesses are: [A-Z_]+ \(/,
     );
     expect(typo.proposal).toBeUndefined();
     const vague = await turn('I need access to the kubernetes cluster', []);

@@ -189,6 +189,7 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     expect(await statusOf(callId)).toBe('proposed');
 
     const approve = press('U0ALICE', message, 'opsgate_approve', 'alice-1');
+    const approveAgain = press('U0ALICE', message, 'opsgate_approve', 'alice-again');
     expect((await send(approve)).status).toBe(200);
     await poll(() => statusOf(callId)).toBe('executed');
     await poll(() => message.updates.length).toBe(1);
@@ -196,6 +197,21 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     expect(message.blocks.some((b) => b.type === 'actions')).toBe(false);
     const audit = await server.store.db.selectFrom('audit_events').select(['type', 'actor']).where('type', '=', 'tool_approved').execute();
     expect(audit.map((row) => row.actor)).toContain('user:alice');
+
+    // A second, freshly signed press does not run it again: executed once, and the presser is told.
+    expect((await send(approveAgain)).status).toBe(200);
+    await poll(() => slack.responses.get('alice-again')?.[0]?.text).toMatch(/not waiting for a decision/);
+    const executed = async (table: 'audit_events' | 'audit_pending') =>
+      (
+        await server.store.db
+          .selectFrom(table)
+          .select('type')
+          .where('type', '=', 'tool_executed')
+          .where('payload', 'like', `%${callId}%`)
+          .execute()
+      ).length;
+    const executions = (await executed('audit_events')) + (await executed('audit_pending'));
+    expect(executions).toBe(1);
 
     // The same press again is a replay: refused before anything is read.
     const replay = await send(approve);

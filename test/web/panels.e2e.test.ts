@@ -54,18 +54,25 @@ describe.skipIf(!chromiumAvailable)('question panel, phase stepper, diff preview
       await expect.poll(() => diff.locator('.add').textContent()).toContain('+replicas: 3');
       await expect.poll(() => diff.locator('.del').textContent()).toContain('-replicas: 1');
       await page.screenshot({ path: join(SHOTS, '16-approval-diff.png'), fullPage: true });
+      // Issue 31, item 7: a values form, not JSON; the exact JSON stays one click away.
       await page.getByTestId('modify').click();
-      await page.getByTestId('modify-args').fill('{ "replicas": 99 }');
-      await page.getByRole('button', { name: 'Submit changed arguments' }).click();
+      expect(await page.getByTestId('modify-form').innerText()).not.toContain('planHash');
+      await page.getByTestId('modify-replicas').fill('99');
+      await page.getByRole('button', { name: 'Submit the change' }).click();
       await page.getByTestId('chat-error').waitFor();
       await expect.poll(() => page.getByTestId('chat-error').textContent()).toMatch(/invalid/i);
       expect(scaled).toEqual([]);
       await page.getByTestId('approval-panel').waitFor();
       await page.getByTestId('modify').click();
+      await page.getByRole('button', { name: 'Edit the exact arguments (JSON)' }).click();
       await page.getByTestId('modify-args').fill('{ "replicas": 5 }');
-      await page.getByRole('button', { name: 'Submit changed arguments' }).click();
+      await page.getByRole('button', { name: 'Submit the change' }).click();
       await page.getByText('Scaled to 5 replicas.').waitFor();
       expect(scaled).toEqual([5]);
+      // The edited call reads as the edit it was, never as "blocked" or "rejected".
+      await expect
+        .poll(() => page.getByTestId('modification').last().textContent())
+        .toMatch(/^\w+ changed replicas 3 → 5; the changed request replaces this one$/);
     },
     TIMEOUT,
   );

@@ -153,8 +153,10 @@ function heldStep(turn: InterpreterTurn): { held: Array<{ name: string }>; teams
   return { held: output.accesses, teams };
 }
 
-function nearest(query: string, eligible: readonly CatalogEntry[]): string {
-  const names = closestAccesses(query, eligible).map((s) => `${s.name} (${s.description})`);
+/** The nearest accesses the person could ask for: held ones are no suggestion (review A5). */
+function nearest(query: string, eligible: readonly CatalogEntry[], held: ReadonlyArray<{ name: string }> = []): string {
+  const open = eligible.filter((access) => !held.some((h) => h.name === access.name));
+  const names = closestAccesses(query, open).map((s) => `${s.name} (${s.description})`);
   return names.length > 0 ? names.join(', ') : 'none';
 }
 
@@ -175,7 +177,7 @@ function request(turn: InterpreterTurn, text: string): InterpreterAction {
     .find((a) => a !== undefined);
   if (named && !eligible.includes(named)) {
     return {
-      text: `${named.name} is for the ${(named.teams ?? []).join(', ') || 'no'} team(s) and you are in ${teamsText}, so I cannot request it. None of the accesses open to you is ${named.name}; the nearest are: ${nearest(named.description, eligible)}.`,
+      text: `${named.name} is for the ${(named.teams ?? []).join(', ') || 'no'} team(s) and you are in ${teamsText}, so I cannot request it. None of the accesses open to you is ${named.name}; the nearest are: ${nearest(named.description, eligible, state.held)}.`,
     };
   }
   const match = matchAccess(terms.request, eligible);
@@ -183,10 +185,10 @@ function request(turn: InterpreterTurn, text: string): InterpreterAction {
   if (match.kind === 'unknown') {
     if (explicitNames(terms.request).length > 0)
       return {
-        text: `There is no access named ${match.query}. The closest catalog accesses are: ${nearest(match.query, eligible)}. Which one do you need?`,
+        text: `There is no access named ${match.query}. The closest catalog accesses are: ${nearest(match.query, eligible, state.held)}. Which one do you need?`,
       };
     return {
-      text: `None of the accesses open to your teams (${teamsText}) fits "${match.query}", so I am not proposing any. The nearest ones are: ${nearest(match.query, eligible)}. Which one do you need, if any?`,
+      text: `None of the accesses open to your teams (${teamsText}) fits "${match.query}", so I am not proposing any. The nearest ones are: ${nearest(match.query, eligible, state.held)}. Which one do you need, if any?`,
     };
   }
   const access = match.access;

@@ -305,9 +305,10 @@ function planSummary(plan: InstallationPlan): string {
     `  create: ${r.create.join(', ') || '-'}`,
     `  change: ${r.change.join(', ') || '-'}`,
     `  delete: ${r.delete.join(', ') || '-'}`,
-    `  rollback: ${plan.rollback.steps.join('; ') || '-'}`,
+    `  to undo: ${plan.rollback.steps.join('; ') || '-'}`,
     ...(plan.risks.length ? [`  risks: ${plan.risks.join('; ')}`] : []),
-    `Approve to run it, reject to abort, or modify the arguments to plan again. (plan ${plan.planHash.slice(0, 19)}…)`,
+    // The plan's hash binds the approval; people check the plan above, so it stays in the details.
+    'Approve to run it, reject to abort, or modify the values to plan again.',
   ].join('\n');
 }
 

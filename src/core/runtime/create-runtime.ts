@@ -329,6 +329,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         options: { ...(input.options ?? {}) },
         pendingCalls: [],
         turnSteps: 0,
+        ...(input.title ? { titledByPerson: true } : {}),
       };
       const row: SessionRow = {
         id: generateId(),

@@ -24,6 +24,21 @@ function rejectionOf(decision: string): { by: string; reason: string } {
   return { by: parsed.by ?? 'unknown', reason: parsed.reason ?? 'no reason given' };
 }
 
+/** What a person's decision says beyond approve / reject: a Modify, a withdrawal. */
+function decisionMarksOf(decision: string | null): Pick<ToolCallRecord, 'modification' | 'withdrawnBy'> {
+  if (!decision) return {};
+  const parsed = JSON.parse(decision) as { type?: string; by?: string; args?: Record<string, unknown>; replacedBy?: string };
+  if (parsed.type === 'withdraw' && parsed.by) return { withdrawnBy: parsed.by };
+  if (parsed.type !== 'modify' || !parsed.by) return {};
+  return {
+    modification: {
+      by: parsed.by,
+      ...(parsed.args ? { args: parsed.args } : {}),
+      ...(parsed.replacedBy ? { replacedBy: parsed.replacedBy } : {}),
+    },
+  };
+}
+
 export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   return {
     id: row.id,
@@ -41,6 +56,7 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
     ...(row.approved_by ? { approvedBy: row.approved_by } : {}),
     ...(row.approval_rule ? { approvalRule: row.approval_rule } : {}),
     ...(row.status === 'rejected' && row.decision ? { rejection: rejectionOf(row.decision) } : {}),
+    ...decisionMarksOf(row.decision),
     createdAt: row.created_at,
     ...(row.expires_at ? { expiresAt: row.expires_at } : {}),
     ...(row.started_at ? { startedAt: row.started_at } : {}),

@@ -28,6 +28,11 @@ export interface SessionState {
   pendingCalls: PendingToolCall[];
   /** Model steps taken in the current turn (AR-17 counts per turn). */
   turnSteps: number;
+  /**
+   * The person named the session; otherwise its title follows what it waits on (absent in
+   * sessions stored before this field: they are titled automatically).
+   */
+  titledByPerson?: boolean;
 }
 
 export function parseSessionState(text: string): SessionState {

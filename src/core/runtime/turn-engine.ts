@@ -233,6 +233,10 @@ export class TurnEngine {
 
   async #pause(session: WorkingSession, interrupt: Interrupt): Promise<LoopStatus> {
     session.interrupt = interrupt;
+    // Titled by what it waits on ("DROP TABLE order_items (8 rows)"), not by its first message,
+    // which named the wrong thing in every approver's inbox (issue 31, item 5).
+    const headline = interrupt.type === 'approval' ? interrupt.preview?.headline?.trim() : undefined;
+    if (headline && !session.state.titledByPerson) session.row = { ...session.row, title: sessionTitleOf(headline) };
     this.#processor.env.events.record(session.uow, session.id, 'interrupt', interrupt);
     await this.#commit(session, 'waiting');
     return 'waiting';
@@ -300,4 +304,10 @@ function safeParse(input: string): unknown {
   } catch {
     return input;
   }
+}
+
+/** A headline as a session title: capitalised, at most 80 characters like the first-message title. */
+function sessionTitleOf(headline: string): string {
+  const title = headline.charAt(0).toUpperCase() + headline.slice(1);
+  return title.length > 80 ? `${title.slice(0, 79)}…` : title;
 }

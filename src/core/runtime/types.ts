@@ -124,6 +124,13 @@ export interface ToolCallRecord {
   readonly approvalRule?: string;
   /** Who rejected the call and why (status `rejected`). */
   readonly rejection?: { readonly by: string; readonly reason: string };
+  /**
+   * An approver changed the arguments (Modify): who, the arguments asked for when the change
+   * itself was refused (a stale plan: the agent re-plans), or the call that replaced this one.
+   */
+  readonly modification?: { readonly by: string; readonly args?: Readonly<Record<string, unknown>>; readonly replacedBy?: string };
+  /** The requester took the request back (status `rejected`): not a rejection by anyone else. */
+  readonly withdrawnBy?: string;
   readonly createdAt: string;
   readonly expiresAt?: string;
   readonly startedAt?: string;

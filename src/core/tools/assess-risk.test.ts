@@ -8,7 +8,7 @@ const base = { description: 'x', input: z.object({ name: z.string() }), execute:
 describe('assessToolRisk', () => {
   it('falls back to the static risk with a generic reason', () => {
     const tool = defineTool({ ...base, name: 'restart', mutability: 'mutable', risk: 'high' });
-    expect(assessToolRisk(tool, { name: 'a' })).toEqual({ level: 'high', reason: 'restart changes state; high is its declared risk' });
+    expect(assessToolRisk(tool, { name: 'a' })).toEqual({ level: 'high', reason: 'restart changes the system' });
   });
 
   it('uses the tool scorer with the arguments and the preview', () => {

@@ -6,6 +6,7 @@ import type { AnyToolDefinition, ApprovalPreview, RiskAssessment } from './defin
  */
 export function assessToolRisk(tool: AnyToolDefinition, input: unknown, preview?: ApprovalPreview): RiskAssessment {
   if (tool.assessRisk) return tool.assessRisk(input, preview);
-  const kind = tool.mutability === 'mutable' ? 'changes state' : 'only reads';
-  return { level: tool.risk, reason: `${tool.name} ${kind}; ${tool.risk} is its declared risk` };
+  // Said to approvers: what the step does, in words, not the tool's configuration ("declared risk").
+  const kind = tool.mutability === 'mutable' ? 'changes the system' : 'only reads';
+  return { level: tool.risk, reason: `${tool.name.replace(/_/g, ' ')} ${kind}` };
 }

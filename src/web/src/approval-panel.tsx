@@ -3,6 +3,7 @@ import { approvalHeadline, approvalNeedsConfirmation } from '../../core/runtime/
 import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
 import type { Decision, Me } from './api.ts';
 import { ApprovalSummary } from './approval-summary.tsx';
+import { flatArguments, withArgument } from './argument-changes.ts';
 import { RichText } from './rich-text.tsx';
 
 function expiresIn(expiresAt: string | undefined): string {
@@ -44,6 +45,8 @@ export function ApprovalPanel({
   const [reason, setReason] = useState('');
   const [edited, setEdited] = useState(() => JSON.stringify(interrupt.args, null, 2));
   const [editError, setEditError] = useState('');
+  const [values, setValues] = useState<Record<string, unknown>>(() => structuredClone(interrupt.args) as Record<string, unknown>);
+  const [editingJson, setEditingJson] = useState(false);
   const panel = useRef<HTMLElement>(null);
   const reasonBox = useRef<HTMLTextAreaElement>(null);
   const ownCall = interrupt.requestedBy === me.username;
@@ -171,10 +174,11 @@ export function ApprovalPanel({
       {mode === 'modify' && (
         <form
           class="stack"
+          data-testid="modify-form"
           onSubmit={(e) => {
             e.preventDefault();
             try {
-              const args = JSON.parse(edited) as unknown;
+              const args = editingJson ? (JSON.parse(edited) as unknown) : values;
               if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('the arguments must be a JSON object');
               setEditError('');
               onDecide({ type: 'modify', callId: interrupt.callId, args: args as Record<string, unknown> });
@@ -184,10 +188,41 @@ export function ApprovalPanel({
             }
           }}
         >
-          <label>
-            Edit the arguments (JSON). They are validated again on the server; if valid, the changed call runs as approved by you.
-            <textarea class="code" data-testid="modify-args" rows={8} value={edited} onInput={(e) => setEdited(e.currentTarget.value)} />
-          </label>
+          <p>
+            Change the values below. The changed request is checked again, and planned again where it needs a plan; if you may not approve
+            it alone, it waits for another approver.
+          </p>
+          {editingJson ? (
+            <label>
+              Arguments (JSON)
+              <textarea class="code" data-testid="modify-args" rows={8} value={edited} onInput={(e) => setEdited(e.currentTarget.value)} />
+            </label>
+          ) : (
+            <dl class="facts" data-testid="modify-values">
+              {[...flatArguments(interrupt.args)]
+                .filter(([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value))
+                .map(([path]) => (
+                  <label key={path} class="field">
+                    {path.replace(/^values\./, '')}
+                    <input
+                      data-testid={`modify-${path}`}
+                      value={String(flatArguments(values).get(path) ?? '')}
+                      onInput={(e) => setValues(withArgument(values, path, e.currentTarget.value))}
+                    />
+                  </label>
+                ))}
+            </dl>
+          )}
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setEdited(JSON.stringify(values, null, 2));
+              setEditingJson(!editingJson);
+            }}
+          >
+            {editingJson ? 'Back to the values form' : 'Edit the exact arguments (JSON)'}
+          </button>
           {editError && (
             <p class="error" role="alert">
               {editError}
@@ -195,7 +230,7 @@ export function ApprovalPanel({
           )}
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
-              Submit changed arguments
+              Submit the change
             </button>
             <button type="button" onClick={() => setMode('view')}>
               Cancel

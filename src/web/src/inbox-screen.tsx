@@ -179,11 +179,12 @@ function PendingItem({
       current = false;
     };
   }, [item.sessionId, interrupt.callId, reconnects]);
+  // Back to Approve / Reject afterwards: a failed attempt starts again from the top, confirmation included.
   const approve = () =>
     onAct(
       () => inboxApi.approve(interrupt.callId),
       `Approved: ${interrupt.requestedBy}'s “${headline}”. It runs now; they see the result.`,
-    );
+    ).then(() => setMode('view'));
   return (
     <li class="panel" data-testid="inbox-item" data-call-id={interrupt.callId} data-risk={interrupt.risk}>
       <h3 data-testid="inbox-title">

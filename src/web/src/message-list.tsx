@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { extractRunbookLinks, RUNBOOK_LINK_PATTERN, RUNBOOK_LINKS_HEADING } from '../../core/text/runbook-links.ts';
 import { parseSuggestions } from '../../core/text/suggestions.ts';
 import type { SessionSnapshot } from './api.ts';
+import { argumentChanges } from './argument-changes.ts';
 import { asQueryResult, DataTable } from './data-table.tsx';
 import { FeedbackControl } from './feedback-control.tsx';
 import { RichText, safeHref } from './rich-text.tsx';
@@ -66,7 +67,7 @@ function ToolResult({ result }: { result: unknown }) {
 }
 
 /** A turn's tool calls as one collapsible list of steps; open while one of them needs a person. */
-function Steps({ calls, sessionId }: { calls: readonly ToolCall[]; sessionId: string }) {
+function Steps({ calls, sessionId, allCalls }: { calls: readonly ToolCall[]; sessionId: string; allCalls: ReadonlyMap<string, ToolCall> }) {
   const open = calls.some(
     (c) => c.mutability === 'mutable' || c.status === 'failed' || c.status === 'proposed' || asQueryResult(c.result) !== undefined,
   );
@@ -76,14 +77,37 @@ function Steps({ calls, sessionId }: { calls: readonly ToolCall[]; sessionId: st
         {calls.length} step{calls.length === 1 ? '' : 's'}: {calls.map((c) => c.tool).join(', ')}
       </summary>
       {calls.map((call) => (
-        <ToolCard key={call.id} call={call} sessionId={sessionId} />
+        <ToolCard key={call.id} call={call} sessionId={sessionId} allCalls={allCalls} />
       ))}
     </details>
   );
 }
 
-function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
+/**
+ * "alice changed replicaCount 6 → 4 and re-planned": an approver's edit as what it was, never as
+ * "blocked by the validator" (a changed Helm call carries a stale plan hash, so the agent plans again).
+ */
+function modificationText(call: ToolCall, allCalls: ReadonlyMap<string, ToolCall>): string | undefined {
+  const modification = call.modification;
+  if (!modification) return undefined;
+  const replacement = modification.replacedBy ? allCalls.get(modification.replacedBy) : undefined;
+  const after = modification.args ?? replacement?.args;
+  const changes = after ? argumentChanges(call.args, after) : [];
+  const what = changes.length > 0 ? changes.join(', ') : 'the request';
+  return replacement
+    ? `${modification.by} changed ${what}; the changed request replaces this one`
+    : `${modification.by} changed ${what} and re-planned`;
+}
+
+function statusText(call: ToolCall): string {
+  if (call.modification) return `changed by ${call.modification.by}`;
+  if (call.withdrawnBy) return 'withdrawn';
+  return call.status === 'blocked' ? 'blocked by the validator' : call.status;
+}
+
+function ToolCard({ call, sessionId, allCalls }: { call: ToolCall; sessionId: string; allCalls: ReadonlyMap<string, ToolCall> }) {
   const readOnly = call.mutability === 'read-only';
+  const modified = modificationText(call, allCalls);
   return (
     <details
       class={`tool-card ${call.mutability} ${call.status}`}
@@ -96,14 +120,24 @@ function ToolCard({ call, sessionId }: { call: ToolCall; sessionId: string }) {
         <span class="tool-name">{call.tool}</span>
         {/* A blocked call never had a risk that matters: it could not run at all. */}
         {call.status !== 'blocked' && <span class={`risk ${call.risk}`}>{readOnly ? 'read-only' : `${call.risk} risk`}</span>}
-        <span class={`call-status ${call.status}`}>{call.status === 'blocked' ? 'blocked by the validator' : call.status}</span>
+        <span class={`call-status ${call.modification ? 'modified' : call.status}`}>{statusText(call)}</span>
         {call.approvalRule ? (
           <span class="muted">auto-approved by rule {call.approvalRule}</span>
         ) : (
           call.approvedBy && <span class="muted">approved by {call.approvedBy.replace(/^user:/, '')}</span>
         )}
       </summary>
-      {call.rejection && (
+      {modified && (
+        <p class="modification" data-testid="modification">
+          {modified}
+        </p>
+      )}
+      {call.withdrawnBy && (
+        <p class="rejection" data-testid="withdrawal">
+          Withdrawn by <strong>{call.withdrawnBy}</strong>
+        </p>
+      )}
+      {call.rejection && !modified && !call.withdrawnBy && (
         <p class="rejection" data-testid="rejection">
           Rejected by <strong>{call.rejection.by}</strong>: {call.rejection.reason}
         </p>
@@ -149,7 +183,7 @@ export function MessageList({
           <div key={message.seq} class={`message ${message.role}`} data-testid={`message-${message.role}`}>
             {parsed.text.trim() !== '' &&
               (message.role === 'assistant' ? <AnswerText text={parsed.text} /> : <div class="text">{parsed.text}</div>)}
-            {cards.length > 0 && <Steps calls={cards} sessionId={session.id} />}
+            {cards.length > 0 && <Steps calls={cards} sessionId={session.id} allCalls={calls} />}
             {message === lastAssistant && notice && (
               <p class="notice" role="note" data-testid="answer-notice">
                 {notice}

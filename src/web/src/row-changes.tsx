@@ -7,6 +7,11 @@ interface RowChange {
   readonly after?: Readonly<Record<string, unknown>>;
 }
 
+interface DroppedTable {
+  readonly table: string;
+  readonly rows: number | null;
+}
+
 interface SchemaChange {
   readonly name: string;
   readonly operation: 'create' | 'drop' | 'alter';
@@ -15,9 +20,15 @@ interface SchemaChange {
 }
 
 /** The sandbox's pending changes (a `ChangePreview`), if `details` is one. */
-export function asChangePreview(
-  details: unknown,
-): { rows: RowChange[]; schema: SchemaChange[]; statements: Array<{ sql: string; changes: number }>; unlistedChanges: number } | undefined {
+export function asChangePreview(details: unknown):
+  | {
+      rows: RowChange[];
+      schema: SchemaChange[];
+      statements: Array<{ sql: string; changes: number }>;
+      unlistedChanges: number;
+      droppedTables: DroppedTable[];
+    }
+  | undefined {
   if (!details || typeof details !== 'object') return undefined;
   const record = details as Record<string, unknown>;
   if (!Array.isArray(record.rows) || !Array.isArray(record.schema) || !Array.isArray(record.statements)) return undefined;
@@ -26,7 +37,22 @@ export function asChangePreview(
     schema: record.schema as SchemaChange[],
     statements: record.statements as Array<{ sql: string; changes: number }>,
     unlistedChanges: typeof record.unlistedChanges === 'number' ? record.unlistedChanges : 0,
+    droppedTables: Array.isArray((record.impact as { droppedTables?: unknown } | undefined)?.droppedTables)
+      ? ((record.impact as { droppedTables: DroppedTable[] }).droppedTables ?? [])
+      : [],
   };
+}
+
+/** "its 8 rows": what a dropped table takes with it, counted before the commit. */
+function rowsOf(table: DroppedTable): string {
+  if (typeof table.rows !== 'number') return 'all its rows';
+  return table.rows === 1 ? 'its 1 row' : `its ${table.rows} rows`;
+}
+
+/** A statement with the rows it changed; DDL changes none by count, so it says nothing rather than "0 row(s)". */
+function statementLine(statement: { sql: string; changes: number }): string {
+  const sql = statement.sql.trim().replace(/;?$/, ';');
+  return statement.changes > 0 ? `${sql}  -- ${statement.changes} row${statement.changes === 1 ? '' : 's'}` : sql;
 }
 
 const VERB = { insert: 'inserts', update: 'updates', delete: 'deletes' } as const;
@@ -42,14 +68,26 @@ export function RowChangesView({ preview }: { preview: NonNullable<ReturnType<ty
     <div class="row-changes" data-testid="row-changes">
       {preview.statements.length > 0 && (
         <pre class="command" data-testid="statements">
-          {preview.statements.map((s) => `${s.sql.trim().replace(/;?$/, ';')}  -- ${s.changes} row(s)`).join('\n')}
+          {preview.statements.map(statementLine).join('\n')}
         </pre>
       )}
-      {preview.schema.map((change) => (
-        <p key={change.name} class={`schema-change ${change.operation}`} data-testid="schema-change">
-          <strong>{change.operation === 'drop' ? 'drops' : change.operation === 'create' ? 'creates' : 'alters'}</strong> {change.name}
-        </p>
-      ))}
+      {preview.schema.map((change) => {
+        const dropped = preview.droppedTables.find((d) => change.operation === 'drop' && change.name === `table ${d.table}`);
+        return (
+          <p key={change.name} class={`schema-change ${change.operation}`} data-testid="schema-change">
+            {dropped ? (
+              <>
+                <strong>drops {dropped.table}</strong> and {rowsOf(dropped)}
+              </>
+            ) : (
+              <>
+                <strong>{change.operation === 'drop' ? 'drops' : change.operation === 'create' ? 'creates' : 'alters'}</strong>{' '}
+                {change.name}
+              </>
+            )}
+          </p>
+        );
+      })}
       {[...groups.values()].map((changes) => {
         const { operation, table } = changes[0]!;
         const title = `${VERB[operation]} ${changes.length} row${changes.length === 1 ? '' : 's'} in ${table}`;

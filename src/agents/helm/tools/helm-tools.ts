@@ -36,10 +36,13 @@ function summarise(plan: InstallationPlan): string {
   const chart = plan.chart ? ` ${plan.chart.name}-${plan.chart.version}` : '';
   const rollback =
     plan.rollback.revision !== undefined
-      ? `rollback returns to revision ${plan.rollback.revision}`
-      : (plan.rollback.steps[0] ?? 'no rollback');
+      ? `to undo: roll back to revision ${plan.rollback.revision}`
+      : plan.rollback.steps[0]
+        ? `to undo: ${plan.rollback.steps[0]}`
+        : 'no undo';
+  const target = plan.operation === 'rollback' && plan.targetRevision !== undefined ? ` to revision ${plan.targetRevision}` : '';
   const where = plan.cluster ? `${plan.namespace} on cluster ${plan.cluster.name} (${plan.cluster.environment})` : plan.namespace;
-  return `${plan.operation} ${plan.release}${chart} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
+  return `${plan.operation} ${plan.release}${chart}${target} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
 }
 
 /**

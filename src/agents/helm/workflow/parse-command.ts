@@ -81,9 +81,25 @@ function options(tokens: string[]): Options | undefined {
   return out;
 }
 
+/** Questions about charts as people ask them ("what charts are available?"): a search for everything. */
+const ALL_CHARTS = /^(what|which|list|show)( me)?( the)? charts?( are| do you have| can i install)?( available| there)?[.?!]*$/i;
+
+/**
+ * The way people say the grammar's sentences (issue 31, item 10): "roll back web to revision 2"
+ * is "rollback web to 2", "status of web" is "status web".
+ */
+function spokenToGrammar(text: string): string {
+  return text
+    .trim()
+    .replace(/^roll\s+back\b/i, 'rollback')
+    .replace(/^(status|show|get|describe|check)\s+(of|for)\s+/i, '$1 ')
+    .replace(/\bto\s+revision\s+(\d+)\b/i, 'to $1');
+}
+
 /** Parses one command; undefined when the text is not in the grammar. */
 export function parseHelmCommand(text: string): HelmCommand | undefined {
-  const parsed = parseBody(text);
+  if (ALL_CHARTS.test(text.trim())) return { kind: 'search', query: '' };
+  const parsed = parseBody(spokenToGrammar(text));
   if (!parsed) return undefined;
   return parsed.on ? { ...parsed.command, cluster: parsed.on } : parsed.command;
 }

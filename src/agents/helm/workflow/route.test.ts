@@ -21,6 +21,25 @@ describe('supervisor classification (spec keyword table) and the offline grammar
     expect(classifyHelmRequest(text)).toBe(route);
   });
 
+  it('understands the grammar as people say it (issue 31, item 10)', () => {
+    expect(parseHelmCommand('roll back nginx to revision 1 in web')).toEqual({
+      kind: 'rollback',
+      release: 'nginx',
+      namespace: 'web',
+      revision: 1,
+    });
+    expect(parseHelmCommand('Roll back nginx in web to revision 2.')).toEqual({
+      kind: 'rollback',
+      release: 'nginx',
+      namespace: 'web',
+      revision: 2,
+    });
+    expect(parseHelmCommand('status of nginx in web')).toEqual({ kind: 'status', release: 'nginx', namespace: 'web' });
+    for (const question of ['what charts are available?', 'which charts do you have', 'list charts', 'What charts?'])
+      expect(parseHelmCommand(question)).toEqual({ kind: 'search', query: '' });
+    expect(parseHelmCommand('what is the weather')).toBeUndefined();
+  });
+
   it('parses the grammar', () => {
     expect(parseHelmCommand('list releases in prod')).toEqual({ kind: 'list', namespace: 'prod' });
     expect(parseHelmCommand('install demo/webapp as web in staging version 1.0.0 set replicaCount=3 image.tag=1.2')).toEqual({
