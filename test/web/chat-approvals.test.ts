@@ -297,7 +297,7 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     expect((await send(press('U0CAROL', message, 'opsgate_approve', 'carol-1'))).status).toBe(200);
     await poll(() => slack.responses.get('carol-1')?.[0]).toMatchObject({
       response_type: 'ephemeral',
-      text: expect.stringMatching(/not linked to an opsgate user who may sign in/),
+      text: expect.stringMatching(/linked to your Slack account is disabled, so you cannot decide here/),
     });
     expect(await statusOf(callId)).toBe('proposed');
     expect(message.updates).toEqual([]);
