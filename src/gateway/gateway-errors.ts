@@ -39,6 +39,11 @@ export const GatewayErrors = defineErrorCodes({
     message:
       'No changed definition of {tool} on the upstream "{upstream}" waits for acceptance. List the changes with: opsgate gateway --check --config FILE.',
   },
+  GATEWAY_UPSTREAM_NOT_CONFIGURED: {
+    status: 404,
+    message:
+      'This call came through the MCP gateway\'s upstream "{upstream}", which this process does not have, so it cannot run it here; nothing ran and the call still waits. Start this process with OPSGATE_GATEWAY_CONFIG=FILE, FILE being the gateway configuration that declares "{upstream}" (the one the gateway runs with).',
+  },
   GATEWAY_CALL_NOT_FOUND: {
     status: 404,
     message: 'No gateway call of yours has that id here. Use the call id the "waiting for approval" result gave you.',

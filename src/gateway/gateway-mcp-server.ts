@@ -176,19 +176,24 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
     if (!server.getClientCapabilities()?.elicitation) return;
     const mayApprove = interrupt.eligibleApprovers.includes(person.username) && interrupt.risk !== 'high' && interrupt.risk !== 'critical';
     const choices = mayApprove ? ['approve', 'reject'] : ['keep waiting', 'withdraw'];
-    const answer = await server.elicitInput({
-      message: mayApprove
-        ? approvalMessage(interrupt, upstream)
-        : `${approvalMessage(interrupt, upstream).replace('opsgate: approve', 'opsgate: waiting for')}\n${waitingFor(interrupt)}. You may withdraw the call.`,
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          decision: { type: 'string', title: 'Decision', enum: choices },
-          reason: { type: 'string', title: mayApprove ? 'Reason (when rejecting)' : 'Reason (when withdrawing)' },
+    // A client that fails the elicitation (or answers outside the offered choices) decides nothing:
+    // the call keeps waiting for an approver.
+    const answer = await server
+      .elicitInput({
+        message: mayApprove
+          ? approvalMessage(interrupt, upstream)
+          : `${approvalMessage(interrupt, upstream).replace('opsgate: approve', 'opsgate: waiting for')}\n${waitingFor(interrupt)}. You may withdraw the call.`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            decision: { type: 'string', title: 'Decision', enum: choices },
+            reason: { type: 'string', title: mayApprove ? 'Reason (when rejecting)' : 'Reason (when withdrawing)' },
+          },
+          required: ['decision'],
         },
-        required: ['decision'],
-      },
-    });
+      })
+      .catch(() => undefined);
+    if (!answer) return;
     const chosen = answer.action === 'accept' ? answer.content?.decision : undefined;
     if (!mayApprove && chosen === 'keep waiting') return;
     const decision: Decision =

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 import { type AgentDefinition, defineAgent } from '../core/agent/index.ts';
 import { canonicalJson } from '../core/audit/index.ts';
@@ -11,6 +12,8 @@ import { masked } from './mask.ts';
 import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
 export function upstreamAgentName(upstream: string): string {
@@ -77,6 +80,8 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
   const { upstream } = options;
   const config = upstream.config;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // Upstream schemas use `format` (uri, date-time…): checked, not warned about at every start (F14).
+  addFormats(ajv);
   return defineAgent({
     name: upstreamAgentName(upstream.name),
     title: config.title ?? `${upstream.name} (MCP gateway)`,

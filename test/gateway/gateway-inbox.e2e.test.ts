@@ -40,7 +40,7 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
       const elicited: string[] = [];
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
         elicited.push(request.params.message);
-        return { action: 'accept', content: { decision: 'approve' } };
+        return { action: 'accept', content: { decision: 'keep waiting' } };
       });
       const target = join(rig.files, 'from-the-inbox.txt');
       const progress: string[] = [];
@@ -51,10 +51,8 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
       const { pending } = await waitForPending(rig, 'alice', 'write_file');
       await expect.poll(() => elicited.length).toBe(1);
       expect(elicited[0]).toContain(target);
-      // His "approve" through the client was refused by the separation-of-duties rule: nothing ran.
-      await expect
-        .poll(async () => (await auditEvents(rig, 'approval_refused')).filter((e) => e.payload.callId === pending.interrupt.callId).length)
-        .toBe(1);
+      // He may not approve it (separation of duties): the elicitation offers him only to withdraw it.
+      expect(elicited[0]).toMatch(/Waiting for admin or alice to approve it in the opsgate inbox\. You may withdraw the call\./);
       expect(existsSync(target)).toBe(false);
 
       const page = await signIn('alice');

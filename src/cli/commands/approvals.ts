@@ -4,6 +4,7 @@ import type { Identity } from '../../core/identity/index.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { approvalNeedsConfirmation, approvalTitle, type PendingApproval, type Runtime } from '../../core/runtime/index.ts';
 import { terminalSafe } from '../../core/text/index.ts';
+import { explainedDecisionError } from '../../gateway/decision-errors.ts';
 import { localModeNotice, resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
@@ -152,7 +153,9 @@ export const approvalsCommand: CliCommand = {
         verb === 'approve'
           ? ({ type: 'approve', callId: item.interrupt.callId } as const)
           : ({ type: 'reject', callId: item.interrupt.callId, ...(values.reason ? { reason: values.reason } : {}) } as const);
-      const result = await runtime.decide(item.sessionId, decision, actor);
+      const result = await runtime.decide(item.sessionId, decision, actor).catch((error: unknown) => {
+        throw explainedDecisionError(error);
+      });
       const call = result.session.toolCalls.find((c) => c.id === item.interrupt.callId);
       io.stdout.write(
         `${verb === 'approve' ? 'approved' : 'rejected'} ${item.interrupt.callId} (${item.interrupt.tool}): now ${call?.status ?? result.status}\n`,

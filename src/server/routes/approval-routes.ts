@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Identity } from '../../core/identity/index.ts';
 import type { PendingApproval, Runtime } from '../../core/runtime/index.ts';
+import { explainedDecisionError } from '../../gateway/decision-errors.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
 import { ServerErrors } from '../server-errors.ts';
 
@@ -62,7 +63,9 @@ export function approvalRoutes(app: FastifyInstance, catalog: ApiCatalog, runtim
     },
     async ({ params, request }) => {
       const pending = await findPending(runtime, params.callId, request.identity);
-      return runtime.decide(pending.sessionId, { type: 'approve', callId: params.callId }, request.identity);
+      return runtime.decide(pending.sessionId, { type: 'approve', callId: params.callId }, request.identity).catch((error: unknown) => {
+        throw explainedDecisionError(error);
+      });
     },
   );
   apiRoute(
