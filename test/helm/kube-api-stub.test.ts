@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 import { type KubeApiStub, type KubeApiStubOptions, startKubeApiStub } from '../../src/testing/kube-api-stub/server.ts';
+import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 
 const run = promisify(execFile);
 const chart = new URL('../../src/agents/helm/charts/repo/webapp-1.0.0.tgz', import.meta.url).pathname;

@@ -27,7 +27,7 @@ export type { KubeObject } from './object-store.ts';
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface KubeApiStubOptions {
-  /** Objects present at start (namespaces `default` and `kube-system` always are). */
+  /** Objects present at start (namespaces `default` and `kube-system` and one ready node always are). */
   readonly objects?: readonly KubeObject[];
   /** Extra namespaces present at start. */
   readonly namespaces?: readonly string[];
@@ -76,6 +76,13 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
   const namespaceType = types.byKind('v1', 'Namespace')!;
   for (const name of ['default', 'kube-system', ...(options.namespaces ?? [])])
     store.put(namespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase: 'Active' } });
+  // One ready node, as a kind cluster has: opsgate's prerequisites count ready nodes.
+  store.put(types.byKind('v1', 'Node')!, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'stub-node', labels: { 'kubernetes.io/hostname': 'stub-node' } },
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }], nodeInfo: { kubeletVersion: version } },
+  });
   for (const object of options.objects ?? []) {
     const type = types.byKind(object.apiVersion, object.kind);
     if (!type) throw new Error(`the stub serves no ${object.apiVersion} ${object.kind}`);
