@@ -192,6 +192,11 @@ export class HelmService {
     return { status: this.#redact.status(status), history };
   }
 
+  /** The current revision's manifest, each Secret's values hidden (the `helm://releases/NS/REL/manifest` resource). */
+  async releaseManifest(release: string, namespace: string): Promise<string> {
+    return this.#redact.manifest((await this.backend.status(release, namespace)).manifest);
+  }
+
   async #schemaValidator(): Promise<SchemaValidator> {
     return (await this.backend.schemaValidator?.()) ?? 'jsonschema-v6';
   }
