@@ -9,7 +9,7 @@ import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simul
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
-import { startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
+import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
 import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 import { sqliteTestStore, type TestStore, type TestStoreFactory, testStoreFactories } from '../../src/testing/test-stores.ts';
 import { inProcessFakeHelm } from './fake-helm/install-fakes.ts';
@@ -82,6 +82,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       const unreachableIt = real || faultsOnly ? undefined : it;
       /** Points the CLI backend at a closed port until the returned function is called (stub only). */
       let unreachable: (() => () => void) | undefined;
+      let stubApi: KubeApiStub | undefined;
+      const stubIt = onStub ? it : undefined;
       let cleanup: () => unknown = () => {};
 
       beforeEach(async () => {
@@ -95,6 +97,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         } else if (helm === 'stub-v3' || helm === 'stub-v4') {
           const binaries = realHelmBinaries(helm === 'stub-v3' ? 'v3' : 'v4');
           const stub = await startKubeApiStub();
+          stubApi = stub;
           const home = mkdtempSync(join(tmpdir(), 'opsgate-helm-stub-'));
           const kubeconfig = join(home, 'config');
           writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
@@ -315,6 +318,17 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(turn.interrupt).toBeUndefined();
         expect(lastText(turn)).toContain('stuck in pending-upgrade');
         expect(lastText(turn)).toContain('rollback web to 1');
+      });
+
+      stubIt?.('N1: a namespace-scoped identity (no rights on nodes or namespaces) installs into its existing namespace', async () => {
+        stubApi!.forbid(['nodes', 'namespaces']);
+        const { gate2, done } = await install();
+        expect(
+          (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
+        ).toBe(false);
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
+        expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
       });
 
       workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {

@@ -52,6 +52,8 @@ export interface KubeApiStub {
   readonly types: ResourceTypes;
   /** A kubeconfig (context `stub`); `currentContext: false` leaves `current-context` out, as in a pod. */
   kubeconfig(options?: { currentContext?: boolean }): string;
+  /** Replaces the `forbid` list (see the option), e.g. to turn the identity namespace-scoped mid-test. */
+  forbid(rules: readonly string[]): void;
   /** The stored object of an apiVersion/kind, or undefined. */
   object(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
   close(): Promise<void>;
@@ -89,6 +91,7 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     store.put(type, structuredClone(object));
   }
   const watches = new Set<ServerResponse>();
+  let forbidden = [...(options.forbid ?? [])];
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://stub');
@@ -125,7 +128,7 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     const { type, namespace, name } = target;
     const verb = verbOf(request.method ?? 'GET', name, url);
     const resourceName = type.plural;
-    if (options.forbid?.some((rule) => rule === resourceName || rule === `${resourceName}:${verb}`)) {
+    if (forbidden.some((rule) => rule === resourceName || rule === `${resourceName}:${verb}`)) {
       const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
       return failure(
         403,
@@ -257,6 +260,9 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
         ...(currentContext ? ['current-context: stub'] : []),
         '',
       ].join('\n'),
+    forbid: (rules) => {
+      forbidden = [...rules];
+    },
     object: (apiVersion, kind, namespace, name) => {
       const type = types.byKind(apiVersion, kind);
       return type ? store.get(type, namespace, name) : undefined;
