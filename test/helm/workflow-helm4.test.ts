@@ -1,4 +1,4 @@
-import { defineHelmWorkflowTests, helmCliBackend } from './workflow-cases.ts';
+import { defineHelmWorkflowTests, realHelmOnStub } from './workflow-cases.ts';
 
-// The CLI backend against a fake `helm` that answers as Helm 4 (test/helm/fake-helm).
-defineHelmWorkflowTests([helmCliBackend('v4')]);
+// The CLI backend driving the real Helm 4.1.4 and kubectl 1.35 against the stub API server.
+defineHelmWorkflowTests([realHelmOnStub('v4')]);

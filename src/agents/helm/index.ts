@@ -48,7 +48,7 @@ export const HELM_PHASE_DEFINITIONS = [
 /**
  * The Helm agent. Options (`agentOptions.helm`): `backend` = `simulator` (default; the built-in
  * simulated cluster in the opsgate store) or `cli` (real `helm` 3 or 4 and `kubectl`); `charts` = a
- * chart repository folder (default: the demo repository); for the CLI backend `kubeContext`, and
+ * chart repository folder (default: the demo repository); for the CLI backend `kubeContext`, `kubeconfig`, and
  * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
  * Tools reach the Helm MCP server through a real MCP client (in-process transport).
  * `createHelmAgent({ run })` runs the CLI backend's commands through another runner (tests
@@ -77,7 +77,10 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
         });
       const backend: HelmBackend =
         backendName === 'cli'
-          ? cli(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {})
+          ? cli({
+              ...(context.options.kubeContext ? { kubeContext: context.options.kubeContext } : {}),
+              ...(context.options.kubeconfig ? { kubeconfig: context.options.kubeconfig } : {}),
+            })
           : new SimulatedCluster(context.store, context.clock);
       const repository = await ChartRepository.open(context.options.charts);
       // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.

@@ -27,7 +27,7 @@ export type { KubeObject } from './object-store.ts';
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface KubeApiStubOptions {
-  /** Objects present at start (namespaces `default` and `kube-system` always are). */
+  /** Objects present at start (namespaces `default` and `kube-system` and one ready node always are). */
   readonly objects?: readonly KubeObject[];
   /** Extra namespaces present at start. */
   readonly namespaces?: readonly string[];
@@ -52,6 +52,8 @@ export interface KubeApiStub {
   readonly types: ResourceTypes;
   /** A kubeconfig (context `stub`); `currentContext: false` leaves `current-context` out, as in a pod. */
   kubeconfig(options?: { currentContext?: boolean }): string;
+  /** Replaces the `forbid` list (see the option), e.g. to turn the identity namespace-scoped mid-test. */
+  forbid(rules: readonly string[]): void;
   /** The stored object of an apiVersion/kind, or undefined. */
   object(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
   close(): Promise<void>;
@@ -76,12 +78,20 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
   const namespaceType = types.byKind('v1', 'Namespace')!;
   for (const name of ['default', 'kube-system', ...(options.namespaces ?? [])])
     store.put(namespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase: 'Active' } });
+  // One ready node, as a kind cluster has: opsgate's prerequisites count ready nodes.
+  store.put(types.byKind('v1', 'Node')!, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'stub-node', labels: { 'kubernetes.io/hostname': 'stub-node' } },
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }], nodeInfo: { kubeletVersion: version } },
+  });
   for (const object of options.objects ?? []) {
     const type = types.byKind(object.apiVersion, object.kind);
     if (!type) throw new Error(`the stub serves no ${object.apiVersion} ${object.kind}`);
     store.put(type, structuredClone(object));
   }
   const watches = new Set<ServerResponse>();
+  let forbidden = [...(options.forbid ?? [])];
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://stub');
@@ -118,7 +128,7 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     const { type, namespace, name } = target;
     const verb = verbOf(request.method ?? 'GET', name, url);
     const resourceName = type.plural;
-    if (options.forbid?.some((rule) => rule === resourceName || rule === `${resourceName}:${verb}`)) {
+    if (forbidden.some((rule) => rule === resourceName || rule === `${resourceName}:${verb}`)) {
       const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
       return failure(
         403,
@@ -250,6 +260,9 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
         ...(currentContext ? ['current-context: stub'] : []),
         '',
       ].join('\n'),
+    forbid: (rules) => {
+      forbidden = [...rules];
+    },
     object: (apiVersion, kind, namespace, name) => {
       const type = types.byKind(apiVersion, kind);
       return type ? store.get(type, namespace, name) : undefined;

@@ -127,10 +127,10 @@ export function createHelmMcpServer(service: HelmService, options: { readonly pr
   server.registerResource(
     'release-manifest',
     new ResourceTemplate('helm://releases/{namespace}/{release}/manifest', { list: undefined }),
-    { description: 'The rendered manifest of the current revision of a release.' },
+    { description: 'The rendered manifest of the current revision of a release, the values of its Secrets hidden.' },
     async (uri, variables) => {
-      const status = await service.backend.status(String(variables.release), String(variables.namespace));
-      return { contents: [{ uri: uri.href, mimeType: 'text/yaml', text: status.manifest }] };
+      const manifest = await service.releaseManifest(String(variables.release), String(variables.namespace));
+      return { contents: [{ uri: uri.href, mimeType: 'text/yaml', text: manifest }] };
     },
   );
   return server;

@@ -192,6 +192,11 @@ export class HelmService {
     return { status: this.#redact.status(status), history };
   }
 
+  /** The current revision's manifest, each Secret's values hidden (the `helm://releases/NS/REL/manifest` resource). */
+  async releaseManifest(release: string, namespace: string): Promise<string> {
+    return this.#redact.manifest((await this.backend.status(release, namespace)).manifest);
+  }
+
   async #schemaValidator(): Promise<SchemaValidator> {
     return (await this.backend.schemaValidator?.()) ?? 'jsonschema-v6';
   }
@@ -264,13 +269,16 @@ export class HelmService {
             detail: 'nodes are not readable with this identity (namespace-scoped rights); Helm does not need them',
           },
     );
+    // `--create-namespace` needs rights on namespaces at the cluster scope (the API server
+    // authorizes before it looks for the object), so it is passed only when the namespace is known
+    // missing and was asked for; a namespace-scoped identity never gets it (issue 30 N1).
     if (!namespaces) {
       checks.push({
         name: 'namespace',
         ok: true,
-        detail: `namespaces are not listable with this identity; namespace ${request.namespace} is assumed to exist${request.createNamespace ? ' or to be creatable' : ''}`,
+        detail: `namespaces are not listable with this identity; namespace ${request.namespace} must exist (it is not created: that needs rights on namespaces)`,
       });
-      return { ok: checks.every((check) => check.ok), checks, cluster: info };
+      return { ok: checks.every((check) => check.ok), checks, cluster: info, createsNamespace: false };
     }
     const exists = namespaces.includes(request.namespace);
     checks.push({
@@ -282,7 +290,7 @@ export class HelmService {
           ? `namespace ${request.namespace} will be created`
           : `namespace ${request.namespace} does not exist (set createNamespace)`,
     });
-    return { ok: checks.every((check) => check.ok), checks, cluster: info };
+    return { ok: checks.every((check) => check.ok), checks, cluster: info, createsNamespace: !exists && Boolean(request.createNamespace) };
   }
 
   /** Computes the plan; invalid values or failed prerequisites throw before any plan exists. */
@@ -331,7 +339,7 @@ export class HelmService {
       chart,
       chartArchive: resolved.archive,
       values: userValues,
-      createNamespace: Boolean(request.createNamespace),
+      createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       revision: nextRevision,
       isUpgrade: Boolean(current),
       ...(replaces ? { replace: true } : {}),
@@ -397,7 +405,7 @@ export class HelmService {
       volatile,
       ...(replaces ? { replace: true } : {}),
       values: this.#redact.values(userValues),
-      createNamespace: request.operation === 'install' && Boolean(request.createNamespace),
+      createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
     });
     return { plan, resolved, values: userValues };

@@ -21,6 +21,17 @@ describe('values: merge, schema validation by declared draft', () => {
     }); // like helm --set: numbers are typed
   });
 
+  it('N3: on gojsonschema (Helm 3.13-3.18.4) a schema declaring 2019-09 is read in hybrid mode, not refused as "not draft-07"', async () => {
+    const repo = await ChartRepository.open();
+    const shop = await repo.load('shop', '0.3.0');
+    expect((shop.schema as { $schema: string }).$schema).toContain('2019-09');
+    const valid = validateValues(shop, {}, 'gojsonschema');
+    expect(valid.errors).toEqual([]);
+    expect(valid.valid).toBe(true);
+    const invalid = validateValues(shop, { currency: 'euro' }, 'gojsonschema');
+    expect(invalid.errors.map((e) => `${e.path} ${e.message}`)).toEqual(['/currency must match pattern "^[A-Z]{3}$"']);
+  });
+
   it('validates the merged values: deleting a required default with null is an error with its path', async () => {
     const repo = await ChartRepository.open();
     const webapp = await repo.load('webapp', '1.0.0');

@@ -77,14 +77,26 @@ export type SchemaValidator = 'jsonschema-v6' | 'gojsonschema';
  * `GetDraftVersion` returns nil and the loader keeps `Hybrid`), which reads draft-07's keywords
  * and ignores newer ones (`prefixItems`, `unevaluatedProperties`, …).
  */
-function gojsonschemaDraft(schema: unknown): { draft: SchemaDraft; label: string } {
+function gojsonschemaDraft(schema: unknown): { draft: SchemaDraft; label: string; hybrid: boolean } {
   try {
     const declared = schemaDraft(schema);
-    if (declared === 'draft-04' || declared === 'draft-06' || declared === 'draft-07') return { draft: declared, label: declared };
+    if (declared === 'draft-04' || declared === 'draft-06' || declared === 'draft-07')
+      return { draft: declared, label: declared, hybrid: false };
   } catch {
     // An unknown $schema is hybrid too.
   }
-  return { draft: 'draft-07', label: 'hybrid (gojsonschema)' };
+  return { draft: 'draft-07', label: 'hybrid (gojsonschema)', hybrid: true };
+}
+
+/**
+ * The schema without its top-level `$schema`: in hybrid mode gojsonschema never loads the declared
+ * metaschema, while a draft-07 ajv would look the 2019-09/2020-12 URL up and refuse the schema
+ * (issue 30 N3: Helm 3.17.2 installs the demo chart `shop`, whose schema declares 2019-09).
+ */
+function withoutDialect(schema: unknown): unknown {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  return rest;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
@@ -171,9 +183,15 @@ function check(chart: LoadedChart, values: Values, label: string, prefix: string
   if (chart.schema !== undefined) {
     let draft: SchemaDraft;
     let dialect: string;
+    let hybrid: boolean;
     try {
-      ({ draft, label: dialect } =
-        out.validator === 'gojsonschema' ? gojsonschemaDraft(chart.schema) : { draft: schemaDraft(chart.schema), label: '' });
+      ({
+        draft,
+        label: dialect,
+        hybrid,
+      } = out.validator === 'gojsonschema'
+        ? gojsonschemaDraft(chart.schema)
+        : { draft: schemaDraft(chart.schema), label: '', hybrid: false });
       dialect ||= draft;
     } catch (error) {
       out.errors.push({ path: prefix || '/', message: (error as Error).message, chart: label, keyword: '$schema' });
@@ -181,7 +199,7 @@ function check(chart: LoadedChart, values: Values, label: string, prefix: string
     }
     let validate: ValidateFunction;
     try {
-      validate = compileOffline(makeAjv(draft, out.validator), chart.schema as AnySchema, (ref) =>
+      validate = compileOffline(makeAjv(draft, out.validator), (hybrid ? withoutDialect(chart.schema) : chart.schema) as AnySchema, (ref) =>
         out.unresolvedRefs.push({ chart: label, ref }),
       );
     } catch (error) {

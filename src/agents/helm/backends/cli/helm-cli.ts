@@ -333,6 +333,8 @@ export class HelmCli implements HelmBackend {
       '--namespace',
       request.namespace,
       ...(request.isUpgrade ? ['--reset-values'] : request.replace ? ['--replace'] : []),
+      // The flags the apply will use, so the plan's dry run states them.
+      ...(!request.isUpgrade && request.createNamespace ? ['--create-namespace'] : []),
       '--values',
       valuesFile,
       '--dry-run=server',
