@@ -7,7 +7,13 @@ import type { Runtime } from '../../core/runtime/index.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { ApiCatalog } from '../api-route.ts';
 import { chatIntegrationRoutes } from './chat-integration-routes.ts';
-import { ChatIntegrationStore, chatIntegrationsMigration, chatLinkIssuerMigration } from './chat-integration-store.ts';
+import {
+  ChatIntegrationStore,
+  chatIntegrationsMigration,
+  chatLinkCodesMigration,
+  chatLinkIssuerMigration,
+} from './chat-integration-store.ts';
+import { chatLinkRoutes } from './chat-link-routes.ts';
 import { SlackIntegration } from './slack/slack-integration.ts';
 import { slackInteractivityRoute } from './slack/slack-interactivity-route.ts';
 import { TeamsIntegration } from './teams/teams-integration.ts';
@@ -44,7 +50,7 @@ export async function installChatIntegrations(
     secrets?: SecretStore;
   },
 ): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
-  await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration]);
+  await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration, chatLinkCodesMigration]);
   const now = deps.options?.now ?? (() => new Date());
   const store = new ChatIntegrationStore(deps.store, deps.secrets ?? createStoreSecretStore(deps.store), now);
   const slack = new SlackIntegration({
@@ -71,7 +77,10 @@ export async function installChatIntegrations(
   });
   const audit = new AuditLog(deps.store);
   return {
-    privateRoutes: (privateApp, catalog) => chatIntegrationRoutes(privateApp, catalog, { store, users: deps.users, audit, now }),
+    privateRoutes: (privateApp, catalog) => {
+      chatIntegrationRoutes(privateApp, catalog, { store, users: deps.users, audit, now });
+      chatLinkRoutes(privateApp, catalog, { store, slack, audit, now });
+    },
     drain,
   };
 }
