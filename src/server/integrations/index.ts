@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createStoreSecretStore, type SecretStore } from '../../core/agent/index.ts';
-import { AuditLog } from '../../core/audit/index.ts';
+import type { AuditLog } from '../../core/audit/index.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
 import type { Runtime } from '../../core/runtime/index.ts';
 import type { Store } from '../../core/store/index.ts';
@@ -46,6 +46,8 @@ export async function installChatIntegrations(
     users: UserRepository;
     logger?: Logger;
     options?: ChatIntegrationOptions;
+    /** Where chat set-up changes are recorded (the server's audit log). */
+    audit: AuditLog;
     /** Where the chat secrets are encrypted. Default: the store's secrets store (the key `OPSGATE_SECRETS_KEY` or `secrets.key`). */
     secrets?: SecretStore;
   },
@@ -75,7 +77,7 @@ export async function installChatIntegrations(
     unsubscribe();
     await drain();
   });
-  const audit = new AuditLog(deps.store);
+  const { audit } = deps;
   return {
     privateRoutes: (privateApp, catalog) => {
       chatIntegrationRoutes(privateApp, catalog, { store, users: deps.users, audit, now });
