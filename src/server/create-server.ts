@@ -153,6 +153,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const chat = await installChatIntegrations(app, {
     runtime: options.runtime,
     store: options.store,
+    audit,
     users,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.chat ? { options: options.chat } : {}),

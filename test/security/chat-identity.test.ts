@@ -207,4 +207,45 @@ describe('who decides through Slack: the identity rules, the hold after a change
     expect(await statusOf(callId)).toBe('proposed');
     expect((await admin('POST', '/api/users/alice/enable')).status).toBe(200);
   });
+
+  it('H2: alice links her own Slack account with the code the bot sends her there; a link she confirmed herself needs no hold', async () => {
+    const users = new UserRepository(server.store);
+    const asAlice = (await users.createToken('alice', 'own')).token;
+    const minted = (
+      await users.createToken('alice', 'minted', { scopes: ['use'], by: { actor: 'user:admin', username: 'admin', via: 'web' } })
+    ).token;
+    const call = async (token: string, path: string, body: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    expect(await call(minted, '/api/me/chat/slack/link', { slackUserId: 'U0ALICE2' })).toMatchObject({
+      status: 403,
+      json: { code: 'CHAT_LINK_NEEDS_OWN_SIGN_IN' },
+    });
+    const before = slack.messages.length;
+    expect((await call(asAlice, '/api/me/chat/slack/link', { slackUserId: 'U0ALICE2' })).status).toBe(200);
+    const dm = slack.messages.slice(before).find((message) => message.channel === 'D0ALICE2');
+    const code = /link code is (\d{6})/.exec(dm?.text ?? '')?.[1];
+    expect(code).toBeDefined();
+    const wrong = code === '000000' ? '000001' : '000000';
+    expect(await call(asAlice, '/api/me/chat/slack/link/confirm', { code: wrong })).toMatchObject({
+      status: 400,
+      json: { code: 'CHAT_LINK_CODE_INVALID' },
+    });
+    expect(await call(asAlice, '/api/me/chat/slack/link/confirm', { code })).toMatchObject({ status: 200, json: { linked: 'U0ALICE2' } });
+    const linked = (await new AuditLog(server.store).list()).filter((event) => event.type === 'chat_link_changed').at(-1);
+    expect(linked).toMatchObject({
+      actor: 'user:alice',
+      payload: { username: 'alice', to: { slackUserId: 'U0ALICE2' }, confirmedInSlack: true },
+    });
+    expect(JSON.stringify(linked)).not.toContain(code);
+    // At once, with no hold: the link is hers.
+    const { callId, message } = await asks(people.john, 'DB_WRITE_PROD');
+    expect((await press('U0ALICE2', message, { secret: OTHER_SECRET })).status).toBe(200);
+    await poll(() => statusOf(callId)).toBe('executed');
+  });
 });

@@ -55,7 +55,18 @@ interface ChatApprovalMessagesTable {
   digest: string;
 }
 
+/** A link a person asked for and has not confirmed yet: the code the bot sent them, as its sha256. */
+interface ChatLinkCodesTable {
+  user_id: number;
+  provider: string;
+  external_id: string;
+  code_hash: string;
+  expires_at: string;
+  attempts: number;
+}
+
 interface ChatDatabase {
+  chat_link_codes: ChatLinkCodesTable;
   chat_integrations: ChatIntegrationsTable;
   chat_user_links: ChatUserLinksTable;
   chat_approval_messages: ChatApprovalMessagesTable;
@@ -99,6 +110,30 @@ export const chatLinkIssuerMigration: StoreMigration = {
     await db.schema.alterTable('chat_user_links').addColumn('linked_by', 'text').execute();
   },
 };
+
+/** Links a person confirms themselves: the code the bot sends to their chat account (`core-051`). */
+export const chatLinkCodesMigration: StoreMigration = {
+  name: 'core-051-chat-link-codes',
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('chat_link_codes')
+      .addColumn('user_id', 'integer', (c) => c.notNull())
+      .addColumn('provider', 'text', (c) => c.notNull())
+      .addColumn('external_id', 'text', (c) => c.notNull())
+      .addColumn('code_hash', 'text', (c) => c.notNull())
+      .addColumn('expires_at', 'text', (c) => c.notNull())
+      .addColumn('attempts', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('chat_link_codes_pk', ['user_id', 'provider'])
+      .execute();
+  },
+};
+
+export interface PendingChatLink {
+  readonly externalId: string;
+  readonly codeHash: string;
+  readonly expiresAt: string;
+  readonly attempts: number;
+}
 
 export interface ChatUserLink {
   readonly userId: number;
@@ -203,6 +238,45 @@ export class ChatIntegrationStore {
         linked_by: linkedBy,
       })
       .execute();
+  }
+
+  /** Replaces the person's unconfirmed link with this one. */
+  async offerLink(provider: string, userId: number, pending: Omit<PendingChatLink, 'attempts'>): Promise<void> {
+    await this.dropOffer(provider, userId);
+    await this.#db
+      .insertInto('chat_link_codes')
+      .values({
+        user_id: userId,
+        provider,
+        external_id: pending.externalId,
+        code_hash: pending.codeHash,
+        expires_at: pending.expiresAt,
+        attempts: 0,
+      })
+      .execute();
+  }
+
+  async offer(provider: string, userId: number): Promise<PendingChatLink | undefined> {
+    const row = await this.#db
+      .selectFrom('chat_link_codes')
+      .selectAll()
+      .where('provider', '=', provider)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && { externalId: row.external_id, codeHash: row.code_hash, expiresAt: row.expires_at, attempts: Number(row.attempts) };
+  }
+
+  async countWrongCode(provider: string, userId: number): Promise<void> {
+    await this.#db
+      .updateTable('chat_link_codes')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('provider', '=', provider)
+      .where('user_id', '=', userId)
+      .execute();
+  }
+
+  async dropOffer(provider: string, userId: number): Promise<void> {
+    await this.#db.deleteFrom('chat_link_codes').where('provider', '=', provider).where('user_id', '=', userId).execute();
   }
 
   async rememberMessage(row: ChatApprovalMessagesTable): Promise<void> {

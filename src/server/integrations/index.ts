@@ -1,13 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createStoreSecretStore, type SecretStore } from '../../core/agent/index.ts';
-import { AuditLog } from '../../core/audit/index.ts';
+import type { AuditLog } from '../../core/audit/index.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
 import type { Runtime } from '../../core/runtime/index.ts';
 import type { Store } from '../../core/store/index.ts';
 import type { ApiCatalog } from '../api-route.ts';
 import { chatIntegrationRoutes } from './chat-integration-routes.ts';
-import { ChatIntegrationStore, chatIntegrationsMigration, chatLinkIssuerMigration } from './chat-integration-store.ts';
+import {
+  ChatIntegrationStore,
+  chatIntegrationsMigration,
+  chatLinkCodesMigration,
+  chatLinkIssuerMigration,
+} from './chat-integration-store.ts';
+import { chatLinkRoutes } from './chat-link-routes.ts';
 import { chatTestRoutes } from './chat-test-routes.ts';
 import { SlackIntegration } from './slack/slack-integration.ts';
 import { slackInteractivityRoute } from './slack/slack-interactivity-route.ts';
@@ -43,11 +49,13 @@ export async function installChatIntegrations(
     users: UserRepository;
     logger?: Logger;
     options?: ChatIntegrationOptions;
+    /** Where chat set-up changes are recorded (the server's audit log). */
+    audit: AuditLog;
     /** Where the chat secrets are encrypted. Default: the store's secrets store (the key `OPSGATE_SECRETS_KEY` or `secrets.key`). */
     secrets?: SecretStore;
   },
 ): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
-  await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration]);
+  await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration, chatLinkCodesMigration]);
   const now = deps.options?.now ?? (() => new Date());
   const store = new ChatIntegrationStore(deps.store, deps.secrets ?? createStoreSecretStore(deps.store), now);
   const slack = new SlackIntegration({
@@ -77,11 +85,12 @@ export async function installChatIntegrations(
     unsubscribe();
     await drain();
   });
-  const audit = new AuditLog(deps.store);
+  const { audit } = deps;
   return {
     privateRoutes: (privateApp, catalog) => {
       chatIntegrationRoutes(privateApp, catalog, { store, users: deps.users, audit, now });
       chatTestRoutes(privateApp, catalog, { store, slack, publicUrl: deps.options?.publicUrl });
+      chatLinkRoutes(privateApp, catalog, { store, slack, audit, now });
     },
     drain,
   };

@@ -17,4 +17,14 @@ export const IntegrationErrors = defineErrorCodes({
     status: 502,
     message: 'The test message was not delivered: {detail}. Check the settings above and send it again.',
   },
+  CHAT_LINK_CODE_INVALID: {
+    status: 400,
+    message:
+      'That link code is wrong, expired or used up ({detail}). Ask for a new one (POST /api/me/chat/slack/link) and enter the code Slack shows you.',
+  },
+  CHAT_LINK_NEEDS_OWN_SIGN_IN: {
+    status: 403,
+    message:
+      'Only the person themselves links their Slack account, signed in with their own login or token (this credential was issued by {issuer}).',
+  },
 });

@@ -86,6 +86,22 @@ export class SlackIntegration {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
+  /**
+   * Sends a link code to a Slack member's direct messages: reading it proves the member is the
+   * person who asked (signed in to opsgate) for the link. False when Slack is not set up.
+   */
+  async sendLinkCode(slackUserId: string, username: string, code: string): Promise<boolean> {
+    const settings = await this.#settings();
+    if (!settings) return false;
+    const client = await this.client(settings.slack);
+    await client.chat.postMessage({
+      channel: slackUserId,
+      text: `Your opsgate link code is ${code}. Enter it in opsgate, signed in as ${username}, within 10 minutes to link this Slack account. If you did not ask for it, ignore this message.`,
+      unfurl_links: false,
+    });
+    return true;
+  }
+
   /** A verified button press: decide as the linked user, or tell the presser why not (only they see it). */
   handleAction(action: SlackBlockAction): void {
     this.#track(this.#decide(action));

@@ -1,0 +1,107 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type AuditLog, userActor } from '../../core/audit/index.ts';
+import { type ApiCatalog, apiRoute } from '../api-route.ts';
+import type { ChatIntegrationStore } from './chat-integration-store.ts';
+import { IntegrationErrors } from './integration-errors.ts';
+import { SLACK, type SlackIntegration } from './slack/slack-integration.ts';
+
+/** How long a link code stands, and how many wrong codes end it. */
+const CODE_TTL_MS = 10 * 60_000;
+const MAX_WRONG_CODES = 5;
+
+const requestBody = z
+  .object({ slackUserId: z.string().trim().max(40).describe('Your Slack member id (U…; profile → ⋮ → Copy member ID)') })
+  .strict();
+const confirmBody = z.object({ code: z.string().trim().max(20).describe('The code opsgate sent you in Slack') }).strict();
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * A person links their own Slack account: signed in to opsgate, they name their member id; the bot
+ * sends a one-time code to that member's direct messages; they enter it here. A link made this way
+ * is theirs (`linked_by` = themselves), so no hold applies to it, unlike one an admin sets.
+ */
+export function chatLinkRoutes(
+  app: FastifyInstance,
+  catalog: ApiCatalog,
+  deps: { store: ChatIntegrationStore; slack: SlackIntegration; audit: AuditLog; now: () => Date },
+): void {
+  const { store, slack, audit, now } = deps;
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'POST',
+      path: '/api/me/chat/slack/link',
+      summary: 'Link my Slack account: opsgate sends a code to it in Slack.',
+      tag: 'auth',
+      body: requestBody,
+    },
+    async ({ request, body }) => {
+      const { identity } = request;
+      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      if (!/^[UW][A-Z0-9]{2,}$/.test(body.slackUserId))
+        throw IntegrationErrors.CHAT_SETTINGS_INVALID({
+          detail: 'A Slack member id starts with U or W (Slack: profile → ⋮ → Copy member ID).',
+        });
+      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      const expiresAt = new Date(now().getTime() + CODE_TTL_MS).toISOString();
+      await store.offerLink(SLACK, identity.userId, { externalId: body.slackUserId, codeHash: sha256(code), expiresAt });
+      if (!(await slack.sendLinkCode(body.slackUserId, identity.username, code))) {
+        await store.dropOffer(SLACK, identity.userId);
+        throw IntegrationErrors.SLACK_NOT_CONFIGURED();
+      }
+      await audit.append({
+        type: 'chat_link_requested',
+        actor: userActor(identity.username),
+        payload: { provider: 'slack', username: identity.username, slackUserId: body.slackUserId, expiresAt },
+      });
+      return { sentTo: body.slackUserId, expiresAt };
+    },
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'POST',
+      path: '/api/me/chat/slack/link/confirm',
+      summary: 'Confirm the link to my Slack account with the code Slack showed me.',
+      tag: 'auth',
+      body: confirmBody,
+    },
+    async ({ request, body }) => {
+      const { identity } = request;
+      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      const pending = await store.offer(SLACK, identity.userId);
+      if (!pending) throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'no link was asked for' });
+      if (Date.parse(pending.expiresAt) <= now().getTime()) throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'it expired' });
+      if (pending.attempts >= MAX_WRONG_CODES) throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'too many wrong codes' });
+      const given = Buffer.from(sha256(body.code));
+      if (!timingSafeEqual(given, Buffer.from(pending.codeHash))) {
+        await store.countWrongCode(SLACK, identity.userId);
+        throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'it does not match' });
+      }
+      const before = (await store.links(SLACK)).find((link) => link.userId === identity.userId);
+      await store.link(SLACK, identity.userId, { externalId: pending.externalId }, identity.username);
+      await store.dropOffer(SLACK, identity.userId);
+      await audit.append({
+        type: 'chat_link_changed',
+        actor: userActor(identity.username),
+        payload: {
+          provider: 'slack',
+          username: identity.username,
+          from: { slackUserId: before?.externalId ?? '', email: before?.email ?? '' },
+          to: { slackUserId: pending.externalId, email: '' },
+          by: identity.username,
+          via: identity.channel ?? 'rest',
+          confirmedInSlack: true,
+        },
+      });
+      return { linked: pending.externalId };
+    },
+  );
+}
