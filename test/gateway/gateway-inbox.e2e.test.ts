@@ -59,8 +59,10 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
       await page.goto(`${rig.web.url}/#/inbox`);
       const item = page.locator(`[data-testid="inbox-item"][data-call-id="${pending.interrupt.callId}"]`);
       await expect.poll(async () => item.locator('pre.args').textContent()).toContain('approved by alice');
-      expect(await item.textContent()).toContain('high risk');
-      await item.getByRole('button', { name: 'Approve' }).click();
+      expect(await item.getByTestId('inbox-title').textContent()).toMatch(/^john_doe asks: write file\s*high$/);
+      // High risk: the inbox asks once more before approving (issue 31, item 1).
+      await item.getByTestId('inbox-approve').click();
+      await item.getByTestId('inbox-confirm-approve').click();
 
       const result = await call;
       expect(result.isError).toBeFalsy();
@@ -85,8 +87,10 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
       const page = await signIn('alice');
       await page.goto(`${rig.web.url}/#/inbox`);
       const item = page.locator(`[data-testid="inbox-item"][data-call-id="${pending.interrupt.callId}"]`);
-      await item.getByPlaceholder('Reason for rejecting').fill('use the shared drive instead');
-      await item.getByRole('button', { name: 'Reject' }).click();
+      // The reason box opens on Reject, beside Approve (issue 31, item 9).
+      await item.getByTestId('inbox-reject').click();
+      await item.getByTestId('inbox-reject-reason').fill('use the shared drive instead');
+      await item.getByTestId('inbox-reject-submit').click();
       const result = await call;
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('Rejected by alice: use the shared drive instead');

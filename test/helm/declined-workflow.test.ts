@@ -51,7 +51,8 @@ describe('a declined Helm workflow leaves its session usable', () => {
     const gate1 = await runtime.send(id, 'install webapp as web', alice);
     const gate2 = await runtime.decide(id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
     const rejected = await runtime.decide(id, { type: 'reject', callId: gate2.interrupt!.callId, reason: 'not today' }, carol);
-    expect(lastText(rejected)).toContain('Rejected at plan approval');
+    // Issue 31 (review N12): who rejected, the reason as a sentence, no "The person rejected this call".
+    expect(lastText(rejected)).toBe('Rejected at plan approval by carol: not today. The workflow is aborted; nothing was changed.');
     await completeInstall(id, 'install webapp as web');
     await completeInstall(id, 'upgrade web set replicaCount=3');
   });

@@ -260,7 +260,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
   const executed = steps[executeAt]!;
   if (executed.isError) {
     const out = executed.output as { denied?: boolean; reason?: string } | null;
-    if (out?.denied) return say(`Rejected at plan approval: ${out.reason ?? ''} The workflow is aborted; nothing was changed.`);
+    if (out?.denied) return say(`Rejected at plan approval${rejectionWords(out.reason)} The workflow is aborted; nothing was changed.`);
     return say(`${operation} failed: ${errorText(executed)}`);
   }
 
@@ -296,6 +296,13 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
       .filter(Boolean)
       .join('\n'),
   );
+}
+
+/** " by alice: not during the sale." from the runtime's "alice rejected this call. Reason: not during the sale". */
+function rejectionWords(reason: string | undefined): string {
+  const parsed = /^(\S+) rejected this call\. Reason: (.*)$/s.exec(reason ?? '');
+  const text = (parsed ? `by ${parsed[1]}: ${parsed[2]}` : `: ${reason ?? 'no reason given'}`).trim();
+  return `${text.startsWith(':') ? '' : ' '}${/[.!?]$/.test(text) ? text : `${text}.`}`;
 }
 
 function planSummary(plan: InstallationPlan): string {

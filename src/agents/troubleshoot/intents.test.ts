@@ -173,7 +173,7 @@ describe('troubleshoot interpreter rules', () => {
     const rejected = (reason: string): Step => ({
       toolName: 'suggest_ssh_command',
       input: { host: 'web-1', command: 'df -h' },
-      output: { denied: true, reason: `The person rejected this call. Reason: ${reason}` },
+      output: { denied: true, reason: `john_doe rejected this call. Reason: ${reason}` },
       isError: true,
     });
     const stopped = next('disk full', [oneHost, linux, history(), rejected('stop')]);

@@ -33,6 +33,8 @@ export interface SessionState {
    * sessions stored before this field: they are titled automatically).
    */
   titledByPerson?: boolean;
+  /** The title was taken from the session's first approval request; later requests keep it. */
+  titledByRequest?: boolean;
 }
 
 export function parseSessionState(text: string): SessionState {

@@ -233,10 +233,14 @@ export class TurnEngine {
 
   async #pause(session: WorkingSession, interrupt: Interrupt): Promise<LoopStatus> {
     session.interrupt = interrupt;
-    // Titled by what it waits on ("DROP TABLE order_items (8 rows)"), not by its first message,
-    // which named the wrong thing in every approver's inbox (issue 31, item 5).
+    // Titled by its first request ("DROP TABLE order_items (8 rows)"), not by its first message,
+    // which named the wrong thing in every approver's inbox (issue 31, item 5). Once: a runbook's
+    // later commands would otherwise rename the session at every step.
     const headline = interrupt.type === 'approval' ? interrupt.preview?.headline?.trim() : undefined;
-    if (headline && !session.state.titledByPerson) session.row = { ...session.row, title: sessionTitleOf(headline) };
+    if (headline && !session.state.titledByPerson && !session.state.titledByRequest) {
+      session.row = { ...session.row, title: sessionTitleOf(headline) };
+      session.state.titledByRequest = true;
+    }
     this.#processor.env.events.record(session.uow, session.id, 'interrupt', interrupt);
     await this.#commit(session, 'waiting');
     return 'waiting';

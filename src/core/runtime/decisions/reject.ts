@@ -17,5 +17,6 @@ export function rejectCall(
     audit: { type: 'tool_rejected', actor: userActor(actor.username), payload: { callId: id, tool, reason, ...marks } },
     live: { type: 'decision', data: { callId: id, decision: 'reject', reason, by: actor.username } },
   });
-  return { kind: 'denied', reason: `The person rejected this call. Reason: ${reason}` };
+  // Named: the agent repeats it to people ("alice rejected …"), and "the person" left them guessing who.
+  return { kind: 'denied', reason: `${actor.username} rejected this call. Reason: ${reason}` };
 }
