@@ -168,10 +168,11 @@ describe('declaredTitles', () => {
       "  /* it('commented out') */",
       "  test.todo('later');",
       "  it.skip('parked', () => {});",
+      "  workflowIt?.('through a local alias', async () => {});",
       '});',
     ].join('\n');
     expect(declaredTitles(source)).toEqual({
-      runnable: ['on PostgreSQL', 'case %s', "runs \\'quoted\\' things", "runs 'quoted' things"],
+      runnable: ['on PostgreSQL', 'case %s', "runs \\'quoted\\' things", "runs 'quoted' things", 'through a local alias'],
       skipped: ['later', 'parked'],
     });
   });

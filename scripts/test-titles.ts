@@ -1,6 +1,6 @@
 // The titles of the tests a vitest file declares, read from its source without running it: the
 // first argument of each `it(…)`, `test(…)` and `describe(…)` call (through `.each(…)`,
-// `.skipIf(…)` and the like), with comments ignored. A title declared through `.skip` or `.todo`
+// `.skipIf(…)` and the like, or a local alias such as `workflowIt?.(…)`), with comments ignored. A title declared through `.skip` or `.todo`
 // does not run, so it is listed apart.
 
 export interface DeclaredTitles {
@@ -118,7 +118,8 @@ function stringValues(source: string, start: number): string[] {
   return resolved === written ? [written] : [written, resolved];
 }
 
-const CALLEE = /\b(it|test|describe)\b/g;
+/** `it`, `test`, `describe`, and a local alias of one (`const workflowIt = real ? undefined : it`). */
+const CALLEE = /\b(it|test|describe|[a-z][A-Za-z0-9]*(?:It|Test|Describe))\b/g;
 
 export function declaredTitles(source: string): DeclaredTitles {
   const code = withoutComments(source);
@@ -130,6 +131,7 @@ export function declaredTitles(source: string): DeclaredTitles {
     let neverRuns = false;
     for (;;) {
       while (/\s/.test(code[i] ?? '')) i += 1;
+      if (code.startsWith('?.(', i)) i += 2;
       if (code[i] === '.') {
         const name = /^\.\s*([A-Za-z]+)/.exec(code.slice(i));
         if (!name) break;
