@@ -112,7 +112,7 @@ export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Prin
             ? `the bearer token is not valid for ${resource} (expired, revoked, its holder disabled, or issued for another resource); sign in again or use an opsgate API token`
             : 'authentication required: send "Authorization: Bearer <token>" (an opsgate API token: opsgate users token NAME) or sign in with OAuth',
         },
-        { 'www-authenticate': `Bearer resource_metadata="${origin}${METADATA_PATH}${path}"${invalid}` },
+        { 'www-authenticate': `Bearer resource_metadata="${origin}${METADATA_PATH}"${invalid}` },
       );
       return true;
     }
