@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../agent/define-agent.ts';
+import { userActor } from '../audit/index.ts';
 import type { Store } from '../store/index.ts';
 import { TOKEN_SCOPES, type TokenIdentity, type TokenScope, type UserRepository } from './users.ts';
 
@@ -178,6 +179,8 @@ export class OAuthGrants {
     const issued = await this.#users.createToken(user.username, `oauth:${client?.clientName ?? row.client_id}`, {
       scopes: row.scopes.split(','),
       expiresInMs: OAUTH_ACCESS_TOKEN_TTL_MS,
+      // Issued by the person's own consent; `by` makes the token_issued event part of the record.
+      by: { actor: userActor(user.username), username: user.username, via: 'oauth' },
     });
     await this.#store.db
       .insertInto('oauth_tokens')
