@@ -5,13 +5,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 
 /** Where a 401 points an MCP client that wants to sign in (RFC 9728 protected-resource metadata). */
 export interface ProtectedResource {
-  /** The OIDC issuer that hands out tokens for this resource. */
+  /** Issuers that hand out tokens for this resource (an OIDC issuer, another opsgate). */
   readonly authorizationServers: readonly string[];
+  /** opsgate on the same origin is the OAuth authorization server (`opsgate serve`); listed first. */
+  readonly sameOrigin?: boolean;
 }
 
 export interface McpHttpHostOptions<Principal> {
-  /** Resolves a bearer token to who is calling; undefined refuses the request with 401. */
-  authenticate(token: string): Promise<Principal | undefined>;
+  /** Resolves a bearer token presented to `resource` (this endpoint's URL) to who is calling; undefined refuses the request with 401. */
+  authenticate(token: string, resource: string): Promise<Principal | undefined>;
   /** Two requests belong to the same caller when these keys are equal (an MCP session never changes hands). */
   principalKey(principal: Principal): string;
   /** Builds the MCP server one client session talks to, acting for `principal`. */
@@ -106,22 +108,28 @@ export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Prin
       return true;
     }
     const origin = `http://${host}`;
+    const resource = `${origin}${path}`;
     if (isMetadata) {
       json(response, 200, {
-        resource: `${origin}${path}`,
-        authorization_servers: options.resource?.authorizationServers ?? [],
+        resource,
+        authorization_servers: [...(options.resource?.sameOrigin ? [origin] : []), ...(options.resource?.authorizationServers ?? [])],
         bearer_methods_supported: ['header'],
       });
       return true;
     }
     const token = bearer(request);
-    const principal = token ? await options.authenticate(token) : undefined;
+    const principal = token ? await options.authenticate(token, resource) : undefined;
     if (principal === undefined) {
+      const invalid = token ? ', error="invalid_token"' : '';
       json(
         response,
         401,
-        { error: 'authentication required: send "Authorization: Bearer <token>" (an opsgate API token: opsgate users token NAME)' },
-        { 'www-authenticate': `Bearer resource_metadata="${origin}${METADATA_PATH}"` },
+        {
+          error: token
+            ? `the bearer token is not valid for ${resource} (expired, revoked, its holder disabled, or issued for another resource); sign in again or use an opsgate API token`
+            : 'authentication required: send "Authorization: Bearer <token>" (an opsgate API token: opsgate users token NAME) or sign in with OAuth',
+        },
+        { 'www-authenticate': `Bearer resource_metadata="${origin}${METADATA_PATH}"${invalid}` },
       );
       return true;
     }

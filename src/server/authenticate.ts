@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CoreErrors } from '../core/errors/index.ts';
 import { type Identity, identityOf } from '../core/identity/index.ts';
+import type { OAuthGrants } from '../core/identity/oauth-grants.ts';
 import type { TokenScope, UserRepository } from '../core/identity/users.ts';
 import { type LoginRevocations, type LoginSession, LoginSessions } from './login-sessions.ts';
 import { ServerErrors } from './server-errors.ts';
@@ -53,18 +54,22 @@ export class Authenticator {
   readonly #users: UserRepository;
   readonly #sessions: LoginSessions;
   readonly #revocations: LoginRevocations;
+  readonly #grants: OAuthGrants;
 
-  constructor(users: UserRepository, sessions: LoginSessions, revocations: LoginRevocations) {
+  constructor(users: UserRepository, sessions: LoginSessions, revocations: LoginRevocations, grants: OAuthGrants) {
     this.#users = users;
     this.#sessions = sessions;
     this.#revocations = revocations;
+    this.#grants = grants;
   }
 
   /** The identity, or undefined when the credential no longer stands for anyone. Throws TOKEN_EXPIRED. */
   async identify(credential: Credential): Promise<Authenticated | undefined> {
     if (credential.kind === 'bearer') {
       const found = await this.#users.authenticateToken(credential.token);
-      return found && { identity: found.identity, scopes: found.scopes };
+      // An OAuth access token is for the MCP endpoint it was granted for, never for the REST API.
+      if (!found || (await this.#grants.resourceOf(credential.token)) !== undefined) return undefined;
+      return { identity: found.identity, scopes: found.scopes };
     }
     const session = this.#sessions.read(credential.cookie);
     if (!session) return undefined;

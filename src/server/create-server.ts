@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/agent/define-agent.ts';
 import { AuditLog } from '../core/audit/index.ts';
+import { OAuthGrants } from '../core/identity/oauth-grants.ts';
 import { UserRepository } from '../core/identity/users.ts';
 import type { Runtime } from '../core/runtime/runtime-api.ts';
 import type { Store } from '../core/store/index.ts';
@@ -18,6 +19,7 @@ import { IdentityChanges } from './identity-changes.ts';
 import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
 import { type LoginLimitConfig, LoginLimits } from './login-limits.ts';
 import { LoginRevocations, LoginSessions } from './login-sessions.ts';
+import { registerOAuthRoutes } from './oauth/oauth-routes.ts';
 import { type OidcConfig, OidcLogin, oidcRoutes } from './oidc/index.ts';
 import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
@@ -102,7 +104,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const catalog = new ApiCatalog();
   const audit = new AuditLog(options.store, () => options.clock?.now() ?? new Date());
   const revocations = new LoginRevocations(options.store, options.clock);
-  const authenticator = new Authenticator(users, sessions, revocations);
+  const grants = new OAuthGrants(options.store, users, options.clock);
+  const authenticator = new Authenticator(users, sessions, revocations, grants);
   const changes = new IdentityChanges(options.store);
   const security = { alwaysSecure: options.secureCookies ?? false };
   const authDeps = {
@@ -123,6 +126,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
 
   // Public.
   publicAuthRoutes(app, catalog, { ...authDeps, rateLimit: options.loginRateLimit ?? { max: 60, timeWindow: 60_000 } });
+  await registerOAuthRoutes(app, { grants, authenticator, security, audit });
   if (options.oidc) {
     const login = await OidcLogin.create(options.oidc, options.store, users, options.clock);
     oidcRoutes(app, { login, sessions, users, audit, security });

@@ -19,7 +19,8 @@ export const CONTENT_SECURITY_POLICY = [
 
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    // A page that must post to one more origin (the OAuth consent page) sets its own, stricter-elsewhere policy.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');

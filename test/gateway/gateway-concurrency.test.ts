@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
+import { ResourceTokens } from '../../src/core/identity/oauth-grants.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
@@ -41,7 +42,7 @@ upstreams:
   );
   const runtime = await createRuntime({ store, agents: gateway.agents, logger: pino({ level: 'silent' }), env: {} });
   gateway.attach(runtime);
-  const host = await startGatewayHttp(gateway, new UserRepository(store), { port: 0 });
+  const host = await startGatewayHttp(gateway, ResourceTokens.forStore(store, new UserRepository(store)), { port: 0 });
   return { store, runtime, gateway, host };
 }
 

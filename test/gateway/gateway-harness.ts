@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AuditLog } from '../../src/core/audit/index.ts';
+import { ResourceTokens } from '../../src/core/identity/oauth-grants.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { Gateway, parseGatewayConfig, startGatewayHttp } from '../../src/gateway/index.ts';
 import type { McpHttpHost } from '../../src/mcp/http-host.ts';
@@ -49,7 +50,12 @@ ${extraConfig}`,
   const web = await startWebServer({ agents: gateway.agents });
   gateway.attach(web.runtime);
   const users = new UserRepository(web.store);
-  const host = await startGatewayHttp(gateway, users, { port: 0 }, { authorizationServers: [SSO_ISSUER] });
+  const host = await startGatewayHttp(
+    gateway,
+    ResourceTokens.forStore(web.store, users),
+    { port: 0 },
+    { authorizationServers: [SSO_ISSUER] },
+  );
   const tokens = new Map<string, string>();
   const tokenFor = async (username: string) => {
     if (!tokens.has(username)) tokens.set(username, (await users.createToken(username, 'gateway-test')).token);

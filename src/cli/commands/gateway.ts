@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { SYSTEM_ACTOR } from '../../core/audit/index.ts';
+import { ResourceTokens } from '../../core/identity/oauth-grants.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { createGatewayMcpServer, startGatewayHttp } from '../../gateway/index.ts';
 import { ToolDefinitions } from '../../gateway/tool-definitions.ts';
@@ -72,7 +73,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const oidc = oidcConfigFromEnv(io.env);
     const host = await startGatewayHttp(
       gateway,
-      users,
+      ResourceTokens.forStore(opsgate.store, users),
       { port, host: values.host ?? '127.0.0.1' },
       oidc ? { authorizationServers: [oidc.issuer] } : undefined,
     );

@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { throughChannel } from '../../core/identity/index.ts';
+import { ResourceTokens } from '../../core/identity/oauth-grants.ts';
 import { UserRepository } from '../../core/identity/users.ts';
 import { LOOPBACK_HOSTNAMES, startMcpHttpHost } from '../../mcp/http-host.ts';
 import { createAgentMcpServer } from '../../mcp/index.ts';
@@ -53,9 +54,10 @@ export const mcpCommand: CliCommand = {
       if (values.http !== undefined) {
         const port = parseIntegerOption('http', values.http, 0, 0, 65535);
         const oidc = oidcConfigFromEnv(io.env);
+        const tokens = ResourceTokens.forStore(opsgate.store, users);
         const host = await startMcpHttpHost(
           {
-            authenticate: async (token) => (await users.authenticateToken(token))?.identity,
+            authenticate: async (token, resource) => (await tokens.identify(token, resource))?.identity,
             principalKey: (identity) => String(identity.userId),
             build: (identity) =>
               createAgentMcpServer({

@@ -120,7 +120,12 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       chat: chatOptionsFromEnv(options.env),
     });
     if (opsgate.gateway)
-      await registerGatewayRoutes(app, { gateway: opsgate.gateway, users, ...(oidc ? { oidcIssuer: oidc.issuer } : {}) });
+      await registerGatewayRoutes(app, {
+        gateway: opsgate.gateway,
+        users,
+        store: opsgate.store,
+        ...(oidc ? { oidcIssuer: oidc.issuer } : {}),
+      });
     try {
       await app.listen({ port: options.port, host: options.host });
     } catch (error) {

@@ -17,6 +17,8 @@ export const IDENTITY_AUDIT_EVENT_TYPES = [
   'login_failed',
   'logout',
   'sso_signed_in',
+  'oauth_consent_granted',
+  'oauth_consent_denied',
   'host_added',
   'host_trusted',
   'host_removed',

@@ -9,6 +9,7 @@ import { auditJournalMigration } from './migrations/core-003-audit-journal.ts';
 import { modelUsageMigration } from './migrations/core-010-model-usage.ts';
 import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
 import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
+import { oauthMigration } from './migrations/core-090-oauth.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
@@ -190,6 +191,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       modelUsageMigration,
       auditAnchorsMigration,
       tokenScopeExpiryMigration,
+      oauthMigration,
     ].map((m) => [m.name, m]),
   );
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;

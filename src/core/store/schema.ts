@@ -38,6 +38,42 @@ export interface LoginRevocationsTable {
 }
 
 /** Failed sign-ins per key (`account:NAME`, `account-ip:NAME|IP`, `ip:IP`) in the current window. */
+export interface OAuthClientsTable {
+  client_id: string;
+  client_name: string;
+  /** JSON array of the exact redirect URIs the client registered. */
+  redirect_uris: string;
+  /** The client's registered metadata (RFC 7591), JSON. */
+  metadata: string;
+  created_at: string;
+}
+
+export interface OAuthCodesTable {
+  /** sha256 of the one-time code. */
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  /** PKCE S256 challenge. */
+  code_challenge: string;
+  redirect_uri: string;
+  /** The resource (RFC 8707) the person granted access to. */
+  resource: string;
+  scopes: string;
+  /** Epoch ms. */
+  expires_at: number;
+  /** Epoch ms when exchanged; a code is exchanged once. */
+  used_at: number | null;
+}
+
+export interface OAuthTokensTable {
+  /** sha256 of the access token, as in api_tokens. */
+  token_hash: string;
+  api_token_id: number;
+  client_id: string;
+  /** The only resource the token may be presented to. */
+  resource: string;
+}
+
 export interface LoginFailuresTable {
   key: string;
   window_start: number;
@@ -202,5 +238,8 @@ export interface CoreDatabase {
   secrets: SecretsTable;
   login_revocations: LoginRevocationsTable;
   login_failures: LoginFailuresTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   model_usage: ModelUsageTable;
 }

@@ -2,23 +2,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { CoreErrors } from '../../core/errors/index.ts';
 import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
+import { ResourceTokens } from '../../core/identity/oauth-grants.ts';
 import type { UserRepository } from '../../core/identity/users.ts';
+import type { Store } from '../../core/store/index.ts';
 import { createGatewayHandler, type Gateway } from '../../gateway/index.ts';
 import { METADATA_PATH } from '../../mcp/http-host.ts';
 
 /**
- * The gateway section of `opsgate serve`: the MCP endpoint `/mcp` (bearer opsgate API tokens,
- * allowed Hosts only), its protected-resource metadata, and the upstreams' status for admins.
+ * The gateway section of `opsgate serve`: the MCP endpoint `/mcp` (bearer opsgate API tokens or
+ * OAuth access tokens issued for it, allowed Hosts only), its protected-resource metadata, and the upstreams' status for admins.
  */
 export async function registerGatewayRoutes(
   app: FastifyInstance,
-  options: { readonly gateway: Gateway; readonly users: UserRepository; readonly oidcIssuer?: string },
+  options: { readonly gateway: Gateway; readonly users: UserRepository; readonly store: Store; readonly oidcIssuer?: string },
 ): Promise<void> {
-  const handler = createGatewayHandler(
-    options.gateway,
-    options.users,
-    options.oidcIssuer ? { authorizationServers: [options.oidcIssuer] } : undefined,
-  );
+  // opsgate itself issues OAuth tokens for this endpoint (the consent page is on this origin).
+  const handler = createGatewayHandler(options.gateway, ResourceTokens.forStore(options.store, options.users), {
+    sameOrigin: true,
+    authorizationServers: options.oidcIssuer ? [options.oidcIssuer] : [],
+  });
   app.addHook('onClose', async () => handler.close());
   const mcp = async (request: { raw: IncomingMessage; body?: unknown }, reply: { hijack(): void; raw: ServerResponse }) => {
     reply.hijack();
