@@ -44,6 +44,8 @@ rm -rf "$app/test" "$app/bench" "$app/eval" "$app/docs" "$app/notes" "$app/.ci" 
 find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete
 rm -rf "$app/node_modules/tree-sitter-bash/src" "$app/node_modules/tree-sitter-bash/prebuilds"
 cp "$node_bin" "$work/app/usr/local/bin/node"
+# The npm build of Node carries its debug symbols (18 MB); a server has no use for them.
+if command -v strip >/dev/null 2>&1; then strip "$work/app/usr/local/bin/node"; fi
 ln -s /opt/opsgate/bin/opsgate "$work/app/usr/local/bin/opsgate"
 
 # Node carries its own CA certificates, so Debian's (and the perl they pull in) stay out.
