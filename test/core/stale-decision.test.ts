@@ -60,6 +60,20 @@ describe.each(testStoreFactories().map((factory) => [factory.dialect, factory] a
       expect(executed.map((row) => row.status).sort()).toEqual(['executed', 'executed']);
     });
 
+    it('runs nothing when the call was decided elsewhere without the session version moving (the status update guards alone)', async () => {
+      const { testStore, recorder, first } = await twoReplicas();
+      const session = await first.startSession({ agent: 'ledger', identity: user });
+      const paused = await first.send(session.id, 'pay bob 8', user);
+      const callId = paused.interrupt!.callId;
+      // The version check passes; only the conditional status change (`where status = 'proposed'`) can see it.
+      await sql`update tool_calls set status = 'rejected' where id = ${callId}`.execute(testStore.store.db);
+
+      await first.decide(session.id, { type: 'approve', callId }, approver).catch(() => undefined);
+      expect(recorder.transfers).toEqual([]);
+      const row = await testStore.store.db.selectFrom('tool_calls').select('status').where('id', '=', callId).executeTakeFirst();
+      expect(row?.status).toBe('rejected');
+    });
+
     it('runs a call once when several approvals of it are committed in one group', async () => {
       const { testStore, recorder, first } = await twoReplicas();
       const session = await first.startSession({ agent: 'ledger', identity: user });
