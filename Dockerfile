@@ -7,7 +7,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN bash scripts/build-web.sh --force && npm prune --omit=dev \
- && rm -rf test bench eval docs notes .ci deploy node_modules/ssh2/lib/protocol/crypto/build
+ && find docs -mindepth 1 -maxdepth 1 ! -name runbooks -exec rm -rf {} + \
+ && rm -rf test bench eval notes .ci deploy node_modules/ssh2/lib/protocol/crypto/build
 
 FROM node:24-bookworm-slim
 COPY --from=build /opt/opsgate /opt/opsgate

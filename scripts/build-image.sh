@@ -38,7 +38,9 @@ git archive HEAD | tar -x -C "$app"
 cp -r src/web/dist "$app/src/web/dist"
 # ssh2's optional native cipher is skipped (see scripts/run.sh); nothing else needs a build step.
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
-rm -rf "$app/test" "$app/bench" "$app/eval" "$app/docs" "$app/notes" "$app/.ci" "$app/deploy"
+# docs/runbooks stays: the troubleshoot agent and the server's runbook pages read it at run time.
+find "$app/docs" -mindepth 1 -maxdepth 1 ! -name runbooks -exec rm -rf {} +
+rm -rf "$app/test" "$app/bench" "$app/eval" "$app/notes" "$app/.ci" "$app/deploy"
 # What a running server never reads: type declarations, source maps, docs, and the grammar's C
 # sources and native prebuilds (the validator loads tree-sitter-bash.wasm only).
 find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete
