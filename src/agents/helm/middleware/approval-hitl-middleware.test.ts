@@ -41,6 +41,19 @@ describe('HelmApprovalHITLMiddleware (safety net)', () => {
     expect(ran).toBe(false);
   });
 
+  it('holds any tool declared mutable, not only the helm operations it knows by name, and says which tool in the error and the audit', async () => {
+    const context = createTestToolContext({ phase: 'execution' });
+    const middleware = new HelmApprovalHITLMiddleware();
+    expect(middleware.name).toBe('HelmApprovalHITLMiddleware');
+    const refused = await middleware
+      .wrap({ tool: tool('helm_scale_workload', 'mutable'), input: {}, context }, async () => 'ran')
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'HELM_APPROVAL_REQUIRED', message: expect.stringContaining('helm_scale_workload') });
+    expect(context.audited).toEqual([
+      expect.objectContaining({ type: 'helm_unapproved_call_refused', payload: { tool: 'helm_scale_workload', phase: 'execution' } }),
+    ]);
+  });
+
   it('lets an approved mutable call and any read-only call through', async () => {
     const context = createTestToolContext({ phase: 'approval' });
     const approval = { approvedBy: 'alice', argsHash: 'h' };
