@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -42,10 +43,15 @@ describe.runIf(wanted)('the container image (npm run image)', () => {
     port = await freePort();
   }, 600_000);
 
-  afterAll(() => {
-    server?.kill('SIGKILL');
-    for (const mount of ['dev', 'proc']) execFileSync('umount', ['-R', join(rootfs, mount)]);
-    rmSync(resolve(bundle, '..'), { recursive: true, force: true });
+  afterAll(async () => {
+    if (server && server.exitCode === null && server.signalCode === null) {
+      const exited = once(server, 'exit');
+      server.kill('SIGKILL');
+      await exited;
+    }
+    for (const mount of ['dev', 'proc']) execFileSync('umount', ['--recursive', '--lazy', join(rootfs, mount)]);
+    // Only with nothing mounted below it: removing the bundle must never walk into the host's /dev.
+    if (!readFileSync('/proc/self/mounts', 'utf8').includes(bundle)) rmSync(resolve(bundle, '..'), { recursive: true, force: true });
   }, 120_000);
 
   it('serves /readyz as a non-root user from its own entrypoint and command', async () => {
