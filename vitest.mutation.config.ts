@@ -15,6 +15,8 @@ export default defineConfig({
       'src/agents/troubleshoot/risk/**/*.test.ts',
       'src/agents/helm/middleware/**/*.test.ts',
       'test/core/runtime.test.ts',
+      'test/core/decision-authorizer.test.ts',
+      'test/core/stale-decision.test.ts',
       'test/core/approval-binding.test.ts',
       'test/core/audit-integrity.test.ts',
       'test/security/decision-matrix.test.ts',
