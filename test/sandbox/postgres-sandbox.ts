@@ -121,8 +121,11 @@ export async function startPostgresSandbox(): Promise<PostgresSandbox> {
       return createHash('sha256').update(rows[0]!.fingerprint).digest('hex');
     },
     async sessionTraces() {
+      // This database's locks only: the test cluster is shared, and other suites' audit sealers take
+      // advisory locks in their own databases while these tests run.
       const { rows } = await admin.query<{ advisory: number; temporary: number }>(
-        `SELECT (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory') AS advisory,
+        `SELECT (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'
+                   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS advisory,
                 (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't') AS temporary`,
       );
       return { advisoryLocks: rows[0]!.advisory, temporaryRelations: rows[0]!.temporary };
