@@ -85,6 +85,12 @@ async function checkRequest(grants: OAuthGrants, fields: AuthorizationFields, or
   return { kind: 'ok', clientName: client.clientName, redirectUri: client.redirectUris.find((u) => u === fields.redirect_uri)! };
 }
 
+/** A request the authorize endpoint cannot serve: an error page, or the error sent back to the client's redirect URI. */
+function refuseRequest(reply: FastifyReply, checked: Exclude<Checked, { kind: 'ok' }>, state: string, origin: string): FastifyReply {
+  if (checked.kind === 'fatal') return reply.code(400).type('text/html; charset=utf-8').send(renderRequestErrorPage(checked.detail));
+  return redirectTo(reply, checked.redirectUri, { error: checked.error, error_description: checked.description }, state, origin);
+}
+
 function redirectTo(reply: FastifyReply, redirectUri: string, params: Record<string, string>, state: string, origin: string): FastifyReply {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -150,23 +156,20 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
         .send({ ...registered, client_id: client.clientId, client_id_issued_at: Math.floor(Date.parse(client.createdAt) / 1000) });
     });
 
+    /** The person signed in to opsgate in this browser, if any (the consent is theirs to give). */
+    const signedInBy = async (request: FastifyRequest) => {
+      const cookie = readSessionCookie(request, deps.security);
+      return cookie ? await deps.authenticator.identify({ kind: 'cookie', cookie }) : undefined;
+    };
+
     scope.get('/oauth/authorize', async (request, reply) => {
       const origin = originOf(request);
       const fields = fieldsOf(request.query);
       if (field(request.query, 'response_type') !== 'code')
         return reply.code(400).type('text/html; charset=utf-8').send(renderRequestErrorPage('response_type must be "code".'));
       const checked = await checkRequest(deps.grants, fields, origin);
-      if (checked.kind === 'fatal') return reply.code(400).type('text/html; charset=utf-8').send(renderRequestErrorPage(checked.detail));
-      if (checked.kind === 'redirect')
-        return redirectTo(
-          reply,
-          checked.redirectUri,
-          { error: checked.error, error_description: checked.description },
-          fields.state,
-          origin,
-        );
-      const cookie = readSessionCookie(request, deps.security);
-      const signedIn = cookie ? await deps.authenticator.identify({ kind: 'cookie', cookie }) : undefined;
+      if (checked.kind !== 'ok') return refuseRequest(reply, checked, fields.state, origin);
+      const signedIn = await signedInBy(request);
       if (!signedIn?.loginSession) return reply.type('text/html; charset=utf-8').send(renderSignInPage(request.url));
       // The form posts here and the answer redirects to the client: CSP form-action must allow that one origin.
       void reply.header(
@@ -187,8 +190,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
     scope.post('/oauth/authorize', async (request, reply) => {
       const origin = originOf(request);
       const body = request.body;
-      const cookie = readSessionCookie(request, deps.security);
-      const signedIn = cookie ? await deps.authenticator.identify({ kind: 'cookie', cookie }) : undefined;
+      const signedIn = await signedInBy(request);
       const sentOrigin = request.headers.origin;
       if (
         !signedIn?.loginSession ||
@@ -201,15 +203,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRoute
           .send(renderRequestErrorPage('Sign in to opsgate and answer the consent page again.'));
       const fields = fieldsOf(body);
       const checked = await checkRequest(deps.grants, fields, origin);
-      if (checked.kind === 'fatal') return reply.code(400).type('text/html; charset=utf-8').send(renderRequestErrorPage(checked.detail));
-      if (checked.kind === 'redirect')
-        return redirectTo(
-          reply,
-          checked.redirectUri,
-          { error: checked.error, error_description: checked.description },
-          fields.state,
-          origin,
-        );
+      if (checked.kind !== 'ok') return refuseRequest(reply, checked, fields.state, origin);
       const identity = signedIn.identity;
       const approved = field(body, 'decision') === 'approve';
       await deps.audit.append({
