@@ -143,8 +143,18 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       const approver = await (await browser.newContext()).newPage();
       await signIn(approver, 'alice');
       await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-      await approver.getByTestId('reject').click();
-      await approver.getByTestId('reject-reason').fill('not approved by my manager');
+      // The known panel race (NOTES, session 7): an update right after the click can close the box again.
+      const reasonBox = approver.getByTestId('reject-reason');
+      await expect
+        .poll(
+          async () => {
+            if (!(await reasonBox.isVisible())) await approver.getByTestId('reject').click();
+            return reasonBox.isVisible();
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true);
+      await reasonBox.fill('not approved by my manager');
       await shot(approver, '08-reject-reason');
       await approver.getByRole('button', { name: 'Reject', exact: true }).click();
       await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();
