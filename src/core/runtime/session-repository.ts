@@ -182,8 +182,9 @@ export interface ToolCallChange {
 }
 
 export const sessionRepository = {
-  async insertSession(db: Db, row: SessionRow): Promise<void> {
-    await insertRows(db, 'sessions', SESSION_COLUMNS, [row]);
+  /** Stores new sessions (of one or more units of work committed together) in one statement. */
+  async insertSessions(db: Db, rows: readonly SessionRow[]): Promise<void> {
+    await insertRows(db, 'sessions', SESSION_COLUMNS, rows);
   },
 
   async loadSession(db: Db, id: string): Promise<SessionRow | undefined> {
