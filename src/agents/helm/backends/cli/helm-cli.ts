@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
-import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
@@ -451,25 +451,26 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  async rollback(release: string, namespace: string, revision: number, options: { readonly hooks?: number } = {}): Promise<void> {
+  async rollback(release: string, namespace: string, revision: number, options: ChangeOptions = {}): Promise<void> {
     await this.#run(
       'helm',
-      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
+      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs(options.timeoutSeconds)],
       'rollback',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(options.timeoutSeconds, options.hooks),
     );
   }
 
-  async uninstall(release: string, namespace: string, options: { readonly hooks?: number } = {}): Promise<void> {
+  async uninstall(release: string, namespace: string, options: ChangeOptions = {}): Promise<void> {
+    const timeoutSeconds = options.timeoutSeconds ?? HELM_TIMEOUT_SECONDS;
     await this.#run(
       'helm',
-      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
+      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${timeoutSeconds}s`],
       'uninstall',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(timeoutSeconds, options.hooks),
     );
   }
 
