@@ -40,6 +40,8 @@ export interface ChangeOptions {
 export interface RenderRequest extends ReleaseRequest {
   readonly revision: number;
   readonly isUpgrade: boolean;
+  /** The cluster's Kubernetes version, for a render that cannot ask the cluster (`helm template --kube-version`). */
+  readonly kubeVersion?: string;
 }
 
 /**

@@ -429,6 +429,7 @@ export class HelmService {
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       revision: nextRevision,
       isUpgrade: Boolean(current),
+      kubeVersion: prerequisites.cluster.kubernetesVersion,
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
@@ -453,7 +454,7 @@ export class HelmService {
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
     if (rendered.clientSide)
       risks.push(
-        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+        `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
     if (validation.unresolvedRefs.length > 0)
       risks.push(

@@ -34,6 +34,7 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
+import { parseTemplateOutput, templateArgs } from './template-render.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
 const HELM_TIMEOUT_SECONDS = 300;
@@ -353,7 +354,9 @@ export class HelmCli implements HelmBackend {
    * A first install of a chart whose templates hold custom resources of its own `crds/` cannot be
    * dry-run on the server: Helm skips installing CRDs in a dry run and then cannot map the custom
    * resources ("ensure CRDs are installed first", helm/helm#13159, kube-prometheus-stack and most
-   * operators). Such a plan falls back to `--dry-run=client`, and says so.
+   * operators). Such a plan falls back to a client-side render, and says so: `--dry-run=client` on
+   * Helm 4; on Helm 3 that maps against the cluster too and fails the same way, so `helm template`
+   * (see template-render.ts).
    */
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const command = request.isUpgrade ? 'upgrade' : 'install';
@@ -383,7 +386,13 @@ export class HelmCli implements HelmBackend {
         OpsgateError.isInstance(error) &&
         /ensure CRDs are installed first/.test(String(error.fields.detail ?? ''));
       if (!crdsMissing) throw error;
-      return { ...(await dryRun(['--dry-run=client'])), clientSide: true };
+      if ((await this.helmMajorVersion()) >= 4)
+        return { ...(await dryRun(['--dry-run=client'])), clientSide: true, renderedWith: `${command} --dry-run=client` };
+      return this.#withValues(request.values, async (file) =>
+        parseTemplateOutput(
+          await this.#run('helm', templateArgs(request, file, request.kubeVersion), 'template', request.release, request.namespace),
+        ),
+      );
     }
   }
 
