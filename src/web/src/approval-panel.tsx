@@ -74,6 +74,7 @@ export function ApprovalPanel({
       class="panel approval"
       aria-labelledby="approval-title"
       data-testid="approval-panel"
+      data-call-id={interrupt.callId}
       data-risk={interrupt.risk}
       tabIndex={-1}
       ref={panel}
