@@ -162,7 +162,7 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
     TIMEOUT,
   );
   it(
-    "the requester of a request he may not approve has a way on after a restart: the panel says so, Re-plan plans it again for the approver, and it says he may withdraw and ask again (issue 31, item 6)",
+    'the requester of a request he may not approve has a way on after a restart: the panel says so, Re-plan plans it again for the approver, and it says he may withdraw and ask again (issue 31, item 6)',
     async () => {
       const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
       await page.goto(server!.url);
