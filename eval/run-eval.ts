@@ -65,7 +65,9 @@ async function runScenarios(suite: Suite, options: EvalOptions, log: (line: stri
     try {
       const result = score(scenario, await runScenario(suite.agent, scenario, opened.context));
       scores.push(result);
-      log(`${result.passed ? 'pass' : 'FAIL'} ${result.id} ${result.title}${result.passed ? '' : `\n     ${result.problems.join('\n     ')}`}`);
+      log(
+        `${result.passed ? 'pass' : 'FAIL'} ${result.id} ${result.title}${result.passed ? '' : `\n     ${result.problems.join('\n     ')}`}`,
+      );
     } finally {
       await opened.close();
     }

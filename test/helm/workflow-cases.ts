@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
+import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
@@ -88,6 +89,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let stubApi: KubeApiStub | undefined;
       const stubIt = onStub ? it : undefined;
       let cleanup: () => unknown = () => {};
+      /** Every helm/kubectl process the agent started (real binaries on the stub), argv without the kubeconfig. */
+      let spawned: string[][] = [];
 
       beforeEach(async () => {
         testStore = await factory.create();
@@ -110,9 +113,14 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           };
           const paths = { helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig };
           cluster = new HelmCli(paths);
+          spawned = [];
+          const counting: CommandRunner = (file, args, options) => {
+            spawned.push([basename(file), ...args.filter((arg) => arg !== '--kubeconfig' && arg !== kubeconfig)]);
+            return execCommand(file, args, options);
+          };
           runtime = await createRuntime({
             store: testStore.store,
-            agents: [helmAgent],
+            agents: [createHelmAgent({ run: counting })],
             agentOptions: { helm: { backend: 'cli', ...paths } },
           });
           cleanup = async () => {
@@ -150,12 +158,25 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       const approve = (id: string, turn: TurnResult) => runtime.decide(id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
       const lastText = (turn: TurnResult) => turn.messages.filter((m) => m.role === 'assistant').at(-1)?.text ?? '';
 
+      /**
+       * Issue 30 N7: at most 25 helm/kubectl processes per approved change, request to verification
+       * (the review measured 46–55: each of the six plans re-read the cluster's version, nodes,
+       * context and namespaces, and each status its chart). Counted where the real binaries run.
+       */
+      function expectProcessBudget(before: number) {
+        if (!onStub) return;
+        const argvs = spawned.slice(before).map((argv) => argv.slice(0, 3).join(' '));
+        expect(argvs.length, argvs.join('\n')).toBeLessThanOrEqual(25);
+      }
+
       async function install(command = 'install webapp as web version 1.0.0 set replicaCount=3') {
+        const before = spawned.length;
         const { id, turn } = await send(command);
         expect(turn.interrupt?.type).toBe('question');
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt?.type).toBe('approval');
         const done = await approve(id, gate2);
+        expectProcessBudget(before);
         return { id, gate1: turn, gate2, done };
       }
 
@@ -198,6 +219,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
 
       workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
         await install();
+        const before = spawned.length;
         const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
         const question = (turn.interrupt as { question: string }).question;
         expect(question).toContain('Current values vs proposed changes');
@@ -216,6 +238,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('Workflow COMPLETED');
+        expectProcessBudget(before);
         const status = await cluster.status('web', 'default');
         expect(status.version).toBe(2);
         expect(status.config).toEqual({ replicaCount: 3, service: { port: 8080 } });
@@ -270,12 +293,14 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         await install();
         const up = await send('upgrade web set replicaCount=4');
         await approve(up.id, await answer(up.id, up.turn));
+        const before = spawned.length;
         const { id, turn } = await send('rollback web to 1');
         expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('Workflow COMPLETED');
+        expectProcessBudget(before);
         const history = await cluster.history('web', 'default');
         expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
@@ -283,12 +308,14 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
 
       workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
         await install();
+        const before = spawned.length;
         const { id, turn } = await send('uninstall web');
         const gate2 = await answer(id, turn);
         const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { delete: string[] } } } } }).preview.details.plan;
         expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('release: not found');
+        expectProcessBudget(before);
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 

@@ -1,7 +1,16 @@
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import { Memo } from '../backends/memo.ts';
 import { healthProblems } from '../backends/readiness.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmStatus,
+  PodHealth,
+  ReleaseHook,
+  RenderedRelease,
+  WorkloadHealth,
+} from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
 import { checkKubeVersion } from '../charts/kube-version.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
@@ -78,8 +87,17 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
 
-/** How long a server dry run is reused for the same inputs. */
+/** How long a server dry run, and the cluster's version, nodes and namespaces, are reused. */
 const RENDER_REUSE_MS = 5 * 60_000;
+
+/**
+ * One release's life: a release uninstalled and installed again starts at revision 1 with a new
+ * `first_deployed` (Helm carries it over on upgrade and rollback), so this and a revision number
+ * name one stored revision, whose manifest, hooks and values never change.
+ */
+function releaseLife(current: HelmStatus): string {
+  return `${current.namespace}/${current.name}@${current.info.first_deployed}`;
+}
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
 export class HelmService {
@@ -111,6 +129,59 @@ export class HelmService {
    * an entry lives 5 minutes.
    */
   readonly #renders = new Map<string, { at: number; renders: Promise<[RenderedRelease, RenderedRelease]> }>();
+
+  /**
+   * What does not change between the two gates is read once (issue 30 N7: an approved change is
+   * planned six times, and each plan read the cluster's version, nodes, context and namespaces: 4
+   * processes, and on EKS/GKE/AKS a credential plugin run each). The release's own status is
+   * read afresh by every plan, so a change to it is always seen; what hangs off one stored revision
+   * (history at that status, manifest, hooks, values) is keyed by it. A change made here drops the
+   * cluster facts (it may have created the namespace).
+   */
+  readonly #clusterFacts = new Memo<{ readonly info: ClusterInfo; readonly namespaces: string[] | undefined }>({
+    maxEntries: 1,
+    maxAgeMs: RENDER_REUSE_MS,
+  });
+  readonly #histories = new Memo<HelmHistoryItem[]>({ maxEntries: 64 });
+  readonly #manifests = new Memo<string>({ maxEntries: 64 });
+  readonly #hooks = new Memo<ReleaseHook[]>({ maxEntries: 64 });
+  readonly #values = new Memo<Values>({ maxEntries: 64 });
+
+  /** The history as of `current` (the status just read): a new revision or state is another key. */
+  #history(current: HelmStatus): Promise<HelmHistoryItem[]> {
+    const key = `${releaseLife(current)}#${current.version}/${current.info.status}/${current.info.last_deployed}`;
+    return this.#histories.get(key, () => this.backend.history(current.name, current.namespace));
+  }
+
+  #revisionManifest(current: HelmStatus, revision: number): Promise<string> {
+    return this.#manifests.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionManifest(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionHooks(current: HelmStatus, revision: number): Promise<ReleaseHook[]> {
+    return this.#hooks.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionHooks(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionValues(current: HelmStatus, revision: number): Promise<Values> {
+    return this.#values.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionValues(current.name, current.namespace, revision),
+    );
+  }
+
+  /** Version, nodes and namespaces (undefined when this identity may not list them: Helm never needs to). */
+  #facts() {
+    return this.#clusterFacts.get('cluster', async () => {
+      const info = await this.backend.clusterInfo();
+      const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
+        if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+        throw error;
+      });
+      return { info, namespaces };
+    });
+  }
 
   #renderTwice(request: RenderRequest): Promise<[RenderedRelease, RenderedRelease]> {
     const key = canonicalJson({ ...request, chart: undefined });
@@ -177,7 +248,7 @@ export class HelmService {
   /** What clears a stuck release: only uninstall clears `pending-install` (nothing earlier exists to roll back to). */
   async #pendingRemedy(release: string, namespace: string, current: HelmStatus): Promise<string> {
     if (current.info.status === 'uninstalling') return `the uninstall did not finish; run "uninstall ${release}" again.`;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const stable = [...history]
       .reverse()
       .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
@@ -188,7 +259,7 @@ export class HelmService {
 
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
     const status = await this.backend.status(release, namespace);
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(status);
     return { status: this.#redact.status(status), history };
   }
 
@@ -220,10 +291,10 @@ export class HelmService {
 
   async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
     if (current.info.status !== 'failed') return current.config;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const deployed = [...history].reverse().find((item) => item.status === 'deployed' && item.revision < current.version);
     // Helm takes the failed revision itself when nothing was ever deployed.
-    return deployed ? this.backend.revisionValues(release, namespace, deployed.revision) : current.config;
+    return deployed ? this.#revisionValues(current, deployed.revision) : current.config;
   }
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
@@ -245,12 +316,8 @@ export class HelmService {
   }
 
   async #prerequisites(chart: LoadedChart, request: { namespace: string; createNamespace?: boolean | undefined }) {
-    const info = await this.backend.clusterInfo();
     // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
-    const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
-      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
-      throw error;
-    });
+    const { info, namespaces } = await this.#facts();
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
     // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
@@ -413,7 +480,7 @@ export class HelmService {
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
     const current = await this.backend.status(request.release, request.namespace);
-    const history = await this.backend.history(request.release, request.namespace);
+    const history = await this.#history(current);
     const chart = {
       name: current.chart.metadata.name,
       version: current.chart.metadata.version,
@@ -429,7 +496,7 @@ export class HelmService {
         currentRevision: current.version,
         currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, current.version)),
+        hooks: this.#redact.hooks(await this.#revisionHooks(current, current.version)),
         values: this.#redact.values(current.config),
       });
     }
@@ -451,9 +518,9 @@ export class HelmService {
       nextRevision: current.version + 1,
       rollbackRevision: target,
       currentManifest: this.#redact.manifest(current.manifest),
-      proposedManifest: this.#redact.manifest(await this.backend.revisionManifest(request.release, request.namespace, target)),
+      proposedManifest: this.#redact.manifest(await this.#revisionManifest(current, target)),
       // Helm runs the target revision's rollback hooks.
-      hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, target)),
+      hooks: this.#redact.hooks(await this.#revisionHooks(current, target)),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
     });
   }
@@ -471,6 +538,7 @@ export class HelmService {
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
     const { plan, resolved, values } = await this.#recheck(request, planHash);
+    this.#clusterFacts.clear();
     if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,

@@ -5,6 +5,7 @@ import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
   ClusterInfo,
@@ -73,6 +74,8 @@ export class HelmCli implements HelmBackend {
   readonly #options: HelmCliOptions;
   #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> | undefined;
   readonly #pulled = new Map<string, Promise<string>>();
+  /** The chart of each stored revision (`helm get metadata --revision`): `helm status` strips it, and it never changes. */
+  readonly #metadata = new Memo<ReturnType<typeof parseHelmMetadata>>({ maxEntries: 256 });
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
@@ -206,13 +209,16 @@ export class HelmCli implements HelmBackend {
       await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace),
     );
     if (status.chart.metadata.name) return status;
-    const metadata = parseHelmMetadata(
-      await this.#run(
-        'helm',
-        ['get', 'metadata', release, '--namespace', namespace, '--output', 'json'],
-        'get metadata',
-        release,
-        namespace,
+    // A stored revision's chart never changes; `first_deployed` tells a reinstalled release's revision 1 from the old one's.
+    const metadata = await this.#metadata.get(`${namespace}/${release}@${status.info.first_deployed}#${status.version}`, async () =>
+      parseHelmMetadata(
+        await this.#run(
+          'helm',
+          ['get', 'metadata', release, '--namespace', namespace, '--revision', String(status.version), '--output', 'json'],
+          'get metadata',
+          release,
+          namespace,
+        ),
       ),
     );
     return {
