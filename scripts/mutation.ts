@@ -52,6 +52,10 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'test/core/decision-authorizer.test.ts',
       'test/core/stale-decision.test.ts',
       'test/core/approval-binding.test.ts',
+      // Recovery is proven by a real SIGKILL of a child process mid-call and by a second instance
+      // on the same store; recovery itself runs in the test process, so its mutants are reached.
+      'test/core/crash-recovery.test.ts',
+      'test/core/replica-recovery.test.ts',
     ],
   },
   'audit-verify': {
