@@ -66,6 +66,9 @@ export async function runFakeKubectl(
     if (command === 'get' && positional[0] === 'namespaces') {
       return `${list((await cluster.listNamespaces()).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })))}\n`;
     }
+    // A release revision's storage object, read for its labels only: the fake's releases carry none
+    // (its helm ignores --labels), so kubectl prints nothing, as it does for a Secret without labels.
+    if (command === 'get' && positional[0] === 'secret' && positional[1]?.startsWith('sh.helm.release.v1.')) return '';
     if (command === 'get' && positional[0] === 'pods') {
       return `${list(await cluster.podObjects(namespace, flags.get('--selector') ?? flags.get('-l') ?? ''))}\n`;
     }

@@ -39,6 +39,8 @@ const planningInput = {
   resetValues: z.boolean().optional(),
   revision: z.number().int().min(1).optional(),
   createNamespace: z.boolean().optional(),
+  /** Upgrade only: take the chart from another source than the release's (refused otherwise; the plan flags it). */
+  allowSourceChange: z.boolean().optional(),
 };
 
 export interface HelmToolSpec {
@@ -175,6 +177,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       version: chartVersion.optional(),
       values: userValues.optional(),
       resetValues: z.boolean().optional(),
+      allowSourceChange: z.boolean().optional(),
       planHash,
     }),
     mutability: 'mutable',

@@ -10,6 +10,7 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
@@ -39,6 +40,11 @@ export interface PlanRequest {
   /** Rollback only: the revision to return to. Default: the one before the current. */
   readonly revision?: number;
   readonly createNamespace?: boolean;
+  /**
+   * Upgrade only: plan a chart from another source than the one the release was installed from
+   * (refused otherwise, issue 30 N5); the plan's risks then say so. Default false.
+   */
+  readonly allowSourceChange?: boolean;
 }
 
 export type Scenario =
@@ -202,11 +208,19 @@ export class HelmService {
   }
 
   /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
-  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
+  async #chartFor(request: PlanRequest, current?: HelmStatus, recorded?: RecordedOrigin): Promise<ResolvedChart> {
     if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
     if (!current) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
     if (request.version) return resolveChart(this.backend, this.repository, current.chart.metadata.name, request.version);
-    return resolveReleaseChart(this.backend, this.repository, request.release, current);
+    return resolveReleaseChart(this.backend, this.repository, request.release, current, recorded);
+  }
+
+  /**
+   * The origin opsgate recorded on the running revision (release labels), read with the status
+   * where the backend could. The simulator has no such method: its one repository is the only source.
+   */
+  async #recordedOrigin(request: PlanRequest, current: HelmStatus): Promise<RecordedOrigin | undefined> {
+    return recordedOrigin(current.labels ?? (await this.backend.releaseLabels?.(request.release, request.namespace, current.version)));
   }
 
   /**
@@ -228,7 +242,7 @@ export class HelmService {
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
-    const { chart } = await this.#chartFor(request, current);
+    const { chart } = await this.#chartFor(request, current, current ? await this.#recordedOrigin(request, current) : undefined);
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     return {
@@ -307,8 +321,14 @@ export class HelmService {
     if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
-    const resolved = await this.#chartFor(request, current);
+    const recorded = current ? await this.#recordedOrigin(request, current) : undefined;
+    const resolved = await this.#chartFor(request, current, recorded);
     const { chart } = resolved;
+    // Issue 30 N5: an upgrade takes its chart from the source the release came from, or says it cannot know.
+    const originRisks =
+      current && this.backend.releaseLabels
+        ? checkReleaseOrigin(request.release, current, recorded, { chart, origin: resolved.origin }, request.allowSourceChange === true)
+        : [];
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     if (!validation.valid) {
@@ -360,7 +380,7 @@ export class HelmService {
     const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
     const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
     const volatile = [...volatileObjects(rendered.manifest, again.manifest, request.namespace), ...volatileHooks];
-    const risks: string[] = [];
+    const risks: string[] = [...originRisks];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
@@ -374,7 +394,7 @@ export class HelmService {
       );
     if (resolved.foundBySearch)
       risks.push(
-        `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+        `the release's chart ${chart.metadata.name}-${chart.metadata.version} was found in the \`helm repo\` repository ${resolved.source} by ${recorded ? 'the source opsgate recorded on the release' : 'name, version and appVersion'} (Helm records no source in a release)`,
       );
     if (stamped.length > 0)
       risks.push(
@@ -390,7 +410,8 @@ export class HelmService {
         name: chart.metadata.name,
         version: chart.metadata.version,
         appVersion: chart.metadata.appVersion ?? '',
-        ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
+        source: resolved.origin.source,
+        digest: resolved.origin.digest,
       },
       ...(current
         ? {
@@ -481,6 +502,7 @@ export class HelmService {
         values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
+        labels: originLabels(resolved.origin),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);

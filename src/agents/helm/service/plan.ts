@@ -12,7 +12,10 @@ export interface PlanChart {
   readonly name: string;
   readonly version: string;
   readonly appVersion: string;
-  /** A chart from outside opsgate's repository: `REPO/NAME` of a `helm repo` repository or `oci://…`. */
+  /**
+   * Where the chart comes from: `REPO/NAME` of a `helm repo` repository, `oci://…`, or the url of
+   * opsgate's repository folder and the chart's name. Every install and upgrade plan names it.
+   */
   readonly source?: string;
   /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
   readonly digest?: string;
