@@ -78,6 +78,11 @@ export const HelmErrors = defineErrorCodes({
     message:
       "Chart {chart} names no source, and the helm CLI backend has no chart repository of opsgate's (the demo charts exist only with the simulator). Name the chart's source: REPO/NAME of a `helm repo` repository or oci://REGISTRY/PATH/NAME, or configure a repository folder (agentOptions.helm.charts).",
   },
+  HELM_VALUES_FILE_INVALID: {
+    status: 400,
+    message:
+      'Values input {name} cannot be used: {detail}. Nothing was planned; correct it (a values file is YAML with a mapping at the top, as for `helm -f`) and ask again.',
+  },
   HELM_CHART_SOURCE_UNSUPPORTED: {
     status: 400,
     message:

@@ -23,6 +23,12 @@ export const chartReference = z
   );
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
+/** Values files by content (`helm -f`), in order; the approval binds their text. At most 20 of 1 MB each. */
+const valuesFiles = z.array(z.object({ name: z.string().min(1).max(255), content: z.string().max(1_000_000) })).max(20);
+/** `--set-file KEY=FILE` by content: the value at the dotted KEY is the text. */
+const setFiles = z
+  .array(z.object({ key: z.string().min(1).max(255), name: z.string().min(1).max(255), content: z.string().max(1_000_000) }))
+  .max(20);
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */
@@ -36,6 +42,8 @@ const planningInput = {
   chart: chartReference.optional(),
   version: chartVersion.optional(),
   values: userValues.optional(),
+  valuesFiles: valuesFiles.optional(),
+  setFiles: setFiles.optional(),
   resetValues: z.boolean().optional(),
   revision: z.number().int().min(1).optional(),
   createNamespace: z.boolean().optional(),
@@ -160,6 +168,8 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference,
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       createNamespace: z.boolean().optional(),
       planHash,
     }),
@@ -176,6 +186,8 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference.optional(),
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       resetValues: z.boolean().optional(),
       allowSourceChange: z.boolean().optional(),
       planHash,

@@ -84,10 +84,12 @@ export async function resolveReleaseChart(
       return undefined;
     throw error;
   });
-  const found = backend.findChart ? await backend.findChart(name, version) : [];
   const qualifies = (source: string, candidateAppVersion: string) =>
     recorded ? isRecordedSource(recorded, { source, digest: '' }) : candidateAppVersion === appVersion;
   const ownQualifies = own !== undefined && qualifies(own.origin.source, own.chart.metadata.appVersion ?? '');
+  // The recorded source is one source: when opsgate's repository is it, no search can add a rival.
+  if (ownQualifies && recorded) return own;
+  const found = backend.findChart ? await backend.findChart(name, version) : [];
   const searched = found.filter((candidate) => qualifies(candidate.reference, candidate.appVersion));
   if (ownQualifies && searched.length === 0) return own;
   if (searched.length + (ownQualifies ? 1 : 0) > 1)

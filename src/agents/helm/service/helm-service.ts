@@ -10,6 +10,7 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type SetFile, userValuesOf, type ValuesFile, valueInputDigests } from '../values/values-inputs.ts';
 import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
@@ -35,6 +36,10 @@ export interface PlanRequest {
   readonly version?: string;
   /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
   readonly values?: Values;
+  /** Values files by content, merged in order before `values` (`helm -f`). */
+  readonly valuesFiles?: readonly ValuesFile[];
+  /** `--set-file`: each key's value is the file's text, set after `values`. */
+  readonly setFiles?: readonly SetFile[];
   /** Upgrade only: start from the chart defaults instead of the current user values. Default false. */
   readonly resetValues?: boolean;
   /** Rollback only: the revision to return to. Default: the one before the current. */
@@ -228,8 +233,9 @@ export class HelmService {
    * Helm, they are reused from the last *deployed* revision: a failed one's values never ran.
    */
   async effectiveValues(request: PlanRequest, current?: HelmStatus): Promise<Values> {
-    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, request.values ?? {});
-    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), request.values ?? {});
+    const given = userValuesOf(request);
+    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, given);
+    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), given);
   }
 
   async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
@@ -426,6 +432,7 @@ export class HelmService {
       volatile,
       ...(replaces ? { replace: true } : {}),
       values: this.#redact.values(userValues),
+      valueInputs: valueInputDigests(request),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
     });

@@ -5,6 +5,9 @@ import { parseManifest } from '../charts/render-chart.ts';
 import { planRisks } from '../risk.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { ValueChange } from '../values/values-diff.ts';
+import type { valueInputDigests } from '../values/values-inputs.ts';
+
+type ValueInputDigests = ReturnType<typeof valueInputDigests>;
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
@@ -46,6 +49,8 @@ export interface InstallationPlan {
   /** The user-supplied values the release will have (exactly what is applied). */
   readonly values?: Values;
   readonly valueChanges?: readonly ValueChange[];
+  /** The values files and `--set-file` inputs by name and sha256 (their text is in the approved arguments). */
+  readonly valueInputs?: ValueInputDigests;
   readonly resources: {
     readonly create: readonly string[];
     readonly change: readonly string[];
@@ -112,6 +117,7 @@ export interface PlanInput {
   readonly proposedManifest: string;
   readonly values?: Values;
   readonly valueChanges?: readonly ValueChange[];
+  readonly valueInputs?: ValueInputDigests;
   readonly rollbackRevision?: number;
   readonly createNamespace?: boolean;
   readonly risks?: readonly string[];
@@ -165,6 +171,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     ...(input.nextRevision !== undefined ? { nextRevision: input.nextRevision } : {}),
     ...(input.values ? { values: input.values } : {}),
     ...(input.valueChanges ? { valueChanges: input.valueChanges } : {}),
+    ...(input.valueInputs && Object.keys(input.valueInputs).length > 0 ? { valueInputs: input.valueInputs } : {}),
     resources: { create: create.sort(), change: change.sort(), delete: remove.sort(), unchanged: unchanged.sort() },
     manifestDiff,
     ...(input.hooks && input.hooks.length > 0 ? { hooks: input.hooks } : {}),
