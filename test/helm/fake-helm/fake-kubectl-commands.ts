@@ -74,7 +74,9 @@ export async function runFakeKubectl(
     }
     if (command === 'get' && positional.length > 0 && positional.every((ref) => ref.includes('/'))) {
       const refs = positional.map((ref) => {
-        const [type = '', name = ''] = ref.split('/');
+        const [typeAndGroup = '', name = ''] = ref.split('/');
+        // `deployment.apps/web` names the same objects as `deployment/web`.
+        const type = typeAndGroup.split('.')[0] ?? '';
         const kind = KINDS[type] ?? fail(`error: the server doesn't have a resource type "${type}"`);
         return { type, kind, name };
       });

@@ -1,4 +1,5 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
+import type { LiveRef } from '../service/live-drift.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { SchemaValidator } from '../values/validate-values.ts';
 import type {
@@ -81,6 +82,11 @@ export interface HelmBackend {
    * chart's origin; undefined when they cannot be read (another storage driver, no right to read).
    */
   releaseLabels?(release: string, namespace: string, revision: number): Promise<Readonly<Record<string, string>> | undefined>;
+  /**
+   * The objects as the cluster holds them now (`kubectl get … --ignore-not-found -o json`); an
+   * object that is gone is simply absent. Only a backend on a real cluster has it.
+   */
+  liveObjects?(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
   close?(): Promise<void>;

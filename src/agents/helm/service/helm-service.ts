@@ -13,6 +13,7 @@ import { diffValues } from '../values/values-diff.ts';
 import { type SetFile, userValuesOf, type ValuesFile, valueInputDigests } from '../values/values-inputs.ts';
 import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
+import { compareLive, type LiveDrift, liveRefs } from './live-drift.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
 import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
@@ -436,7 +437,20 @@ export class HelmService {
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
     });
-    return { plan, resolved, values: userValues };
+    const liveDrift = current && this.backend.liveObjects ? await this.#liveDrift(current, request.namespace) : undefined;
+    return { plan: liveDrift ? { ...plan, liveDrift } : plan, resolved, values: userValues };
+  }
+
+  /** The running release's objects against the cluster (not bound: see service/live-drift.ts). */
+  async #liveDrift(current: HelmStatus, namespace: string): Promise<LiveDrift> {
+    const resources = parseManifest(current.manifest, namespace);
+    try {
+      return compareLive(resources, await this.backend.liveObjects!(liveRefs(resources, namespace)), namespace);
+    } catch (error) {
+      // Informational: a read this identity may not make (a cluster-scoped kind) must not block the plan.
+      if (!OpsgateError.isInstance(error)) throw error;
+      return { checked: 0, drifted: [], missing: [], skipped: [], unread: error.message };
+    }
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {

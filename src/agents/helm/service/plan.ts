@@ -6,6 +6,7 @@ import { planRisks } from '../risk.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { ValueChange } from '../values/values-diff.ts';
 import type { valueInputDigests } from '../values/values-inputs.ts';
+import type { LiveDrift } from './live-drift.ts';
 
 type ValueInputDigests = ReturnType<typeof valueInputDigests>;
 
@@ -72,6 +73,11 @@ export interface InstallationPlan {
   readonly risks: readonly string[];
   readonly createNamespace: boolean;
   readonly planHash: string;
+  /**
+   * Upgrade, on a real cluster: the running release's objects against their live state. Shown to
+   * the approver, not bound by `planHash` (added after hashing; see service/live-drift.ts).
+   */
+  readonly liveDrift?: LiveDrift;
 }
 
 /** JSON with sorted keys, so equal plans hash equally. */

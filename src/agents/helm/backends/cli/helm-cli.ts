@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { LiveRef } from '../../service/live-drift.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
 import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { releaseHealth } from '../readiness.ts';
@@ -358,6 +359,29 @@ export class HelmCli implements HelmBackend {
     } catch {
       throw HelmErrors.HELM_BAD_OUTPUT({ command: 'kubectl get release labels', detail: 'the labels are not JSON' });
     }
+  }
+
+  /**
+   * The live objects, one `kubectl get` per namespace, each named `kind.group/name` (so a custom
+   * resource's kind is not taken for another group's).
+   */
+  async liveObjects(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>> {
+    const found: Array<Record<string, unknown>> = [];
+    for (const [namespace, group] of Map.groupBy(refs, (ref) => ref.namespace)) {
+      const names = group.map((ref) => {
+        const apiGroup = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.indexOf('/')) : '';
+        return `${ref.kind.toLowerCase()}${apiGroup ? `.${apiGroup}` : ''}/${ref.name}`;
+      });
+      const output = await this.#run(
+        'kubectl',
+        ['get', ...names, '--namespace', namespace, '--ignore-not-found', '-o', 'json'],
+        'get live objects',
+        '',
+        namespace,
+      );
+      if (output.trim()) found.push(...parseKubectlObjects(output));
+    }
+    return found;
   }
 
   /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
