@@ -1,7 +1,16 @@
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import { Memo } from '../backends/memo.ts';
 import { healthProblems } from '../backends/readiness.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmStatus,
+  PodHealth,
+  ReleaseHook,
+  RenderedRelease,
+  WorkloadHealth,
+} from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
 import { checkKubeVersion } from '../charts/kube-version.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
@@ -11,6 +20,7 @@ import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
 import { type SetFile, userValuesOf, type ValuesFile, valueInputDigests } from '../values/values-inputs.ts';
+import { type ChangeTimeout, chartSizeTimeout, DEFAULT_MAX_TIMEOUT_SECONDS, requestedTimeout } from './change-timeout.ts';
 import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { compareLive, type LiveDrift, liveRefs } from './live-drift.ts';
@@ -51,6 +61,8 @@ export interface PlanRequest {
    * (refused otherwise, issue 30 N5); the plan's risks then say so. Default false.
    */
   readonly allowSourceChange?: boolean;
+  /** Helm's `--timeout` in seconds, within the admin limit. Default: from the chart's size. */
+  readonly timeoutSeconds?: number;
 }
 
 export type Scenario =
@@ -90,8 +102,20 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
 
-/** How long a server dry run is reused for the same inputs. */
+/** How long one read of a release's live objects serves its plans (they are shown, not bound). */
+const LIVE_DRIFT_REUSE_MS = 60_000;
+
+/** How long a server dry run, and the cluster's version, nodes and namespaces, are reused. */
 const RENDER_REUSE_MS = 5 * 60_000;
+
+/**
+ * One release's life: a release uninstalled and installed again starts at revision 1 with a new
+ * `first_deployed` (Helm carries it over on upgrade and rollback), so this and a revision number
+ * name one stored revision, whose manifest, hooks and values never change.
+ */
+function releaseLife(current: HelmStatus): string {
+  return `${current.namespace}/${current.name}@${current.info.first_deployed}`;
+}
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
 export class HelmService {
@@ -102,15 +126,23 @@ export class HelmService {
   readonly #redact: SecretRedactor;
   /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
   readonly #cluster: PlanCluster | undefined;
+  /** The longest `--timeout` a requester may ask for (an admin setting). */
+  readonly #maxTimeoutSeconds: number;
 
   constructor(
     backend: HelmBackend,
     repository: ChartRepository,
-    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor; cluster?: PlanCluster } = {},
+    options: {
+      sleep?: (ms: number) => Promise<void>;
+      redactor?: SecretRedactor;
+      cluster?: PlanCluster;
+      maxTimeoutSeconds?: number;
+    } = {},
   ) {
     this.backend = backend;
     this.repository = repository;
     this.#cluster = options.cluster;
+    this.#maxTimeoutSeconds = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#redact = options.redactor ?? new SecretRedactor();
   }
@@ -123,6 +155,63 @@ export class HelmService {
    * an entry lives 5 minutes.
    */
   readonly #renders = new Map<string, { at: number; renders: Promise<[RenderedRelease, RenderedRelease]> }>();
+
+  /**
+   * What does not change between the two gates is read once (issue 30 N7: an approved change is
+   * planned six times, and each plan read the cluster's version, nodes, context and namespaces: 4
+   * processes, and on EKS/GKE/AKS a credential plugin run each). The release's own status is
+   * read afresh by every plan, so a change to it is always seen; what hangs off one stored revision
+   * (history at that status, manifest, hooks, values) is keyed by it. A change made here drops the
+   * cluster facts (it may have created the namespace).
+   */
+  readonly #clusterFacts = new Memo<{ readonly info: ClusterInfo; readonly namespaces: string[] | undefined }>({
+    maxEntries: 1,
+    maxAgeMs: RENDER_REUSE_MS,
+  });
+  readonly #histories = new Memo<HelmHistoryItem[]>({ maxEntries: 64 });
+  readonly #manifests = new Memo<string>({ maxEntries: 64 });
+  readonly #hooks = new Memo<ReleaseHook[]>({ maxEntries: 64 });
+  readonly #values = new Memo<Values>({ maxEntries: 64 });
+  /** The labels opsgate set on a stored revision (its chart's origin): they never change. */
+  readonly #labels = new Memo<Readonly<Record<string, string>> | undefined>({ maxEntries: 64 });
+  /** The live state of a release's objects: informational, so one read serves the plans of one request chain. */
+  readonly #liveStates = new Memo<LiveDrift>({ maxEntries: 16, maxAgeMs: LIVE_DRIFT_REUSE_MS });
+
+  /** The history as of `current` (the status just read): a new revision or state is another key. */
+  #history(current: HelmStatus): Promise<HelmHistoryItem[]> {
+    const key = `${releaseLife(current)}#${current.version}/${current.info.status}/${current.info.last_deployed}`;
+    return this.#histories.get(key, () => this.backend.history(current.name, current.namespace));
+  }
+
+  #revisionManifest(current: HelmStatus, revision: number): Promise<string> {
+    return this.#manifests.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionManifest(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionHooks(current: HelmStatus, revision: number): Promise<ReleaseHook[]> {
+    return this.#hooks.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionHooks(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionValues(current: HelmStatus, revision: number): Promise<Values> {
+    return this.#values.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionValues(current.name, current.namespace, revision),
+    );
+  }
+
+  /** Version, nodes and namespaces (undefined when this identity may not list them: Helm never needs to). */
+  #facts() {
+    return this.#clusterFacts.get('cluster', async () => {
+      const info = await this.backend.clusterInfo();
+      const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
+        if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+        throw error;
+      });
+      return { info, namespaces };
+    });
+  }
 
   #renderTwice(request: RenderRequest): Promise<[RenderedRelease, RenderedRelease]> {
     const key = canonicalJson({ ...request, chart: undefined });
@@ -189,7 +278,7 @@ export class HelmService {
   /** What clears a stuck release: only uninstall clears `pending-install` (nothing earlier exists to roll back to). */
   async #pendingRemedy(release: string, namespace: string, current: HelmStatus): Promise<string> {
     if (current.info.status === 'uninstalling') return `the uninstall did not finish; run "uninstall ${release}" again.`;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const stable = [...history]
       .reverse()
       .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
@@ -200,7 +289,7 @@ export class HelmService {
 
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
     const status = await this.backend.status(release, namespace);
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(status);
     return { status: this.#redact.status(status), history };
   }
 
@@ -226,7 +315,14 @@ export class HelmService {
    * where the backend could. The simulator has no such method: its one repository is the only source.
    */
   async #recordedOrigin(request: PlanRequest, current: HelmStatus): Promise<RecordedOrigin | undefined> {
-    return recordedOrigin(current.labels ?? (await this.backend.releaseLabels?.(request.release, request.namespace, current.version)));
+    if (current.labels) return recordedOrigin(current.labels);
+    const { releaseLabels } = this.backend;
+    if (!releaseLabels) return undefined;
+    return recordedOrigin(
+      await this.#labels.get(`${releaseLife(current)}#${current.version}`, () =>
+        releaseLabels.call(this.backend, request.release, request.namespace, current.version),
+      ),
+    );
   }
 
   /**
@@ -241,10 +337,10 @@ export class HelmService {
 
   async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
     if (current.info.status !== 'failed') return current.config;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const deployed = [...history].reverse().find((item) => item.status === 'deployed' && item.revision < current.version);
     // Helm takes the failed revision itself when nothing was ever deployed.
-    return deployed ? this.backend.revisionValues(release, namespace, deployed.revision) : current.config;
+    return deployed ? this.#revisionValues(current, deployed.revision) : current.config;
   }
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
@@ -266,12 +362,8 @@ export class HelmService {
   }
 
   async #prerequisites(chart: LoadedChart, request: { namespace: string; createNamespace?: boolean | undefined }) {
-    const info = await this.backend.clusterInfo();
     // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
-    const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
-      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
-      throw error;
-    });
+    const { info, namespaces } = await this.#facts();
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
     // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
@@ -319,8 +411,17 @@ export class HelmService {
     return (await this.#plan(request)).plan;
   }
 
+  /** Helm's `--timeout` for the change: the requester's within the admin limit, else from what Helm will wait for. */
+  #timeout(request: PlanRequest, manifest: string, hooks: readonly ReleaseHook[]): ChangeTimeout {
+    return request.timeoutSeconds === undefined
+      ? chartSizeTimeout(manifest, hooks, request.namespace, this.#maxTimeoutSeconds)
+      : requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
+  }
+
   /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
   async #plan(request: PlanRequest): Promise<Planned> {
+    // A timeout out of bounds is refused before anything is read from the cluster.
+    if (request.timeoutSeconds !== undefined) requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
     if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
@@ -369,6 +470,7 @@ export class HelmService {
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       revision: nextRevision,
       isUpgrade: Boolean(current),
+      kubeVersion: prerequisites.cluster.kubernetesVersion,
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
@@ -393,7 +495,7 @@ export class HelmService {
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
     if (rendered.clientSide)
       risks.push(
-        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+        `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
     if (validation.unresolvedRefs.length > 0)
       risks.push(
@@ -436,32 +538,36 @@ export class HelmService {
       valueInputs: valueInputDigests(request),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
+      timeout: this.#timeout(request, rendered.manifest, rendered.hooks),
     });
     const liveDrift = current && this.backend.liveObjects ? await this.#liveDrift(current, request.namespace) : undefined;
     return { plan: liveDrift ? { ...plan, liveDrift } : plan, resolved, values: userValues };
   }
 
   /** The running release's objects against the cluster (not bound: see service/live-drift.ts). */
-  async #liveDrift(current: HelmStatus, namespace: string): Promise<LiveDrift> {
-    const resources = parseManifest(current.manifest, namespace);
-    try {
-      return compareLive(resources, await this.backend.liveObjects!(liveRefs(resources, namespace)), namespace);
-    } catch (error) {
-      // Informational: a read this identity may not make (a cluster-scoped kind) must not block the plan.
-      if (!OpsgateError.isInstance(error)) throw error;
-      return { checked: 0, drifted: [], missing: [], skipped: [], unread: error.message };
-    }
+  #liveDrift(current: HelmStatus, namespace: string): Promise<LiveDrift> {
+    return this.#liveStates.get(`${releaseLife(current)}#${current.version}`, async () => {
+      const resources = parseManifest(current.manifest, namespace);
+      try {
+        return compareLive(resources, await this.backend.liveObjects!(liveRefs(resources, namespace)), namespace);
+      } catch (error) {
+        // Informational: a read this identity may not make (a cluster-scoped kind) must not block the plan.
+        if (!OpsgateError.isInstance(error)) throw error;
+        return { checked: 0, drifted: [], missing: [], skipped: [], unread: error.message };
+      }
+    });
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
     const current = await this.backend.status(request.release, request.namespace);
-    const history = await this.backend.history(request.release, request.namespace);
+    const history = await this.#history(current);
     const chart = {
       name: current.chart.metadata.name,
       version: current.chart.metadata.version,
       appVersion: current.chart.metadata.appVersion ?? '',
     };
     if (request.operation === 'uninstall') {
+      const hooks = await this.#revisionHooks(current, current.version);
       return buildPlan({
         ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
@@ -471,8 +577,9 @@ export class HelmService {
         currentRevision: current.version,
         currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, current.version)),
+        hooks: this.#redact.hooks(hooks),
         values: this.#redact.values(current.config),
+        timeout: this.#timeout(request, current.manifest, hooks),
       });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
@@ -480,6 +587,9 @@ export class HelmService {
       throw HelmErrors.HELM_REVISION_NOT_FOUND({ release: request.release, revision: target ?? '(previous)' });
     }
     const targetItem = history.find((item) => item.revision === target)!;
+    const targetManifest = await this.#revisionManifest(current, target);
+    // Helm runs the target revision's rollback hooks.
+    const targetHooks = await this.#revisionHooks(current, target);
     return buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: 'rollback',
@@ -493,10 +603,10 @@ export class HelmService {
       nextRevision: current.version + 1,
       rollbackRevision: target,
       currentManifest: this.#redact.manifest(current.manifest),
-      proposedManifest: this.#redact.manifest(await this.backend.revisionManifest(request.release, request.namespace, target)),
-      // Helm runs the target revision's rollback hooks.
-      hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, target)),
+      proposedManifest: this.#redact.manifest(targetManifest),
+      hooks: this.#redact.hooks(targetHooks),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
+      timeout: this.#timeout(request, targetManifest, targetHooks),
     });
   }
 
@@ -513,6 +623,7 @@ export class HelmService {
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
     const { plan, resolved, values } = await this.#recheck(request, planHash);
+    this.#clusterFacts.clear();
     if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,
@@ -524,6 +635,7 @@ export class HelmService {
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
         labels: originLabels(resolved.origin),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
@@ -534,7 +646,10 @@ export class HelmService {
       };
     }
     if (plan.operation === 'rollback') {
-      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
+      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, {
+        hooks: hooksRunningOn(plan, 'rollback'),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+      });
       // `helm rollback` prints text only: confirm by re-reading the history.
       const history = await this.backend.history(plan.release, plan.namespace);
       const latest = history[history.length - 1];
@@ -552,7 +667,10 @@ export class HelmService {
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };
     }
-    await this.backend.uninstall(plan.release, plan.namespace, { hooks: hooksRunningOn(plan, 'delete') });
+    await this.backend.uninstall(plan.release, plan.namespace, {
+      hooks: hooksRunningOn(plan, 'delete'),
+      ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+    });
     // `helm uninstall` prints text only: confirm the release is gone.
     try {
       const still = await this.backend.status(plan.release, plan.namespace);

@@ -10,6 +10,8 @@ import type { LiveDrift } from './live-drift.ts';
 
 type ValueInputDigests = ReturnType<typeof valueInputDigests>;
 
+import type { ChangeTimeout } from './change-timeout.ts';
+
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
 export interface PlanChart {
@@ -72,6 +74,8 @@ export interface InstallationPlan {
   readonly rollback: { readonly revision?: number; readonly steps: readonly string[] };
   readonly risks: readonly string[];
   readonly createNamespace: boolean;
+  /** Helm's `--timeout` for this change (issue 30 N8): the approval binds it like everything else. */
+  readonly timeout?: ChangeTimeout;
   readonly planHash: string;
   /**
    * Upgrade, on a real cluster: the running release's objects against their live state. Shown to
@@ -130,6 +134,7 @@ export interface PlanInput {
   readonly hooks?: readonly ReleaseHook[];
   readonly volatile?: readonly string[];
   readonly replace?: boolean;
+  readonly timeout?: ChangeTimeout;
 }
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
@@ -186,6 +191,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     rollback: { ...(steps.revision !== undefined ? { revision: steps.revision } : {}), steps: steps.steps },
     risks,
     createNamespace: input.createNamespace ?? false,
+    ...(input.timeout ? { timeout: input.timeout } : {}),
   };
   return { ...plan, planHash: hashPlan(plan, input.proposedManifest) };
 }
