@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { ClusterRegistry, createHelmAgent } from '../../src/agents/helm/index.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
@@ -49,7 +50,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
       store: testStore.store,
       policyDir,
       agents: [createHelmAgent({ run: fake.run })],
-      agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+      agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
     });
     clusters = new ClusterRegistry(testStore.store);
   });

@@ -7,6 +7,7 @@ import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
@@ -96,7 +97,11 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
-          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR } },
+          });
           cleanup = () => {
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
           };
@@ -121,7 +126,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: counting })],
-            agentOptions: { helm: { backend: 'cli', ...paths } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, ...paths } },
           });
           cleanup = async () => {
             await stub.close();
@@ -135,7 +140,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: fake.run })],
-            agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
           });
         } else {
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });

@@ -48,6 +48,8 @@ export interface HelmStatus {
   /** The user-supplied values of this revision. */
   readonly config: Record<string, unknown>;
   readonly manifest: string;
+  /** The revision's labels where the backend read them with the status (Helm 4's `get metadata`). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** One row of `helm history -o json`. */
