@@ -11,6 +11,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from './types.ts';
 
@@ -97,5 +98,7 @@ export interface HelmBackend {
   liveObjects?(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
+  /** The rendered objects through the API server's strict field validation, changing nothing (a real cluster only). */
+  checkObjects?(manifest: string, namespace: string): Promise<ServerCheck>;
   close?(): Promise<void>;
 }
