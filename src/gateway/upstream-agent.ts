@@ -9,7 +9,7 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
-import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import { type ChangedTool, ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -69,6 +69,8 @@ export interface UpstreamAgentOptions {
   readonly maxResultBytes: number;
   /** Receives each raw result by call id, so the gateway hands the client the exact result (the stored one is shortened for models). */
   readonly onResult?: (callId: string, result: CallToolResult) => void;
+  /** Hears a tool definition change when it is first recorded. */
+  readonly onDefinitionChanged?: (change: ChangedTool) => void;
 }
 
 /**
@@ -86,7 +88,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
     migrations: [toolDefinitionsMigration],
     async setup(context) {
-      const definitions = new ToolDefinitions(context.store);
+      const definitions = new ToolDefinitions(context.store, options.onDefinitionChanged ? { onChanged: options.onDefinitionChanged } : {});
       upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
       // A dead upstream must not keep opsgate from starting: it offers no tools until a client's
       // list or call finds it up (then `watchTools` brings them), and its status says why.
