@@ -25,10 +25,10 @@ import { masked } from './mask.ts';
 import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
 import { withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
-import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
+import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
-/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
-export const NAMESPACE_SEPARATOR = '__';
+export { NAMESPACE_SEPARATOR };
+
 /** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
 export const RESOURCE_SEPARATOR = '+';
 export const COLLECT_TOOL = 'gateway_collect';
@@ -173,7 +173,15 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         lastProgress = Date.now();
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: ++progress, message: `${who} (${call?.status ?? 'pending'})` },
+          params: {
+            progressToken: token,
+            progress: ++progress,
+            // Once decided, the wait is the upstream's: say so rather than who may approve (F11).
+            message:
+              call?.status === 'approved' || call?.status === 'executing'
+                ? `approved; running on the upstream (${call.status})`
+                : `${who} (${call?.status ?? 'pending'})`,
+          },
         });
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -15,6 +15,9 @@ import type { Upstream } from './upstream.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
+/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
+export const NAMESPACE_SEPARATOR = '__';
+
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
 export function upstreamAgentName(upstream: string): string {
   return `gateway-${upstream}`;
@@ -125,6 +128,18 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
               risk: treatment.risk,
               policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
               assessRisk: () => ({ level: treatment.risk, reason }),
+              // Approvers see the name the requester's client used, which says the upstream (F12); reads
+              // have no preview, so they keep the fast path.
+              ...(treatment.mutability === 'mutable'
+                ? {
+                    preview: (input: Record<string, unknown>) => ({
+                      kind: 'gateway-call',
+                      headline: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
+                      summary: `Calls ${tool.name} on the MCP upstream "${upstream.name}" with these arguments.`,
+                      details: input,
+                    }),
+                  }
+                : {}),
               // An upstream's answers change by themselves; never answer from the session's cache.
               cache: false,
               async execute(input: Record<string, unknown>, context) {
