@@ -23,7 +23,7 @@ import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
 import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
-import { withoutControls } from './untrusted-text.ts';
+import { SAFE_TOOL_NAME, withoutControls, withoutControlsInTexts } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
@@ -118,6 +118,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         const mutable = treatment.mutability === 'mutable';
         tools.push({
           ...tool,
+          // Property descriptions and titles are upstream text a client shows and a model reads.
+          inputSchema: withoutControlsInTexts(tool.inputSchema),
+          ...(tool.outputSchema ? { outputSchema: withoutControlsInTexts(tool.outputSchema) } : {}),
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
           ...(tool.title ? { title: withoutControls(tool.title) } : {}),
           description: `${withoutControls(tool.description ?? tool.name)}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
@@ -341,7 +344,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.prompts,
         ),
       ))
-        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+        if (SAFE_TOOL_NAME.test(prompt.name))
+          prompts.push({ ...withoutControlsInTexts(prompt), name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
     return { prompts };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
@@ -363,7 +367,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resources,
         ),
       ))
-        resources.push({ ...resource, uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}` });
+        resources.push({
+          ...withoutControlsInTexts(resource),
+          name: withoutControls(resource.name),
+          uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}`,
+        });
     return { resources };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
@@ -375,7 +383,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resourceTemplates,
         ),
       ))
-        resourceTemplates.push({ ...template, uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}` });
+        resourceTemplates.push({
+          ...withoutControlsInTexts(template),
+          name: withoutControls(template.name),
+          uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}`,
+        });
     return { resourceTemplates };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
