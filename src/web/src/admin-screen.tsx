@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
 import { ChatSettingsSection } from './chat-settings-section.tsx';
 import { ClustersSection } from './clusters-section.tsx';
+import { ToolChangesSection } from './tool-changes-section.tsx';
 
 /** Runs an admin action and reports its outcome in plain language. */
 function useAction(reload: () => Promise<void>) {
@@ -420,6 +421,7 @@ export function AdminScreen({ me }: { me: Me }) {
   return (
     <div class="admin-grid">
       <HostsSection admin={admin} />
+      {admin && <ToolChangesSection />}
       {admin && <ClustersSection />}
       {admin && <UsersSection />}
       {admin && <ChatSettingsSection />}

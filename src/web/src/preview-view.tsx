@@ -1,5 +1,6 @@
 import type { ApprovalPreview } from '../../core/tools/index.ts';
 import { DiffView } from './diff-view.tsx';
+import { readableFields } from './readable-fields.ts';
 import { asChangePreview, RowChangesView } from './row-changes.tsx';
 
 function findDiff(details: unknown): string | undefined {
@@ -66,20 +67,6 @@ function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
   );
 }
 
-type Scalar = string | number | boolean | null;
-
-/** A flat record (scalars and lists of scalars) as label/value pairs, if `details` is one. */
-export function flatRecord(details: unknown): Array<[string, string]> | undefined {
-  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined;
-  const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
-  const entries = Object.entries(details as Record<string, unknown>);
-  if (entries.length === 0 || !entries.every(([, v]) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))) return undefined;
-  return entries.map(([key, value]) => [
-    key.replace(/_/g, ' '),
-    Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
-  ]);
-}
-
 /** `user@host $ command` when the preview names where it runs, else `$ command`. */
 function commandLine(details: Record<string, unknown>, command: string): string {
   const host = typeof details.host === 'string' ? details.host : undefined;
@@ -114,7 +101,7 @@ export function PreviewView({
   const changes = asChangePreview(details);
   const diff = helm || changes ? undefined : findDiff(details);
   const command = details && typeof details === 'object' ? (details as Record<string, unknown>).command : undefined;
-  const fields = helm || changes || diff || typeof command === 'string' ? undefined : flatRecord(details);
+  const fields = helm || changes || diff || typeof command === 'string' ? undefined : readableFields(details);
   const readable = Boolean(helm || changes || diff || typeof command === 'string' || fields);
   return (
     <div class="preview" data-testid="preview">
