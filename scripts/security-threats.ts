@@ -4,6 +4,9 @@
 // is an it(), test() or describe() in that file that runs. scripts/security-threats.test.ts runs it.
 import { declaredTitles, namesTitle } from './test-titles.ts';
 
+/** Stands for a `\\|` inside a cell while the row is split at its borders. */
+const ESCAPED_BAR = '\uE000';
+
 export interface ThreatRow {
   readonly threat: string;
   readonly tests: ReadonlyArray<{ readonly file: string; readonly name: string }>;
@@ -19,9 +22,9 @@ export function threatRows(markdown: string): ThreatRow[] {
     }
     // A literal `\|` inside a cell is not a column border.
     const cells = line
-      .replace(/\\\|/g, '\u0000')
+      .replace(/\\\|/g, ESCAPED_BAR)
       .split('|')
-      .map((cell) => cell.trim().replace(/\u0000/g, '|'));
+      .map((cell) => cell.trim().replaceAll(ESCAPED_BAR, '|'));
     if (cells[1]?.toLowerCase() === 'threat') {
       inThreatTable = true;
       continue;
