@@ -4,7 +4,7 @@
 // is an it(), test() or describe() in that file that runs. scripts/security-threats.test.ts runs it.
 import { declaredTitles, namesTitle } from './test-titles.ts';
 
-/** Stands for a `\\|` inside a cell while the row is split at its borders. */
+/** Stands for a `\|` inside a cell while the row is split at its borders. */
 const ESCAPED_BAR = '\uE000';
 
 export interface ThreatRow {
