@@ -24,7 +24,7 @@ function linkedText(linked: NonNullable<MySlackLink['linked']>): string {
   const account = linked.slackUserId || linked.email;
   if (linked.yours) return `Your opsgate account is linked to the Slack member ${account}. You confirmed it with a code sent there.`;
   const by = linked.linkedBy ? `${linked.linkedBy} linked` : 'Someone linked';
-  return `${by} your opsgate account to the Slack member ${account}. Until you confirm a link yourself, approving other people's requests from Slack is refused for a while after each change.`;
+  return `${by} your opsgate account to the Slack member ${account}. It is not yours: it can reject requests in Slack, but approving other people's requests through it is refused until you link your account yourself below.`;
 }
 
 /**

@@ -228,7 +228,7 @@ export class SlackIntegration {
       if (email && info?.user?.is_email_confirmed === true) link = links.find((l) => l.email === email);
     }
     if (!link)
-      return 'Your Slack account is not linked to an opsgate user, so you cannot decide here. Link it yourself in opsgate (Hosts & tokens → Your Slack account), or decide in opsgate.';
+      return 'Your Slack account is not linked to an opsgate user, so you cannot decide here. Link it yourself in opsgate (Hosts & tokens, or Admin, → Your Slack account), or decide in opsgate.';
     const user = await this.#users.findById(link.userId);
     const issuedBy =
       user &&
