@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
+import { ChatLinkSection } from './chat-link-section.tsx';
 import { ChatSettingsSection } from './chat-settings-section.tsx';
 import { ClustersSection } from './clusters-section.tsx';
 import { ToolChangesSection } from './tool-changes-section.tsx';
@@ -415,7 +416,7 @@ function TokensSection() {
   );
 }
 
-/** Admin: hosts (add, fingerprint, trust, remove), Helm clusters, users and roles; everyone: their API tokens. */
+/** Admin: hosts (add, fingerprint, trust, remove), Helm clusters, users and roles; everyone: their API tokens and Slack link. */
 export function AdminScreen({ me }: { me: Me }) {
   const admin = me.roles.includes('admin');
   return (
@@ -426,6 +427,7 @@ export function AdminScreen({ me }: { me: Me }) {
       {admin && <UsersSection />}
       {admin && <ChatSettingsSection />}
       <TokensSection />
+      <ChatLinkSection />
     </div>
   );
 }
