@@ -7,6 +7,7 @@ import { agents } from '../../src/agents/index.ts';
 import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
 import { createHostDirectory } from '../../src/app/host-directory.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
+import { developerIdentifiers, EXCEPTION_TEXT, readableText, unreadableIn } from './readable-text.ts';
 import {
   approveInPanel,
   buildWeb,
@@ -22,35 +23,6 @@ const SCREENS = join(ROOT, 'test-results', 'screens');
 const TIMEOUT = 120_000;
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
-
-/** What a person must never read on a screen: exception names, stack frames, unrendered objects. */
-const EXCEPTION_TEXT =
-  /\b(TypeError|ReferenceError|SyntaxError|RangeError)\b|Cannot read properties of|is not a function|\n\s*at \S+ \(|\[object Object\]/;
-
-/**
- * What a person must never read as page text (outside code, commands, diffs and the terminal):
- * Markdown left unrendered, raw JSON, and text written for developers.
- */
-const UNREADABLE: ReadonlyArray<readonly [string, RegExp]> = [
-  ['raw Markdown bold', /\*\*/],
-  ['raw Markdown code', /`/],
-  ['a table as pipe text', /^\s*\|.*\|\s*$/m],
-  ['raw JSON', /\{\s*"[\w-]+"\s*:/],
-  ['developer text', /testing gates|README's|toYaml|GET \/api\/|body\.\w+:|Too small: expected|\bundefined\b|\bnull\b/],
-];
-
-/** The text a person reads on the page: visible text outside code, command lines, diffs, the terminal and form fields. */
-function readableText(): string {
-  const skip = 'pre, code, kbd, textarea, input, select, .terminal-panel, .xterm, .diff, script, style';
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  const parts: string[] = [];
-  while (walker.nextNode()) {
-    const element = walker.currentNode.parentElement;
-    if (!element || element.closest(skip) || !element.checkVisibility()) continue;
-    parts.push(walker.currentNode.textContent ?? '');
-  }
-  return parts.join('\n');
-}
 
 /** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
@@ -92,9 +64,9 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
   /** Saves the screen at both sizes; fails when the page is wider than a 390 px phone, or shows unreadable text at either size. */
   async function screens(page: Page, name: string): Promise<void> {
     expect((await page.locator('body').innerText()).match(EXCEPTION_TEXT)?.[0], `${name} shows exception text`).toBeUndefined();
+    const identifiers = developerIdentifiers(server.runtime.agents());
     const readable = async (size: string) => {
-      const text = await page.evaluate(readableText);
-      for (const [what, pattern] of UNREADABLE) expect(text.match(pattern)?.[0], `${name} at ${size} shows ${what}`).toBeUndefined();
+      expect(unreadableIn(await page.evaluate(readableText), identifiers), `${name} at ${size} shows`).toEqual([]);
     };
     await page.setViewportSize(DESKTOP);
     await readable('1400x900');
@@ -233,7 +205,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
   );
 
   it(
-    'helm: the README example installs nginx; the simulated-cluster notice shows in the header and the plan; the manifest is a diff view; Skip skips',
+    'helm: the README example installs nginx; the simulated-cluster notice shows once, in the header; the manifest is a diff view; Skip skips',
     async () => {
       const john = await signIn('john_doe');
       const sessionUrl = await startSession(john, 'helm');
@@ -250,10 +222,8 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await panel.getByTestId('preview-diff').waitFor();
       await poll(() => panel.getByTestId('preview-diff').locator('.line.add').count()).toBeGreaterThan(10);
       await poll(() => panel.getByTestId('preview-diff').textContent()).toContain('replicas: 3');
-      await panel
-        .getByTestId('plan-note')
-        .getByText(/SIMULATION/)
-        .waitFor();
+      // Issue 31: said once on the page (the header), not again in the plan and under the answer.
+      await poll(async () => (await john.evaluate(readableText)).match(/SIMULAT/g)?.length).toBe(1);
       await screens(john, '09-helm-plan-approval');
 
       const alice = await signIn('alice');
@@ -262,9 +232,10 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await approveInPanel(alice);
       await alice.getByText(/3 pod\(s\) ready/).waitFor({ timeout: 60_000 });
       await alice
-        .getByTestId('answer-notice')
+        .getByTestId('session-notice')
         .getByText(/SIMULATED/)
         .waitFor();
+      expect((await alice.evaluate(readableText)).match(/SIMULAT/g)?.length).toBe(1);
       await screens(alice, '10-helm-done');
 
       await startSession(john, 'helm');
