@@ -338,6 +338,8 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       expect(shown).not.toContain('printf');
       expect(shown).not.toContain('PAGER=cat');
       expect(shown).toContain('echo hello-from-$((6*7))');
+      // The shell's continuation prompt never prefixes the output (review T8).
+      expect(shown).not.toContain('> hello-from-42');
       await john.getByTestId('suggestions').getByRole('button', { name: 'hosts' }).click();
       await john.getByText(/web-1: .*host key confirmed/).waitFor();
       await screens(john, '15-troubleshoot-terminal');
