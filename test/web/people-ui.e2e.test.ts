@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agents } from '../../src/agents/index.ts';
 import { demoDatabasePath } from '../../src/agents/sandbox/index.ts';
 import { createHostDirectory } from '../../src/app/host-directory.ts';
+import { UserRepository } from '../../src/core/identity/users.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 import { developerIdentifiers, EXCEPTION_TEXT, readableText, unreadableIn } from './readable-text.ts';
 import {
@@ -142,7 +143,15 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       await poll(() => admin.getByTestId('issued-token').textContent()).toMatch(/ogt_/);
       await admin.getByTestId('copy-token').waitFor();
       // Users can be changed, not only created; a short password is refused in plain words.
+      // A role is a security change: the select asks once more before it applies (review N13).
+      await admin.getByLabel('Role of jane_smith').selectOption('admin');
+      const confirmRole = admin.getByTestId('role-confirm-jane_smith');
+      await poll(() => confirmRole.textContent()).toMatch(/^Make jane_smith admin\? They can then change users/);
+      await confirmRole.getByRole('button', { name: 'Cancel' }).click();
+      expect(await admin.getByLabel('Role of jane_smith').inputValue()).toBe('user');
       await admin.getByLabel('Role of jane_smith').selectOption('approver');
+      expect((await new UserRepository(server.store).findByName('jane_smith'))?.roles).toEqual(['user']);
+      await confirmRole.getByRole('button', { name: 'Yes, change the role' }).click();
       await admin.getByText('jane_smith is now approver.').waitFor();
       await admin.getByLabel('New password for jane_smith').fill('short');
       await admin.getByTestId('user-jane_smith').getByRole('button', { name: 'Reset' }).click();
