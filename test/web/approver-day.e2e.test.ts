@@ -301,7 +301,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       await john.getByRole('button', { name: 'Send' }).click();
       const panel = john.getByTestId('approval-panel');
       await panel.waitFor({ timeout: 60_000 });
-      // Known race (NOTES, session 7): a session update arriving right after the click can re-render
+      // Known race (notes/journal.md, session 7): a session update arriving right after the click can re-render
       // the panel back to its first view, so the reason box is opened again until it is there.
       const reasonBox = john.getByTestId('reject-reason');
       await expect

@@ -143,7 +143,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       const approver = await (await browser.newContext()).newPage();
       await signIn(approver, 'alice');
       await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-      // The known panel race (NOTES, session 7): an update right after the click can close the box again.
+      // The known panel race (notes/journal.md, session 7): an update right after the click can close the box again.
       const reasonBox = approver.getByTestId('reject-reason');
       await expect
         .poll(
