@@ -192,12 +192,13 @@ function scratchCopy(): string {
 
 type Outcome = 'red' | 'GREEN' | 'does not apply';
 
-function suitesPass(scratch: string, tests: readonly string[]): boolean {
+/** Runs the suites in the scratch copy; undefined when they pass, else the end of vitest's report. */
+function suitesFail(scratch: string, tests: readonly string[]): string | undefined {
   const run = spawnSync(process.execPath, [join(scratch, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=dot', ...tests], {
     cwd: scratch,
     encoding: 'utf8',
   });
-  return run.status === 0;
+  return run.status === 0 ? undefined : `${run.stdout}${run.stderr}`.split('\n').slice(-40).join('\n');
 }
 
 function tryBreak(scratch: string, entry: ReviewBreak): Outcome {
@@ -206,7 +207,7 @@ function tryBreak(scratch: string, entry: ReviewBreak): Outcome {
   if (original.split(entry.find).length !== 2) return 'does not apply';
   writeFileSync(path, original.replace(entry.find, entry.replace));
   try {
-    return suitesPass(scratch, entry.tests) ? 'GREEN' : 'red';
+    return suitesFail(scratch, entry.tests) === undefined ? 'GREEN' : 'red';
   } finally {
     writeFileSync(path, original);
   }
@@ -225,8 +226,9 @@ function main(): void {
   try {
     // Red must mean the break: every suite passes on the unbroken copy first.
     const suites = [...new Set(chosen.flatMap((entry) => entry.tests))];
-    if (!suitesPass(scratch, suites)) {
-      console.error(`the suites fail without any break (${suites.join(' ')}): fix them first`);
+    const unbroken = suitesFail(scratch, suites);
+    if (unbroken !== undefined) {
+      console.error(`${unbroken}\nthe suites fail without any break (${suites.join(' ')}): fix them first`);
       process.exitCode = 1;
       return;
     }
