@@ -13,7 +13,7 @@ trap stop_postgres EXIT
 echo "== type check (tsc)"
 tsc -p tsconfig.json
 echo "== lint (biome)"
-biome check --diagnostic-level=error src test bench scripts eval
+biome check --diagnostic-level=error src test bench scripts eval examples
 echo "== requirements coverage"
 node scripts/check-requirements-coverage.ts
 echo "== tests (vitest)"

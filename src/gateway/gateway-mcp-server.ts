@@ -37,6 +37,8 @@ export const TICKET_META = 'opsgate/ticket';
 export const STATUS_META = 'opsgate/status';
 const POLL_MS = 300;
 const PROGRESS_EVERY_MS = 5_000;
+/** How long a tools/list waits for an upstream that is down to come up (it keeps trying after). */
+const LIST_CONNECT_WAIT_MS = 2_000;
 const FINAL = new Set(['executed', 'failed', 'rejected', 'blocked', 'expired', 'unknown']);
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -86,16 +88,29 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   const mcp = new McpServer(
     { name: 'opsgate-gateway', version: '0.1.0' },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} },
       instructions:
         'Tools of upstream MCP servers, guarded by opsgate: read-only calls run at once; a state-changing call waits until a person approves it on the opsgate server. If a call returns "waiting for approval", call gateway_collect with its ticket later.',
     },
   );
   const server = mcp.server;
+  // A client that listed the tools hears when an upstream's set changes (one came up late, F4).
+  const unsubscribe = [...gateway.upstreams.values()].map((upstream) =>
+    upstream.onToolsChanged(() => {
+      server.sendToolListChanged().catch(() => {});
+    }),
+  );
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    for (const stop of unsubscribe) stop();
+    previousOnClose?.();
+  };
 
   const offered = async (): Promise<Tool[]> => {
     const tools: Tool[] = [];
-    for (const upstream of gateway.upstreams.values()) {
+    const upstreams = [...gateway.upstreams.values()];
+    await Promise.all(upstreams.map((upstream) => upstream.tryConnect(LIST_CONNECT_WAIT_MS)));
+    for (const upstream of upstreams) {
       await upstream.review();
       for (const tool of upstream.tools) {
         const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
@@ -248,6 +263,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       const at = name.indexOf(NAMESPACE_SEPARATOR);
       const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
       const tool = at > 0 ? name.slice(at + NAMESPACE_SEPARATOR.length) : '';
+      // An upstream that is down (or was down at start) is tried now: down, the answer says so (F4).
+      if (upstream && upstream.status().state !== 'up' && !upstream.tools.some((t) => t.name === tool)) await upstream.start();
       if (upstream?.held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: upstream.name, tool });
       if (!upstream || !upstream.tools.some((t) => t.name === tool))
         return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);

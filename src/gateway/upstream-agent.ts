@@ -79,9 +79,6 @@ export interface UpstreamAgentOptions {
 export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
   const { upstream } = options;
   const config = upstream.config;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  // Upstream schemas use `format` (uri, date-time…): checked, not warned about at every start (F14).
-  addFormats(ajv);
   return defineAgent({
     name: upstreamAgentName(upstream.name),
     title: config.title ?? `${upstream.name} (MCP gateway)`,
@@ -91,8 +88,8 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     async setup(context) {
       const definitions = new ToolDefinitions(context.store);
       upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
-      // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
-      // finds it, and its status says why.
+      // A dead upstream must not keep opsgate from starting: it offers no tools until a client's
+      // list or call finds it up (then `watchTools` brings them), and its status says why.
       const listed = await upstream.start().catch((error: unknown) => {
         context.logger.warn(
           { upstream: upstream.name, error: error instanceof Error ? error.message : String(error) },
@@ -100,57 +97,68 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
         );
         return [];
       });
-      const tools: AnyToolDefinition[] = [];
-      for (const tool of listed) {
-        const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
-        if (!treatment.offered) continue;
-        const check = compileInputSchema(ajv, tool.inputSchema);
-        const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
-        // Approvers read this line: it says when the upstream's own text tries to steer the model.
-        const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
-        const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
-        tools.push(
-          defineTool({
-            name: tool.name,
-            description: withoutControls(tool.description ?? tool.name),
-            input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
-              const problem = check(value);
-              if (problem) context.addIssue({ code: 'custom', message: problem });
-            }),
-            mutability: treatment.mutability,
-            risk: treatment.risk,
-            policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
-            assessRisk: () => ({ level: treatment.risk, reason }),
-            // An upstream's answers change by themselves; never answer from the session's cache.
-            cache: false,
-            async execute(input: Record<string, unknown>, context) {
-              const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
-              const bytes = Buffer.byteLength(JSON.stringify(result));
-              await context.audit('upstream_called', {
-                callId: context.callId,
-                upstream: upstream.name,
-                transport: upstream.status().transport,
-                tool: tool.name,
-                argsHash: sha256(input),
-                resultHash: sha256(result),
-                isError: result.isError === true,
-              });
-              if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
-                throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
-              options.onResult?.(context.callId, result);
-              if (result.isError)
-                throw GatewayErrors.GATEWAY_TOOL_ERROR({
-                  tool: tool.name,
+      const toolsFrom = (offered: readonly Tool[]): AnyToolDefinition[] => {
+        // A fresh validator each time: the same schema compiled twice would clash on its `$id`.
+        const ajv = new Ajv2020({ strict: false, allErrors: true });
+        // Upstream schemas use `format` (uri, date-time…): checked, not warned about at every start (F14).
+        addFormats(ajv);
+        const tools: AnyToolDefinition[] = [];
+        for (const tool of offered) {
+          const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
+          if (!treatment.offered) continue;
+          const check = compileInputSchema(ajv, tool.inputSchema);
+          const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
+          // Approvers read this line: it says when the upstream's own text tries to steer the model.
+          const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
+          const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
+          tools.push(
+            defineTool({
+              name: tool.name,
+              description: withoutControls(tool.description ?? tool.name),
+              input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
+                const problem = check(value);
+                if (problem) context.addIssue({ code: 'custom', message: problem });
+              }),
+              mutability: treatment.mutability,
+              risk: treatment.risk,
+              policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
+              assessRisk: () => ({ level: treatment.risk, reason }),
+              // An upstream's answers change by themselves; never answer from the session's cache.
+              cache: false,
+              async execute(input: Record<string, unknown>, context) {
+                const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
+                const bytes = Buffer.byteLength(JSON.stringify(result));
+                await context.audit('upstream_called', {
+                  callId: context.callId,
                   upstream: upstream.name,
-                  detail: resultText(result) || 'no details',
+                  transport: upstream.status().transport,
+                  tool: tool.name,
+                  argsHash: sha256(input),
+                  resultHash: sha256(result),
+                  isError: result.isError === true,
                 });
-              return result;
-            },
-          }),
-        );
-      }
+                if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
+                  throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
+                options.onResult?.(context.callId, result);
+                if (result.isError)
+                  throw GatewayErrors.GATEWAY_TOOL_ERROR({
+                    tool: tool.name,
+                    upstream: upstream.name,
+                    detail: resultText(result) || 'no details',
+                  });
+                return result;
+              },
+            }),
+          );
+        }
+        return tools;
+      };
       return {
-        tools,
+        tools: toolsFrom(listed),
+        // An upstream down at start, or one whose changed tool an admin accepted, brings its tools later (F4).
+        watchTools(update) {
+          upstream.onToolsChanged((offered) => update(toolsFrom(offered)));
+        },
         route: () => 'direct',
         async close() {
           await upstream.close();

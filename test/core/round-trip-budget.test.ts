@@ -149,11 +149,12 @@ describe('what one approval round trip costs (counted, not timed)', () => {
   );
 
   it.each(factories.map((factory) => [factory.dialect, factory] as const))(
-    'sessions that all take their turn at once share their statements: one version check and one commit for many (%s)',
+    'sessions that all start and take their turn at once share their statements: one insert, version check and commit for many (%s)',
     async (_dialect, factory) => {
-      const counts = { versionChecks: 0, commits: 0 };
+      const counts = { versionChecks: 0, commits: 0, sessionInserts: 0 };
       const store = await openCountingStore(factory, (sql) => {
         if (/^\s*select\b.*"version".*from "sessions"/is.test(sql)) counts.versionChecks += 1;
+        if (/^\s*insert into "sessions"/i.test(sql)) counts.sessionInserts += 1;
       });
       cleanups.push(() => store.close());
       const runtime = await createRuntime({
@@ -163,8 +164,9 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       });
       cleanups.push(() => runtime.close());
       const users = Array.from({ length: 40 }, (_, index) => ({ userId: 500 + index, username: `many${index}`, roles: ['user'] }));
-      const sessions: SessionSnapshot[] = [];
-      for (const user of users) sessions.push(await runtime.startSession({ agent: 'ledger', identity: user }));
+      const sessions: SessionSnapshot[] = await Promise.all(users.map((user) => runtime.startSession({ agent: 'ledger', identity: user })));
+      expect(new Set(sessions.map((session) => session.id)).size).toBe(users.length);
+      expect(counts.sessionInserts).toBeLessThan(users.length / 2);
       observeTransactions({
         transaction: (_ms, _retries, committed) => {
           if (committed === store) counts.commits += 1;

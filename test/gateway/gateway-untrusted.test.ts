@@ -104,8 +104,9 @@ ${extra}`;
     expect(names.filter((n) => n.startsWith('dup__'))).toEqual([]);
     const called = await client.callTool({ name: 'dup__dup', arguments: {} });
     expect(called.isError).toBe(true);
+    // Lists and calls try a down upstream again (F4), so its breaker may have opened by now: never up.
     expect(rig.gateway.status().find((s) => s.name === 'dup')).toMatchObject({
-      state: 'down',
+      state: expect.stringMatching(/^(down|open)$/),
       lastError: expect.stringMatching(/"dup" twice/),
     });
     expect(marks()).not.toContain('dup');

@@ -190,11 +190,14 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
           const approval = gate2.interrupt as unknown as {
             args: { planHash: string };
-            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] }; timeout?: unknown } } };
           };
           expect(approval.preview.kind).toBe('helm-plan');
           expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
           expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+          // N8: Helm's --timeout is in the plan the approver sees (and binds); two objects get Helm's 300 s.
+          expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
+          expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
           expect(done.status).toBe('completed');
           expect(lastText(done)).toContain('Workflow COMPLETED');
           const releases = await cluster.listReleases({ all: true });
@@ -258,6 +261,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await runtime.getSession(id, alice)).phase).toBe('planning');
       });
 
+      workflowIt?.('N8: a timeout over the admin limit is refused in planning, saying the limit; nothing is installed', async () => {
+        const { id, turn } = await send('install webapp as web timeout 2h');
+        const done = await answer(id, turn);
+        expect(done.interrupt).toBeUndefined();
+        expect(lastText(done)).toContain(
+          'Stopped in planning: A timeout of 7200 seconds is outside what this server allows (30 to 1800 seconds)',
+        );
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
       gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
         const { id, turn } = await send('install webapp as web');
         const gate2 = await answer(id, turn);
@@ -309,13 +322,19 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
         await install();
         const before = spawned.length;
-        const { id, turn } = await send('uninstall web');
+        const { id, turn } = await send('uninstall web timeout 10m');
         const gate2 = await answer(id, turn);
-        const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { delete: string[] } } } } }).preview.details.plan;
+        const plan = (
+          gate2.interrupt as { preview: { summary: string; details: { plan: { resources: { delete: string[] }; timeout: unknown } } } }
+        ).preview.details.plan;
         expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        // N8: the requester's timeout, within the admin limit, is planned, shown, bound and passed to Helm.
+        expect(plan.timeout).toMatchObject({ seconds: 600, source: 'requested' });
+        expect((gate2.interrupt as { preview: { summary: string } }).preview.summary).toContain('helm --timeout 600s');
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('release: not found');
         expectProcessBudget(before);
+        if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 

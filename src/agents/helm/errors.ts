@@ -44,6 +44,11 @@ export const HelmErrors = defineErrorCodes({
     message:
       'helm {operation} of {release} timed out waiting for its resources: {detail}. Helm recorded the revision as failed; read the release status and pod health, then roll back or retry with a longer timeout.',
   },
+  HELM_TIMEOUT_OVER_LIMIT: {
+    status: 422,
+    message:
+      'A timeout of {requested} seconds is outside what this server allows ({min} to {max} seconds). Ask for a timeout in that range, or leave it out to get the default from the chart size; an admin sets the limit (agentOptions.helm.maxTimeoutSeconds or OPSGATE_HELM_MAX_TIMEOUT_SECONDS).',
+  },
   HELM_NAME_IN_USE: {
     status: 409,
     message: 'cannot re-use a name that is still in use: {release} in namespace {namespace}. Upgrade it instead, or pick another name.',

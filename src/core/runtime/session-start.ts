@@ -57,7 +57,8 @@ export async function startSession(deps: SessionStartDeps, agent: LoadedAgent, i
     updated_at: at,
   };
   const uow = new UnitOfWork();
-  uow.write(async (trx) => sessionRepository.insertSession(trx, row));
+  // Sessions started at once are stored by one statement: nothing in the commit refers to the row.
+  uow.share('new_sessions', row, sessionRepository.insertSessions);
   deps.audit.record(uow, {
     sessionId: row.id,
     type: 'session_started',

@@ -3,6 +3,7 @@ export { runMigrations, type StoreDialectName, type StoreMigration } from './mig
 export { type AuditAnchorConfig, openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
 export type * from './schema.ts';
 export { SlotBatcher } from './slot-batcher.ts';
+export { executeByShape, insertRows, type ShapeDb } from './statement-shapes.ts';
 export { isStoreError, isStoreUnavailable } from './store-unavailable.ts';
 export {
   observeTransactions,

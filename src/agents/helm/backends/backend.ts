@@ -31,9 +31,17 @@ export interface ReleaseRequest {
   readonly replace?: boolean;
 }
 
+/** How long a rollback or uninstall may wait: Helm's `--timeout`, and the hooks that each may take all of it. */
+export interface ChangeOptions {
+  readonly hooks?: number;
+  readonly timeoutSeconds?: number;
+}
+
 export interface RenderRequest extends ReleaseRequest {
   readonly revision: number;
   readonly isUpgrade: boolean;
+  /** The cluster's Kubernetes version, for a render that cannot ask the cluster (`helm template --kube-version`). */
+  readonly kubeVersion?: string;
 }
 
 /**
@@ -61,9 +69,9 @@ export interface HelmBackend {
   render(request: RenderRequest): Promise<RenderedRelease>;
   install(request: ReleaseRequest): Promise<HelmStatus>;
   upgrade(request: ReleaseRequest): Promise<HelmStatus>;
-  /** `hooks`: how many hooks the rollback runs (each may take Helm's whole `--timeout`). */
-  rollback(release: string, namespace: string, revision: number, options?: { readonly hooks?: number }): Promise<void>;
-  uninstall(release: string, namespace: string, options?: { readonly hooks?: number }): Promise<void>;
+  /** `hooks`: how many hooks the rollback runs (each may take Helm's whole `--timeout`); `timeoutSeconds`: Helm's `--timeout`, default 300. */
+  rollback(release: string, namespace: string, revision: number, options?: ChangeOptions): Promise<void>;
+  uninstall(release: string, namespace: string, options?: ChangeOptions): Promise<void>;
   /** Readiness of the workloads in `manifest` (the release's) by the rules of `helm --wait`, and their pods. */
   health(release: string, namespace: string, manifest: string): Promise<{ pods: PodHealth[]; workloads: WorkloadHealth[] }>;
   /**

@@ -111,6 +111,8 @@ export interface RenderedRelease {
    * CRDs (the chart's `crds/`) are not installed yet (helm/helm#13159): no `lookup`, no live capabilities.
    */
   readonly clientSide?: true;
+  /** The command of a client-side render (`helm template` on Helm 3, `helm install --dry-run=client` on Helm 4). */
+  readonly renderedWith?: string;
 }
 
 export interface ClusterInfo {

@@ -23,6 +23,8 @@ export const chartReference = z
   );
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
+/** Helm's `--timeout` for the change; the server refuses more than its admin limit (default 1800). */
+const timeoutSeconds = z.number().int().min(30).max(86_400);
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */
@@ -39,6 +41,7 @@ const planningInput = {
   resetValues: z.boolean().optional(),
   revision: z.number().int().min(1).optional(),
   createNamespace: z.boolean().optional(),
+  timeoutSeconds: timeoutSeconds.optional(),
 };
 
 export interface HelmToolSpec {
@@ -159,6 +162,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       version: chartVersion.optional(),
       values: userValues.optional(),
       createNamespace: z.boolean().optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -175,6 +179,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       version: chartVersion.optional(),
       values: userValues.optional(),
       resetValues: z.boolean().optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -188,6 +193,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       release: releaseName,
       namespace: namespaceName.default('default'),
       revision: z.number().int().min(1).optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -198,7 +204,12 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
   {
     name: 'helm_uninstall_release',
     description: 'Uninstall a release and delete its resources, as the approved plan says.',
-    input: z.object({ release: releaseName, namespace: namespaceName.default('default'), planHash }),
+    input: z.object({
+      release: releaseName,
+      namespace: namespaceName.default('default'),
+      timeoutSeconds: timeoutSeconds.optional(),
+      planHash,
+    }),
     mutability: 'mutable',
     risk: 'critical',
     allowedPhases: ['approval', 'execution'],

@@ -19,6 +19,7 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type ChangeTimeout, chartSizeTimeout, DEFAULT_MAX_TIMEOUT_SECONDS, requestedTimeout } from './change-timeout.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
@@ -48,6 +49,8 @@ export interface PlanRequest {
   /** Rollback only: the revision to return to. Default: the one before the current. */
   readonly revision?: number;
   readonly createNamespace?: boolean;
+  /** Helm's `--timeout` in seconds, within the admin limit. Default: from the chart's size. */
+  readonly timeoutSeconds?: number;
 }
 
 export type Scenario =
@@ -108,15 +111,23 @@ export class HelmService {
   readonly #redact: SecretRedactor;
   /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
   readonly #cluster: PlanCluster | undefined;
+  /** The longest `--timeout` a requester may ask for (an admin setting). */
+  readonly #maxTimeoutSeconds: number;
 
   constructor(
     backend: HelmBackend,
     repository: ChartRepository,
-    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor; cluster?: PlanCluster } = {},
+    options: {
+      sleep?: (ms: number) => Promise<void>;
+      redactor?: SecretRedactor;
+      cluster?: PlanCluster;
+      maxTimeoutSeconds?: number;
+    } = {},
   ) {
     this.backend = backend;
     this.repository = repository;
     this.#cluster = options.cluster;
+    this.#maxTimeoutSeconds = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#redact = options.redactor ?? new SecretRedactor();
   }
@@ -365,8 +376,17 @@ export class HelmService {
     return (await this.#plan(request)).plan;
   }
 
+  /** Helm's `--timeout` for the change: the requester's within the admin limit, else from what Helm will wait for. */
+  #timeout(request: PlanRequest, manifest: string, hooks: readonly ReleaseHook[]): ChangeTimeout {
+    return request.timeoutSeconds === undefined
+      ? chartSizeTimeout(manifest, hooks, request.namespace, this.#maxTimeoutSeconds)
+      : requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
+  }
+
   /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
   async #plan(request: PlanRequest): Promise<Planned> {
+    // A timeout out of bounds is refused before anything is read from the cluster.
+    if (request.timeoutSeconds !== undefined) requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
     if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
@@ -409,6 +429,7 @@ export class HelmService {
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       revision: nextRevision,
       isUpgrade: Boolean(current),
+      kubeVersion: prerequisites.cluster.kubernetesVersion,
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
@@ -433,7 +454,7 @@ export class HelmService {
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
     if (rendered.clientSide)
       risks.push(
-        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+        `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
     if (validation.unresolvedRefs.length > 0)
       risks.push(
@@ -474,6 +495,7 @@ export class HelmService {
       values: this.#redact.values(userValues),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
+      timeout: this.#timeout(request, rendered.manifest, rendered.hooks),
     });
     return { plan, resolved, values: userValues };
   }
@@ -487,6 +509,7 @@ export class HelmService {
       appVersion: current.chart.metadata.appVersion ?? '',
     };
     if (request.operation === 'uninstall') {
+      const hooks = await this.#revisionHooks(current, current.version);
       return buildPlan({
         ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
@@ -496,8 +519,9 @@ export class HelmService {
         currentRevision: current.version,
         currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: this.#redact.hooks(await this.#revisionHooks(current, current.version)),
+        hooks: this.#redact.hooks(hooks),
         values: this.#redact.values(current.config),
+        timeout: this.#timeout(request, current.manifest, hooks),
       });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
@@ -505,6 +529,9 @@ export class HelmService {
       throw HelmErrors.HELM_REVISION_NOT_FOUND({ release: request.release, revision: target ?? '(previous)' });
     }
     const targetItem = history.find((item) => item.revision === target)!;
+    const targetManifest = await this.#revisionManifest(current, target);
+    // Helm runs the target revision's rollback hooks.
+    const targetHooks = await this.#revisionHooks(current, target);
     return buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: 'rollback',
@@ -518,10 +545,10 @@ export class HelmService {
       nextRevision: current.version + 1,
       rollbackRevision: target,
       currentManifest: this.#redact.manifest(current.manifest),
-      proposedManifest: this.#redact.manifest(await this.#revisionManifest(current, target)),
-      // Helm runs the target revision's rollback hooks.
-      hooks: this.#redact.hooks(await this.#revisionHooks(current, target)),
+      proposedManifest: this.#redact.manifest(targetManifest),
+      hooks: this.#redact.hooks(targetHooks),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
+      timeout: this.#timeout(request, targetManifest, targetHooks),
     });
   }
 
@@ -549,6 +576,7 @@ export class HelmService {
         values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
@@ -559,7 +587,10 @@ export class HelmService {
       };
     }
     if (plan.operation === 'rollback') {
-      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
+      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, {
+        hooks: hooksRunningOn(plan, 'rollback'),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+      });
       // `helm rollback` prints text only: confirm by re-reading the history.
       const history = await this.backend.history(plan.release, plan.namespace);
       const latest = history[history.length - 1];
@@ -577,7 +608,10 @@ export class HelmService {
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };
     }
-    await this.backend.uninstall(plan.release, plan.namespace, { hooks: hooksRunningOn(plan, 'delete') });
+    await this.backend.uninstall(plan.release, plan.namespace, {
+      hooks: hooksRunningOn(plan, 'delete'),
+      ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+    });
     // `helm uninstall` prints text only: confirm the release is gone.
     try {
       const still = await this.backend.status(plan.release, plan.namespace);

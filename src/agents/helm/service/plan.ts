@@ -5,6 +5,7 @@ import { parseManifest } from '../charts/render-chart.ts';
 import { planRisks } from '../risk.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { ValueChange } from '../values/values-diff.ts';
+import type { ChangeTimeout } from './change-timeout.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
@@ -63,6 +64,8 @@ export interface InstallationPlan {
   readonly rollback: { readonly revision?: number; readonly steps: readonly string[] };
   readonly risks: readonly string[];
   readonly createNamespace: boolean;
+  /** Helm's `--timeout` for this change (issue 30 N8): the approval binds it like everything else. */
+  readonly timeout?: ChangeTimeout;
   readonly planHash: string;
 }
 
@@ -115,6 +118,7 @@ export interface PlanInput {
   readonly hooks?: readonly ReleaseHook[];
   readonly volatile?: readonly string[];
   readonly replace?: boolean;
+  readonly timeout?: ChangeTimeout;
 }
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
@@ -170,6 +174,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     rollback: { ...(steps.revision !== undefined ? { revision: steps.revision } : {}), steps: steps.steps },
     risks,
     createNamespace: input.createNamespace ?? false,
+    ...(input.timeout ? { timeout: input.timeout } : {}),
   };
   return { ...plan, planHash: hashPlan(plan, input.proposedManifest) };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
-import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
@@ -34,6 +34,7 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
+import { parseTemplateOutput, templateArgs } from './template-render.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
 const HELM_TIMEOUT_SECONDS = 300;
@@ -353,7 +354,9 @@ export class HelmCli implements HelmBackend {
    * A first install of a chart whose templates hold custom resources of its own `crds/` cannot be
    * dry-run on the server: Helm skips installing CRDs in a dry run and then cannot map the custom
    * resources ("ensure CRDs are installed first", helm/helm#13159, kube-prometheus-stack and most
-   * operators). Such a plan falls back to `--dry-run=client`, and says so.
+   * operators). Such a plan falls back to a client-side render, and says so: `--dry-run=client` on
+   * Helm 4; on Helm 3 that maps against the cluster too and fails the same way, so `helm template`
+   * (see template-render.ts).
    */
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const command = request.isUpgrade ? 'upgrade' : 'install';
@@ -383,7 +386,13 @@ export class HelmCli implements HelmBackend {
         OpsgateError.isInstance(error) &&
         /ensure CRDs are installed first/.test(String(error.fields.detail ?? ''));
       if (!crdsMissing) throw error;
-      return { ...(await dryRun(['--dry-run=client'])), clientSide: true };
+      if ((await this.helmMajorVersion()) >= 4)
+        return { ...(await dryRun(['--dry-run=client'])), clientSide: true, renderedWith: `${command} --dry-run=client` };
+      return this.#withValues(request.values, async (file) =>
+        parseTemplateOutput(
+          await this.#run('helm', templateArgs(request, file, request.kubeVersion), 'template', request.release, request.namespace),
+        ),
+      );
     }
   }
 
@@ -451,25 +460,26 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  async rollback(release: string, namespace: string, revision: number, options: { readonly hooks?: number } = {}): Promise<void> {
+  async rollback(release: string, namespace: string, revision: number, options: ChangeOptions = {}): Promise<void> {
     await this.#run(
       'helm',
-      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
+      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs(options.timeoutSeconds)],
       'rollback',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(options.timeoutSeconds, options.hooks),
     );
   }
 
-  async uninstall(release: string, namespace: string, options: { readonly hooks?: number } = {}): Promise<void> {
+  async uninstall(release: string, namespace: string, options: ChangeOptions = {}): Promise<void> {
+    const timeoutSeconds = options.timeoutSeconds ?? HELM_TIMEOUT_SECONDS;
     await this.#run(
       'helm',
-      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
+      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${timeoutSeconds}s`],
       'uninstall',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(timeoutSeconds, options.hooks),
     );
   }
 
