@@ -1,6 +1,6 @@
-// `node scripts/review-breaks.ts [ID ...]`: re-applies the deliberate breaks of the test-honesty
-// review (/work/shared/reviews/2026-11-26-test-honesty.md: its ten-guard mutation sample M01–M10
-// and every break that survived its requirement pass) to a scratch copy of the tracked files, runs
+// `node scripts/review-breaks.ts [ID ...]`: re-applies the deliberate breaks of the outside
+// test-honesty review of 2026-11-26 (its ten-guard mutation sample M01–M10 and every break that
+// survived its requirement pass) to a scratch copy of the tracked files, runs
 // the tests named for each, and reports whether the break went red. Exit 1 when one stays green or
 // no longer applies (the code it breaks moved: update the entry). Slow (one vitest run per break):
 // run it by hand or in CI, never inside `npm test`.
