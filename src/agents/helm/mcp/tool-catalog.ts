@@ -24,7 +24,12 @@ export const chartReference = z
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
 /** Helm's `--timeout` for the change; the server refuses more than its admin limit (default 1800). */
-const timeoutSeconds = z.number().int().min(30).max(86_400);
+const timeoutSeconds = z
+  .number()
+  .int()
+  .min(30)
+  .max(86_400)
+  .describe("Helm's --timeout for this change, in seconds; leave it out for the default from the chart's size (shown in the plan)");
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */
