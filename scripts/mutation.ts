@@ -83,11 +83,16 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
-    tests: ['src/agents/troubleshoot/validator/**/*.test.ts'],
+    tests: ['src/agents/troubleshoot/validator/**/*.test.ts', 'test/security/peer-command-corpora.test.ts'],
   },
   'risk-scorer': {
     mutate: ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
-    tests: ['src/agents/troubleshoot/risk.test.ts', 'src/agents/troubleshoot/risk/**/*.test.ts'],
+    tests: [
+      'src/agents/troubleshoot/risk.test.ts',
+      'src/agents/troubleshoot/risk.property.test.ts',
+      'src/agents/troubleshoot/risk/**/*.test.ts',
+      'test/security/peer-command-corpora.test.ts',
+    ],
   },
   'helm-safety-net': {
     mutate: ['src/agents/helm/middleware/approval-hitl-middleware.ts'],

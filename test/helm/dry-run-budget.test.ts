@@ -37,7 +37,7 @@ describe('server dry runs per approved change (helm CLI, in-process fake)', () =
     const gate2 = await runtime.decide(id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
     expect(gate2.interrupt?.type).toBe('approval');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
     const calls = fake.calls.slice(before);
     return { dryRuns: calls.filter((argv) => argv.includes('--dry-run=server')).length, processes: calls.length };
   }

@@ -72,7 +72,7 @@ describe('helm approvals are bound to their cluster', () => {
     expect(installs(before, 'kind-dev')).toEqual([]);
     expect(installs(before, 'kind-staging')).toEqual([]);
     const done = await runtime.decide(id, { type: 'approve', callId: fresh.callId }, carol);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
     expect(installs(before, 'kind-dev')).toHaveLength(1);
     expect(installs(before, 'kind-staging')).toEqual([]);
   });

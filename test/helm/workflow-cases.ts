@@ -204,7 +204,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
           expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
           expect(done.status).toBe('completed');
-          expect(lastText(done)).toContain('Workflow COMPLETED');
+          expect(lastText(done)).toContain('Verified: release');
           const releases = await cluster.listReleases({ all: true });
           expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
           const session = await runtime.getSession(id, alice);
@@ -245,7 +245,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(plan.rollback.revision).toBe(1);
         expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const status = await cluster.status('web', 'default');
         expect(status.version).toBe(2);
@@ -303,7 +303,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const session = await runtime.getSession(id, alice);
         expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
         const done = await approve(id, again);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
@@ -317,7 +317,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const history = await cluster.history('web', 'default');
         expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
@@ -380,7 +380,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(
           (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
         ).toBe(false);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
       });

@@ -44,6 +44,11 @@ export const HelmErrors = defineErrorCodes({
     message:
       'helm {operation} of {release} timed out waiting for its resources: {detail}. Helm recorded the revision as failed; read the release status and pod health, then roll back or retry with a longer timeout.',
   },
+  HELM_OBJECTS_INVALID: {
+    status: 422,
+    message:
+      'The cluster refuses {count} of the rendered objects in a server-side dry run with strict field validation: {detail}. Nothing was changed and there is no plan to approve; fix the values (or the chart) and plan again.',
+  },
   HELM_TIMEOUT_OVER_LIMIT: {
     status: 422,
     message:

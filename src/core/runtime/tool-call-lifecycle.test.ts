@@ -68,7 +68,8 @@ describe('the tool-call lifecycle', () => {
   it('allows exactly the documented moves, each with its documented audit events, and refuses every other', () => {
     const refusedWrongly: string[] = [];
     const allowedWrongly: string[] = [];
-    for (const from of [NEW_CALL, ...STATUSES])
+    const origins: readonly (ToolCallStatus | typeof NEW_CALL)[] = [NEW_CALL, ...STATUSES];
+    for (const from of origins)
       for (const to of STATUSES)
         for (const event of EVENTS) {
           const legal = LEGAL[`${from}→${to}`]?.includes(event) ?? false;

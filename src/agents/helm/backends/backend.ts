@@ -12,6 +12,7 @@ import type {
   ReleaseHook,
   ReleaseTestResult,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from './types.ts';
 
@@ -103,5 +104,7 @@ export interface HelmBackend {
   runTests?(release: string, namespace: string, timeoutSeconds: number): Promise<ReleaseTestResult>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
+  /** The rendered objects through the API server's strict field validation, changing nothing (a real cluster only). */
+  checkObjects?(manifest: string, namespace: string): Promise<ServerCheck>;
   close?(): Promise<void>;
 }

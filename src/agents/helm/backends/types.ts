@@ -117,6 +117,14 @@ export interface RenderedRelease {
   readonly renderedWith?: string;
 }
 
+/** What the API server said about the rendered objects in a server-side dry run with strict field validation. */
+export interface ServerCheck {
+  /** Objects the server refuses, with its words (`Deployment: unknown field "spec.replicaz"`): a plan with any is not approvable. */
+  readonly invalid: readonly string[];
+  /** What could not be checked, and why (a missing namespace or CRD, no rights): said in the plan's risks. */
+  readonly unchecked: readonly string[];
+}
+
 export interface ClusterInfo {
   readonly context: string;
   readonly kubernetesVersion: string;

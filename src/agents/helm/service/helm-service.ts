@@ -10,6 +10,7 @@ import type {
   ReleaseHook,
   ReleaseTestResult,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
@@ -178,6 +179,23 @@ export class HelmService {
   readonly #labels = new Memo<Readonly<Record<string, string>> | undefined>({ maxEntries: 64 });
   /** The live state of a release's objects: informational, so one read serves the plans of one request chain. */
   readonly #liveStates = new Memo<LiveDrift>({ maxEntries: 16, maxAgeMs: LIVE_DRIFT_REUSE_MS });
+
+  /** The API server's strict check of a render, by the render's inputs (as the renders are). */
+  readonly #serverChecks = new Memo<ServerCheck>({ maxEntries: 16, maxAgeMs: RENDER_REUSE_MS });
+
+  /**
+   * Issue 30 N6: the objects Helm would apply (hooks too), strictly validated by the API server in a
+   * dry run, so an unknown field (`spec.replicaz`) stops planning instead of the approved change.
+   */
+  async #checkObjects(request: RenderRequest, rendered: RenderedRelease): Promise<ServerCheck | undefined> {
+    const check = this.backend.checkObjects?.bind(this.backend);
+    if (!check) return undefined;
+    const objects = [rendered.manifest, ...rendered.hooks.flatMap((hook) => (hook.manifest ? [`---\n${hook.manifest}\n`] : []))].join('\n');
+    const result = await this.#serverChecks.get(canonicalJson({ ...request, chart: undefined }), () => check(objects, request.namespace));
+    if (result.invalid.length > 0)
+      throw HelmErrors.HELM_OBJECTS_INVALID({ count: result.invalid.length, detail: result.invalid.join('; '), objects: result.invalid });
+    return result;
+  }
 
   /** The history as of `current` (the status just read): a new revision or state is another key. */
   #history(current: HelmStatus): Promise<HelmHistoryItem[]> {
@@ -476,6 +494,7 @@ export class HelmService {
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
+    const serverCheck = await this.#checkObjects(renderRequest, renders[0]);
     // Stamps of the render time (`now | date …`) are shown as <render time> and not bound, so the
     // same plan an hour or a day later is still the same plan; the rest of each object stays bound.
     const renderedAt = Date.now();
@@ -499,6 +518,8 @@ export class HelmService {
       risks.push(
         `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
+    if (serverCheck && serverCheck.unchecked.length > 0)
+      risks.push(`the API server's strict check (a dry run) could not check ${serverCheck.unchecked.join('; ')}`);
     if (validation.unresolvedRefs.length > 0)
       risks.push(
         `values were checked without the schema documents ${[...new Set(validation.unresolvedRefs.map((r) => r.ref))].join(', ')} (referred to by $ref; opsgate never fetches a chart's URLs): ${this.backend.kind === 'helm-cli' ? "Helm fetched them and validated against them in this plan's server dry run" : 'the simulator does not validate against them; Helm will, when it installs on a real cluster'}`,

@@ -17,6 +17,7 @@ import type {
   ReleaseHook,
   ReleaseTestResult,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
@@ -37,6 +38,7 @@ import {
 } from './parse-output.ts';
 import { failedTestPods, parseHelmTestOutput } from './parse-test-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
+import { parseServerCheck, serverCheckArgs } from './server-check.ts';
 import { parseTemplateOutput, templateArgs } from './template-render.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
@@ -127,6 +129,14 @@ export class HelmCli implements HelmBackend {
     namespace = '',
     timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
   ): Promise<string> {
+    return this.#invoke(tool, args, operation, timeoutMs).catch((error: unknown) => {
+      if (!(error instanceof CommandFailed)) throw error;
+      throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
+    });
+  }
+
+  /** Runs one command with the cluster's routing flags; a failure is the raw CommandFailed (stderr whole). */
+  async #invoke(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, timeoutMs: number): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
     const kubeContext = this.#kubeContext();
     // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
@@ -141,12 +151,33 @@ export class HelmCli implements HelmBackend {
     if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
-    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
-      (error: unknown) => {
-        if (!(error instanceof CommandFailed)) throw error;
-        throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
-      },
-    );
+    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Issue 30 N6: the rendered objects through the API server's own strict field validation, changing
+   * nothing (see server-check.ts). Helm's dry run does not validate on servers that advertise
+   * `fieldValidation`, and Helm 4 applies with Strict: a `spec.replicaz` failed only after approval.
+   */
+  async checkObjects(manifest: string, namespace: string): Promise<ServerCheck> {
+    const dir = await mkdtemp(join(tmpdir(), 'opsgate-helm-check-'));
+    const file = join(dir, 'objects.yaml');
+    try {
+      // The manifest may hold Secrets: a private file, removed at once.
+      await writeFile(file, manifest, { mode: 0o600 });
+      const output = await this.#invoke(
+        'kubectl',
+        serverCheckArgs(file, namespace),
+        'check objects',
+        this.#options.commandTimeoutMs ?? 120_000,
+      );
+      return parseServerCheck(output, '');
+    } catch (error) {
+      if (!(error instanceof CommandFailed)) throw error;
+      return parseServerCheck('', error.stderr);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
