@@ -3,7 +3,8 @@
  * `--wait` (Helm 3's ready checker, Helm 4's kstatus watcher) and opsgate's readiness reads look at:
  * Deployment → ReplicaSet (owned, template + `pod-template-hash`) → ready pods; StatefulSet and
  * DaemonSet ready; Jobs complete; Services get a cluster IP; PVCs bound; CRDs established and their
- * kind served. Workloads become ready `rolloutDelayMs` after a change (0: on the next tick).
+ * kind served; a bare Pod that never restarts (a `helm test` hook) runs to completion, Failed when
+ * its name is in `failingPods`. Workloads become ready `rolloutDelayMs` after a change (0: on the next tick).
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject, ObjectStore } from './object-store.ts';
@@ -36,22 +37,56 @@ export function applyDefaults(object: KubeObject, clusterIps: () => string): voi
   }
 }
 
+/** How long a bare Pod runs before it completes, ms: after Helm has listed it and started watching. */
+const BARE_POD_RUN_MS = 500;
+
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 export class Controllers {
   readonly #store: ObjectStore;
   readonly #types: ResourceTypes;
   readonly #delayMs: number;
+  readonly #failingPods: ReadonlySet<string>;
   readonly #timers = new Set<NodeJS.Timeout>();
 
-  constructor(store: ObjectStore, types: ResourceTypes, rolloutDelayMs: number) {
+  constructor(store: ObjectStore, types: ResourceTypes, rolloutDelayMs: number, failingPods: readonly string[] = []) {
     this.#store = store;
     this.#types = types;
     this.#delayMs = rolloutDelayMs;
+    this.#failingPods = new Set(failingPods);
     store.onChange((event, type) => {
       if (event.type === 'DELETED') this.#collectGarbage(event.object);
       else this.#reconcile(type, event.object);
     });
+  }
+
+  /**
+   * A Pod of a controller runs; a bare Pod with `restartPolicy: Never` (a test or a one-off task) is
+   * Pending, then completes: Helm waits on a watch for the change (a Pod finished before its list
+   * was never seen to finish by Helm's hook wait here).
+   */
+  #podStatus(object: KubeObject): Json {
+    const metadata = asRecord(object.metadata);
+    const bare = !Array.isArray(metadata.ownerReferences) || metadata.ownerReferences.length === 0;
+    return bare && asRecord(object.spec).restartPolicy === 'Never' ? { phase: 'Pending' } : runningPod();
+  }
+
+  #finishedPod(object: KubeObject): Json {
+    const metadata = asRecord(object.metadata);
+    const failed = this.#failingPods.has(String(metadata.name ?? ''));
+    const finished = now();
+    return {
+      phase: failed ? 'Failed' : 'Succeeded',
+      startTime: finished,
+      containerStatuses: [
+        {
+          name: 'main',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: failed ? 1 : 0, reason: failed ? 'Error' : 'Completed', finishedAt: finished } },
+        },
+      ],
+    };
   }
 
   stop(): void {
@@ -100,7 +135,8 @@ export class Controllers {
         if (status.phase !== 'Active') queueMicrotask(() => this.#setStatus(type, object, { phase: 'Active' }));
         return;
       case 'Pod':
-        if (!status.phase) queueMicrotask(() => this.#setStatus(type, object, runningPod()));
+        if (!status.phase) queueMicrotask(() => this.#setStatus(type, object, this.#podStatus(object)));
+        else if (status.phase === 'Pending') this.#later(() => this.#setStatus(type, object, this.#finishedPod(object)), BARE_POD_RUN_MS);
         return;
       case 'CustomResourceDefinition':
         if (!status.conditions) queueMicrotask(() => this.#establish(type, object));

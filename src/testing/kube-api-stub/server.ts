@@ -42,6 +42,8 @@ export interface KubeApiStubOptions {
   readonly user?: string;
   /** How long a changed workload takes to become ready, in ms. Default 0 (next tick). */
   readonly rolloutDelayMs?: number;
+  /** Bare Pods (`restartPolicy: Never`) by name that fail instead of completing: a failing `helm test`. */
+  readonly failingPods?: readonly string[];
   /** `/version`'s gitVersion. Default `v1.32.3`. */
   readonly kubernetesVersion?: string;
   /**
@@ -76,7 +78,7 @@ interface Target {
 export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promise<KubeApiStub> {
   const types = new ResourceTypes();
   const store = new ObjectStore();
-  const controllers = new Controllers(store, types, options.rolloutDelayMs ?? 0);
+  const controllers = new Controllers(store, types, options.rolloutDelayMs ?? 0, options.failingPods);
   const requests: string[] = [];
   const user = options.user ?? 'system:serviceaccount:team-a:deployer';
   const version = options.kubernetesVersion ?? 'v1.32.3';

@@ -10,6 +10,7 @@ import type {
   HelmStatus,
   PodHealth,
   ReleaseHook,
+  ReleaseTestResult,
   RenderedRelease,
   ServerCheck,
   WorkloadHealth,
@@ -96,6 +97,11 @@ export interface HelmBackend {
    * object that is gone is simply absent. Only a backend on a real cluster has it.
    */
   liveObjects?(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>>;
+  /**
+   * `helm test`: runs the release's test hooks and reports each one's phase; a failed test is a
+   * result, not an error (the change it follows has happened). Only a backend with a real `helm` has it.
+   */
+  runTests?(release: string, namespace: string, timeoutSeconds: number): Promise<ReleaseTestResult>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
   /** The rendered objects through the API server's strict field validation, changing nothing (a real cluster only). */

@@ -137,3 +137,11 @@ export type BackendKind = 'helm-cli' | 'simulated-cluster';
 
 export const SIMULATION_NOTE =
   "SIMULATION: this answer comes from opsgate's built-in simulated cluster (no real Kubernetes cluster was touched).";
+
+/** What `helm test` reported: each test hook Pod's phase. */
+export interface ReleaseTestResult {
+  readonly passed: boolean;
+  readonly suites: ReadonlyArray<{ readonly name: string; readonly phase: string }>;
+  /** Helm's error when the run failed. */
+  readonly detail?: string;
+}

@@ -8,6 +8,7 @@ import type {
   HelmStatus,
   PodHealth,
   ReleaseHook,
+  ReleaseTestResult,
   RenderedRelease,
   ServerCheck,
   WorkloadHealth,
@@ -27,6 +28,7 @@ import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-s
 import { compareLive, type LiveDrift, liveRefs } from './live-drift.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
+import { testHooks, testsRisk, testsSentence } from './release-tests.ts';
 import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
 
 /** A plan with what only the service sees: the chart archive it was rendered from and the real (unhidden) values. */
@@ -530,6 +532,8 @@ export class HelmService {
       risks.push(
         `${stamped.join(', ')} carr${stamped.length === 1 ? 'ies' : 'y'} the time of rendering, shown as ${RENDER_TIME}: the approval binds everything else in ${stamped.length === 1 ? 'it' : 'them'}`,
       );
+    const testsLine = testsRisk(testHooks(rendered.hooks), this.backend.runTests !== undefined);
+    if (testsLine) risks.push(testsLine);
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
     const plan = buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
@@ -642,7 +646,7 @@ export class HelmService {
   async execute(
     request: PlanRequest,
     planHash: string,
-  ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
+  ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; tests?: ReleaseTestResult; confirmed: string }> {
     const { plan, resolved, values } = await this.#recheck(request, planHash);
     this.#clusterFacts.clear();
     if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
@@ -660,10 +664,16 @@ export class HelmService {
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
+      // `helm test` after the change, as the plan said; its result is part of the answer (and so of the audit).
+      const tests =
+        testHooks(plan.hooks).length > 0 && this.backend.runTests
+          ? await this.backend.runTests(plan.release, plan.namespace, plan.timeout?.seconds ?? 300)
+          : undefined;
       return {
         plan,
         status: this.#redact.status(status),
-        confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})`,
+        ...(tests ? { tests } : {}),
+        confirmed: `${plan.operation} of ${plan.release} created revision ${status.version} (${status.info.status})${tests ? testsSentence(tests) : ''}`,
       };
     }
     if (plan.operation === 'rollback') {

@@ -15,6 +15,7 @@ import type {
   HelmStatus,
   PodHealth,
   ReleaseHook,
+  ReleaseTestResult,
   RenderedRelease,
   ServerCheck,
   WorkloadHealth,
@@ -35,6 +36,7 @@ import {
   parseKubectlObjects,
   parseKubectlVersion,
 } from './parse-output.ts';
+import { failedTestPods, parseHelmTestOutput } from './parse-test-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
 import { parseServerCheck, serverCheckArgs } from './server-check.ts';
 import { parseTemplateOutput, templateArgs } from './template-render.ts';
@@ -420,6 +422,26 @@ export class HelmCli implements HelmBackend {
       if (output.trim()) found.push(...parseKubectlObjects(output));
     }
     return found;
+  }
+
+  /** `helm test`, bounded by `--timeout` per test hook; a failure is reported with the pods Helm names. */
+  async runTests(release: string, namespace: string, timeoutSeconds: number): Promise<ReleaseTestResult> {
+    try {
+      return parseHelmTestOutput(
+        await this.#run(
+          'helm',
+          ['test', release, '--namespace', namespace, '--timeout', `${timeoutSeconds}s`],
+          'test',
+          release,
+          namespace,
+          this.processLimitMs(timeoutSeconds),
+        ),
+      );
+    } catch (error) {
+      if (!OpsgateError.isInstance(error)) throw error;
+      const detail = String(error.fields.detail ?? error.message);
+      return { passed: false, suites: failedTestPods(detail).map((name) => ({ name, phase: 'Failed' })), detail };
+    }
   }
 
   /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
