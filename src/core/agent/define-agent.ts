@@ -126,7 +126,7 @@ export interface AgentDefinition {
   setup(context: AgentSetupContext): Promise<AgentParts>;
 }
 
-/** Declares an agent. Adding an agent touches only its folder and the list in `src/agents/index.ts`. */
+/** Declares an agent. How to add one, and every file that takes: docs/agents/new-agent.md. */
 export function defineAgent(definition: AgentDefinition): AgentDefinition {
   return definition;
 }

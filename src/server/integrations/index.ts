@@ -32,6 +32,13 @@ export interface ChatIntegrationOptions {
    * Milliseconds; default 24 hours.
    */
   readonly changeHoldMs?: number;
+  /**
+   * How long a person's Slack link that someone else set (an admin, through the admin route) counts
+   * as a credential that someone issued. Default: for as long as it stands, so only the link a
+   * person confirmed themselves with the code opsgate sends them in Slack approves other people's
+   * calls (review H2-new); an admin's link still notifies and rejects. Milliseconds.
+   */
+  readonly linkHoldMs?: number;
   /** The clock that dates changes and judges the hold. Default the system clock. */
   readonly now?: () => Date;
 }
@@ -71,6 +78,7 @@ export async function installChatIntegrations(
     ...(deps.options?.slackApiUrl ? { slackApiUrl: deps.options.slackApiUrl } : {}),
     ...(deps.options?.publicUrl ? { publicUrl: deps.options.publicUrl } : {}),
     ...(deps.options?.changeHoldMs !== undefined ? { changeHoldMs: deps.options.changeHoldMs } : {}),
+    ...(deps.options?.linkHoldMs !== undefined ? { linkHoldMs: deps.options.linkHoldMs } : {}),
     now,
   });
   const teams = new TeamsIntegration({

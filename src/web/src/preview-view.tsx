@@ -30,18 +30,21 @@ function helmPlanOf(details: unknown): { plan: HelmPlanView; note?: string } | u
   return { plan: record.plan as HelmPlanView, ...(typeof record.note === 'string' ? { note: record.note } : {}) };
 }
 
-function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
+/**
+ * The backend's note on a plan ("SIMULATION: …"). Not part of the preview: the session page says it
+ * once in its banner, and an inbox card, which has no banner, says it once above the preview.
+ */
+export function previewNote(preview: ApprovalPreview | undefined): string | undefined {
+  return preview ? helmPlanOf(preview.details)?.note : undefined;
+}
+
+function HelmPlan({ plan }: { plan: HelmPlanView }) {
   const resources = plan.resources;
   return (
     <div class="helm-plan" data-testid="helm-plan">
       {plan.cluster && (
         <p class={`plan-target env-${plan.cluster.environment}`} data-testid="plan-cluster">
           Cluster <strong>{plan.cluster.name}</strong> ({plan.cluster.environment})
-        </p>
-      )}
-      {note && (
-        <p class="notice" role="note" data-testid="plan-note">
-          {note}
         </p>
       )}
       {resources && (
@@ -111,7 +114,7 @@ export function PreviewView({
         </p>
       )}
       {typeof command === 'string' && <pre class="command">{commandLine(details as Record<string, unknown>, command)}</pre>}
-      {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
+      {helm && <HelmPlan plan={helm.plan} />}
       {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}
       {fields && <FactList fields={fields} />}
