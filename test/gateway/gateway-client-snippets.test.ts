@@ -57,10 +57,15 @@ describe('the client set-up snippets in docs/gateway.md work as written', () => 
   let port: number;
 
   const inspector = async (args: string[]) => {
-    const { stdout } = await run(process.execPath, [INSPECTOR, '--cli', ...args, '--method', 'tools/list', '--format', 'json'], {
-      timeout: 60_000,
-      env: { ...process.env, HOME: dir },
-    });
+    // A generous connect timeout: the stdio entry starts bin/opsgate and its upstream, seconds on a loaded machine.
+    const { stdout } = await run(
+      process.execPath,
+      [INSPECTOR, '--cli', ...args, '--method', 'tools/list', '--format', 'json', '--connect-timeout', '90000'],
+      {
+        timeout: 120_000,
+        env: { ...process.env, HOME: dir },
+      },
+    );
     return (JSON.parse(stdout.slice(stdout.indexOf('{'))) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
   };
   /** The snippet's URL on this run's port, after checking it is the gateway's default address. */
@@ -96,7 +101,7 @@ describe('the client set-up snippets in docs/gateway.md work as written', () => 
       });
       gateway!.once('exit', (code) => fail(new Error(`opsgate gateway exited ${code}: ${output}`)));
     });
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     if (gateway && gateway.exitCode === null) {
@@ -122,7 +127,7 @@ describe('the client set-up snippets in docs/gateway.md work as written', () => 
     writeFileSync(file, JSON.stringify(filled));
     const tools = await inspector(['--config', file, '--server', 'opsgate']);
     expect(tools).toEqual(expect.arrayContaining(['memory__read_graph', 'memory__create_entities', 'gateway_collect']));
-  }, 60_000);
+  }, 150_000);
 
   it('VS Code (.vscode/mcp.json, http): its URL and header, with the prompted token, list the tools', async () => {
     const parsed = VsCode.parse(snippetAfter('VS Code'));
@@ -133,7 +138,7 @@ describe('the client set-up snippets in docs/gateway.md work as written', () => 
     const header = server.headers.Authorization!.replace(`\${input:${inputId}}`, token);
     const tools = await inspector([reachable(server.url), '--transport', 'http', '--header', `Authorization: ${header}`]);
     expect(tools).toContain('memory__read_graph');
-  }, 60_000);
+  }, 150_000);
 
   it('Cursor (mcp.json, http): its URL and header, with the token from the environment, list the tools', async () => {
     const parsed = Cursor.parse(snippetAfter('Cursor'));
@@ -143,5 +148,5 @@ describe('the client set-up snippets in docs/gateway.md work as written', () => 
     const header = server.headers.Authorization!.replace(`\${env:${variable}}`, token);
     const tools = await inspector([reachable(server.url), '--transport', 'http', '--header', `Authorization: ${header}`]);
     expect(tools).toContain('memory__create_entities');
-  }, 60_000);
+  }, 150_000);
 });
