@@ -52,6 +52,10 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'test/core/decision-authorizer.test.ts',
       'test/core/stale-decision.test.ts',
       'test/core/approval-binding.test.ts',
+      // Recovery is proven by a real SIGKILL of a child process mid-call and by a second instance
+      // on the same store; recovery itself runs in the test process, so its mutants are reached.
+      'test/core/crash-recovery.test.ts',
+      'test/core/replica-recovery.test.ts',
     ],
   },
   'audit-verify': {
@@ -79,11 +83,16 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
-    tests: ['src/agents/troubleshoot/validator/**/*.test.ts'],
+    tests: ['src/agents/troubleshoot/validator/**/*.test.ts', 'test/security/peer-command-corpora.test.ts'],
   },
   'risk-scorer': {
     mutate: ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
-    tests: ['src/agents/troubleshoot/risk.test.ts', 'src/agents/troubleshoot/risk/**/*.test.ts'],
+    tests: [
+      'src/agents/troubleshoot/risk.test.ts',
+      'src/agents/troubleshoot/risk.property.test.ts',
+      'src/agents/troubleshoot/risk/**/*.test.ts',
+      'test/security/peer-command-corpora.test.ts',
+    ],
   },
   'helm-safety-net': {
     mutate: ['src/agents/helm/middleware/approval-hitl-middleware.ts'],

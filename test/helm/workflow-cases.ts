@@ -7,6 +7,7 @@ import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
@@ -96,7 +97,11 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
-          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR } },
+          });
           cleanup = () => {
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
           };
@@ -121,7 +126,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: counting })],
-            agentOptions: { helm: { backend: 'cli', ...paths } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, ...paths } },
           });
           cleanup = async () => {
             await stub.close();
@@ -135,7 +140,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: fake.run })],
-            agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
           });
         } else {
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
@@ -190,13 +195,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
           const approval = gate2.interrupt as unknown as {
             args: { planHash: string };
-            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] }; timeout?: unknown } } };
           };
           expect(approval.preview.kind).toBe('helm-plan');
           expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
           expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+          // N8: Helm's --timeout is in the plan the approver sees (and binds); two objects get Helm's 300 s.
+          expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
+          expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
           expect(done.status).toBe('completed');
-          expect(lastText(done)).toContain('Workflow COMPLETED');
+          expect(lastText(done)).toContain('Verified: release');
           const releases = await cluster.listReleases({ all: true });
           expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
           const session = await runtime.getSession(id, alice);
@@ -237,7 +245,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(plan.rollback.revision).toBe(1);
         expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const status = await cluster.status('web', 'default');
         expect(status.version).toBe(2);
@@ -256,6 +264,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('/cache/maxMemoryMb: must be >= 16 (shop/cache)');
         expect(await cluster.listReleases({ all: true })).toEqual([]);
         expect((await runtime.getSession(id, alice)).phase).toBe('planning');
+      });
+
+      workflowIt?.('N8: a timeout over the admin limit is refused in planning, saying the limit; nothing is installed', async () => {
+        const { id, turn } = await send('install webapp as web timeout 2h');
+        const done = await answer(id, turn);
+        expect(done.interrupt).toBeUndefined();
+        expect(lastText(done)).toContain(
+          'Stopped in planning: A timeout of 7200 seconds is outside what this server allows (30 to 1800 seconds)',
+        );
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
       gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
@@ -285,7 +303,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const session = await runtime.getSession(id, alice);
         expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
         const done = await approve(id, again);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
@@ -299,7 +317,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const history = await cluster.history('web', 'default');
         expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
@@ -309,13 +327,19 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
         await install();
         const before = spawned.length;
-        const { id, turn } = await send('uninstall web');
+        const { id, turn } = await send('uninstall web timeout 10m');
         const gate2 = await answer(id, turn);
-        const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { delete: string[] } } } } }).preview.details.plan;
+        const plan = (
+          gate2.interrupt as { preview: { summary: string; details: { plan: { resources: { delete: string[] }; timeout: unknown } } } }
+        ).preview.details.plan;
         expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        // N8: the requester's timeout, within the admin limit, is planned, shown, bound and passed to Helm.
+        expect(plan.timeout).toMatchObject({ seconds: 600, source: 'requested' });
+        expect((gate2.interrupt as { preview: { summary: string } }).preview.summary).toContain('helm --timeout 600s');
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('release: not found');
         expectProcessBudget(before);
+        if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
@@ -356,7 +380,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(
           (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
         ).toBe(false);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
       });

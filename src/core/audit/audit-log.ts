@@ -7,9 +7,11 @@ import { AuditErrors } from './audit-errors.ts';
 import { type AuditKey, loadAuditKey } from './audit-key.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
+import { sendToAnchor } from './checkpoint-anchor.ts';
 import {
   type AuditCheckpoint,
   appendCheckpointFile,
+  checkpointLines,
   insertCheckpoint,
   lastStoredCheckpoint,
   signCheckpoint,
@@ -17,7 +19,7 @@ import {
 } from './checkpoints.ts';
 import type { AuditEventType } from './event-types.ts';
 import { journalMac, journalMacProblem } from './journal-mac.ts';
-import { type AuditVerification, verifyAudit } from './verify-audit.ts';
+import { type AuditVerification, type VerifyOptions, verifyAudit } from './verify-audit.ts';
 
 export { AUDIT_HASH_VERSION, hashAuditEvent } from './chain-hash.ts';
 
@@ -76,7 +78,7 @@ export interface AuditLogOptions {
 }
 
 /** Failures of the anchors (not of the store) that `close()` reports elsewhere rather than throwing. */
-const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE']);
+const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE', 'AUDIT_ANCHOR_UNREACHABLE']);
 
 type CheckpointListener = (checkpoint: AuditCheckpoint) => void;
 const checkpointListeners = new WeakMap<Store, Set<CheckpointListener>>();
@@ -364,7 +366,7 @@ export class AuditLog {
     );
     if ('busy' in outcome) return SEALER_BUSY;
     if (outcome.anchor) this.#anchor = outcome.anchor;
-    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    if (outcome.checkpoint) await this.#publish(outcome.checkpoint);
     if (this.#onAppend && outcome.pending) {
       const sealedAt = Date.now();
       for (const row of outcome.pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
@@ -415,18 +417,29 @@ export class AuditLog {
     return checkpoint;
   }
 
-  /** Copies a committed checkpoint outside the store: to its observers and the append-only file. */
-  #publish(checkpoint: AuditCheckpoint): void {
+  /**
+   * Copies a committed checkpoint outside the store: to its observers, the append-only file and
+   * the external anchor. Whichever replica signs a checkpoint sends it, so the anchor holds them all.
+   */
+  async #publish(checkpoint: AuditCheckpoint): Promise<void> {
     for (const listener of checkpointListeners.get(this.#store) ?? []) listener(checkpoint);
     const file = this.#store.auditAnchors?.checkpointFile;
-    if (!file) return;
+    if (file) {
+      try {
+        appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+      } catch (error) {
+        throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
+          file,
+          detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+        });
+      }
+    }
+    const command = this.#store.auditAnchors?.anchorCommand;
+    if (!command) return;
     try {
-      appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+      await sendToAnchor(command, checkpointLines(storeLabel(this.#store), [checkpoint]));
     } catch (error) {
-      throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
-        file,
-        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
-      });
+      throw AuditErrors.AUDIT_ANCHOR_UNREACHABLE({ seq: checkpoint.seq, detail: (error as Error).message });
     }
   }
 
@@ -447,7 +460,7 @@ export class AuditLog {
       { kind: 'audit-seal' },
     );
     this.#anchor = outcome.anchor;
-    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    if (outcome.checkpoint) await this.#publish(outcome.checkpoint);
     return outcome.checkpoint;
   }
 
@@ -485,9 +498,9 @@ export class AuditLog {
    * changed, missing or forged, a chain shorter than or different from a signed checkpoint, or a
    * tool call whose audit events are missing.
    */
-  async verify(): Promise<AuditVerification> {
+  async verify(options: VerifyOptions = {}): Promise<AuditVerification> {
     const key = this.#key ?? loadAuditKey(this.#store.auditAnchors, { create: false });
-    return verifyAudit(this.#store, key, () => this.seal());
+    return verifyAudit(this.#store, key, () => this.seal(), options);
   }
 
   /** Every event as JSON Lines, oldest first. */

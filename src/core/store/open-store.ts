@@ -30,6 +30,10 @@ export interface StoreOptions {
   readonly auditKey?: string;
   /** Where signed audit checkpoints are appended. Default: `OPSGATE_AUDIT_CHECKPOINT_FILE`, else `<dataDir>/audit-checkpoints.jsonl`. */
   readonly auditCheckpointFile?: string;
+  /** The external checkpoint anchor's write command (`src/core/audit/checkpoint-anchor.ts`). Default: `OPSGATE_AUDIT_ANCHOR_COMMAND`. */
+  readonly auditAnchorCommand?: string;
+  /** The command that prints the anchor back, for verify. Default: `OPSGATE_AUDIT_ANCHOR_READ_COMMAND`. */
+  readonly auditAnchorReadCommand?: string;
   /** Called with every statement the store runs (tests and benchmarks count a round trip's work with it). */
   readonly onStatement?: (sql: string) => void;
   /**
@@ -63,6 +67,9 @@ export interface AuditAnchorConfig {
   readonly key?: string;
   readonly keyFile?: string;
   readonly checkpointFile?: string;
+  /** The external anchor every replica sends each checkpoint to, and verify reads back. */
+  readonly anchorCommand?: string;
+  readonly anchorReadCommand?: string;
 }
 
 function statementLog(options: StoreOptions): { log?: (event: LogEvent) => void } {
@@ -222,12 +229,16 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;
   const checkpointFile =
     (options.auditCheckpointFile ?? process.env.OPSGATE_AUDIT_CHECKPOINT_FILE) || (anchorDir && join(anchorDir, 'audit-checkpoints.jsonl'));
+  const anchorCommand = options.auditAnchorCommand ?? process.env.OPSGATE_AUDIT_ANCHOR_COMMAND;
+  const anchorReadCommand = options.auditAnchorReadCommand ?? process.env.OPSGATE_AUDIT_ANCHOR_READ_COMMAND;
   const auditAnchors: AuditAnchorConfig | undefined =
-    auditKey || anchorDir
+    auditKey || anchorDir || anchorCommand || anchorReadCommand
       ? {
           ...(auditKey ? { key: auditKey } : {}),
           ...(anchorDir ? { keyFile: join(anchorDir, 'audit.key') } : {}),
           ...(checkpointFile ? { checkpointFile } : {}),
+          ...(anchorCommand ? { anchorCommand } : {}),
+          ...(anchorReadCommand ? { anchorReadCommand } : {}),
         }
       : undefined;
   const store: Store = {

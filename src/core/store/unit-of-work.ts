@@ -12,13 +12,20 @@ export type Write = (trx: WriteTransaction) => Promise<void>;
 
 /** Transient conflicts of concurrent writers: the transaction is retried, never surfaced. */
 const TRANSIENT_CODES = new Set(['40001', '40P01', '23505', 'SQLITE_BUSY']);
+/** node:sqlite's `errcode` (extended result codes): busy or locked in any variant, a unique or primary-key clash. */
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const SQLITE_CONSTRAINT_CLASHES = new Set([1555, 2067]);
 /** Attempts before a transaction that keeps conflicting gives up. Default 12. */
 const DEFAULT_ATTEMPTS = 12;
 
-function isTransientConflict(error: unknown): boolean {
-  const record = error as { code?: unknown; errcode?: unknown; message?: unknown };
+/** Read from the driver's typed error fields, never from its message. */
+export function isTransientConflict(error: unknown): boolean {
+  const record = error as { code?: unknown; errcode?: unknown } | undefined;
   if (typeof record?.code === 'string' && TRANSIENT_CODES.has(record.code)) return true;
-  return /UNIQUE constraint failed|database is locked/i.test(String(record?.message ?? ''));
+  if (typeof record?.errcode !== 'number') return false;
+  const primary = record.errcode & 0xff;
+  return primary === SQLITE_BUSY || primary === SQLITE_LOCKED || SQLITE_CONSTRAINT_CLASHES.has(record.errcode);
 }
 
 /** What a transaction was for: a turn's checkpoint(s), the audit sealer's work, or anything else. */
