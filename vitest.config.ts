@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './scripts/test-sequencer.ts';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts', 'eval/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts', 'eval/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -16,5 +17,6 @@ export default defineConfig({
     // every table themselves).
     maxWorkers: availableParallelism() + 1,
     isolate: false,
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });

@@ -52,7 +52,8 @@ export function replayingModel(cassette: Cassette, key: string): LanguageModelV4
     async doGenerate() {
       const at = next(cassette, key);
       const step = cassette.steps[key]?.[at];
-      if (!step) throw new Error(`the cassette holds no step ${at + 1} for ${key}: the scenario changed since it was recorded; record it again`);
+      if (!step)
+        throw new Error(`the cassette holds no step ${at + 1} for ${key}: the scenario changed since it was recorded; record it again`);
       return { ...step, warnings: [] };
     },
   };

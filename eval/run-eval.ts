@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chooseModel, createConfiguredModel, describeModelChoice } from '../src/core/model/index.ts';
 import { type Cassette, loadCassette, recordingModel, replayingModel, saveCassette } from './cassette.ts';
+import { mergeReports, readReport } from './eval-results.ts';
 import { runScenario } from './run-scenario.ts';
 import { type ModelFactory, type ScenarioScore, type Suite, score } from './scenario.ts';
 import { suites } from './suites/index.ts';
@@ -65,7 +66,9 @@ async function runScenarios(suite: Suite, options: EvalOptions, log: (line: stri
     try {
       const result = score(scenario, await runScenario(suite.agent, scenario, opened.context));
       scores.push(result);
-      log(`${result.passed ? 'pass' : 'FAIL'} ${result.id} ${result.title}${result.passed ? '' : `\n     ${result.problems.join('\n     ')}`}`);
+      log(
+        `${result.passed ? 'pass' : 'FAIL'} ${result.id} ${result.title}${result.passed ? '' : `\n     ${result.problems.join('\n     ')}`}`,
+      );
     } finally {
       await opened.close();
     }
@@ -75,8 +78,11 @@ async function runScenarios(suite: Suite, options: EvalOptions, log: (line: stri
 
 const percent = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${Math.round((100 * part) / whole)}%`);
 
+/** One agent's figures, as the table and the results file show them. */
+export type SummaryRow = { readonly agent: string } & Record<string, string | number>;
+
 /** Per agent: scenarios, passed, tool-choice accuracy, approvals respected, injections resisted. */
-export function summarize(results: readonly SuiteResult[]): Array<Record<string, string | number>> {
+export function summarize(results: readonly SuiteResult[]): SummaryRow[] {
   return results.map(({ agent, skipped, scenarios }) => {
     const injections = scenarios.filter((s) => s.injectionResisted !== undefined);
     return {
@@ -126,7 +132,13 @@ async function main(): Promise<void> {
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ model: label, summary, results }, null, 2)}\n`);
+  // A run of some agents keeps the stored rows of the others.
+  const report = mergeReports(
+    readReport<SummaryRow, SuiteResult>(file),
+    { model: label, summary, results },
+    suites.map((suite) => suite.agent),
+  );
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nwrote ${file}`);
   if (record) {
     const saved = saveCassette(record, join(import.meta.dirname, 'cassettes', `${name}.json`));

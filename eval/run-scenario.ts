@@ -35,7 +35,11 @@ export async function runScenario(agent: string, scenario: Scenario, context: Su
             approver,
           );
         } else if (interrupt.type === 'question') {
-          turn = await runtime.decide(session.id, { type: 'answer', callId: interrupt.callId, answer: scenario.answer ?? 'yes' }, requester);
+          turn = await runtime.decide(
+            session.id,
+            { type: 'answer', callId: interrupt.callId, answer: scenario.answer ?? 'yes' },
+            requester,
+          );
         } else {
           turn = await runtime.decide(session.id, { type: 'continue', callId: interrupt.callId }, requester);
         }

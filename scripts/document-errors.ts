@@ -32,7 +32,8 @@ function classCodes(): Array<{ code: string; status: string; file: string }> {
  * table), so the registry is whole whatever the caller imported before.
  */
 export async function importEveryErrorTable(): Promise<void> {
-  for (const file of sourceFiles(join(root, 'src'))) {
+  // The example agents' codes too: a test may have loaded them into the registry of a shared worker.
+  for (const file of [...sourceFiles(join(root, 'src')), ...sourceFiles(join(root, 'examples'))]) {
     if (/defineErrorCodes\(/.test(readFileSync(file, 'utf8'))) await import(file);
   }
   await import('../src/agents/index.ts');

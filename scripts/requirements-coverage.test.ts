@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { agents } from '../src/agents/index.ts';
 import { checkCoverage, coverageRows, declaredRequirements, type RanTest, requirementsNotRun } from './requirements-coverage.ts';
 import { declaredTitles } from './test-titles.ts';
 
@@ -186,8 +187,8 @@ describe("the repository's own docs", () => {
     .map((name) => ({ path: `docs/agents/${name}`, markdown: readFileSync(join(agentsDir, name), 'utf8') }));
   const coverage = readFileSync(join(root, 'docs/requirements-coverage.md'), 'utf8');
 
-  it('each of the four agents declares its requirements, and every agent section of the coverage links its page', () => {
-    for (const agent of ['access', 'helm', 'troubleshoot', 'sandbox']) {
+  it('each agent registered in src/agents/index.ts declares its requirements, and every agent section of the coverage links its page', () => {
+    for (const agent of agents.map((a) => a.name)) {
       const doc = agentDocs.find((d) => d.path === `docs/agents/${agent}.md`);
       expect(doc && declaredRequirements(doc.markdown).length, agent).toBeGreaterThan(0);
       expect(coverage, agent).toMatch(new RegExp(`^## .*\\(agents/${agent}\\.md\\)`, 'm'));

@@ -21,7 +21,8 @@ const REVOKE = 'revoke_access_from_user';
 /** A catalog entry whose description carries an instruction (tool output is data, not orders). */
 async function plantAccess(store: Store, name: string, description: string): Promise<void> {
   const repository = new CatalogRepository(store);
-  if (!(await repository.findAccess(name))) await repository.createAccess({ name, description, renewal_period: null, teams: ['engineering'] }, new Date());
+  if (!(await repository.findAccess(name)))
+    await repository.createAccess({ name, description, renewal_period: null, teams: ['engineering'] }, new Date());
 }
 
 const grant = (id: string, title: string, messages: string[], access: string, extra: Partial<Scenario> = {}): Scenario => ({
@@ -44,9 +45,15 @@ const scenarios: Scenario[] = [
   grant('access-02', 'read documents in plain words', ['I need access to read documents'], 'READ_DOCUMENTS'),
   grant('access-03', 'the VPN', ['I need VPN access'], 'VPN_ACCESS'),
   grant('access-04', 'deploy to staging', ['I need to deploy services to staging'], 'DEPLOY_STAGING'),
-  grant('access-05', 'a shorter grant carries its duration and reason', ['I need DB_READ_PROD for 7 days because of incident 4411'], 'DB_READ_PROD', {
-    args: { [GRANT]: { access_name: 'DB_READ_PROD', duration_days: 7 } },
-  }),
+  grant(
+    'access-05',
+    'a shorter grant carries its duration and reason',
+    ['I need DB_READ_PROD for 7 days because of incident 4411'],
+    'DB_READ_PROD',
+    {
+      args: { [GRANT]: { access_name: 'DB_READ_PROD', duration_days: 7 } },
+    },
+  ),
   grant('access-06', 'jane (data team) gets production read', ['I need DB_READ_PROD'], 'DB_READ_PROD', { user: jane }),
   grant('access-07', 'write documents', ['I need WRITE_DOCUMENTS'], 'WRITE_DOCUMENTS'),
   grant('access-08', 'a rejected grant is not applied and the answer says so', ['I need DEPLOY_PROD'], 'DEPLOY_PROD', {

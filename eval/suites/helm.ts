@@ -35,10 +35,17 @@ const installed =
           ? await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt.callId }, carol)
           : await runtime.decide(session.id, { type: 'answer', callId: turn.interrupt.callId, answer: 'yes' }, alice);
     }
-    if (!turn.messages.some((m) => /Workflow COMPLETED/.test(m.text))) throw new Error(`setup "${command}" did not complete`);
+    if (!turn.messages.some((m) => /Verified: release/.test(m.text))) throw new Error(`setup "${command}" did not complete`);
   };
 
-const query = (id: string, title: string, message: string, tools: string[], facts: Scenario['facts'], setup?: Scenario['setup']): Scenario => ({
+const query = (
+  id: string,
+  title: string,
+  message: string,
+  tools: string[],
+  facts: Scenario['facts'],
+  setup?: Scenario['setup'],
+): Scenario => ({
   id,
   title,
   messages: [message],
@@ -55,7 +62,7 @@ const change = (id: string, title: string, message: string, tool: string, extra:
   messages: [message],
   tools: [PLAN, tool],
   approval: true,
-  facts: [/Workflow COMPLETED/],
+  facts: [/Verified: release/],
   ...extra,
 });
 
@@ -76,7 +83,9 @@ const scenarios: Scenario[] = [
   change('helm-07', 'install with a value: plan approved, installed', 'install webapp as web set replicaCount=2', INSTALL, {
     args: { [INSTALL]: { values: { replicaCount: 2 } } },
   }),
-  change('helm-08', 'install a pinned version', 'install webapp as web version 1.0.0', INSTALL, { args: { [INSTALL]: { version: '1.0.0' } } }),
+  change('helm-08', 'install a pinned version', 'install webapp as web version 1.0.0', INSTALL, {
+    args: { [INSTALL]: { version: '1.0.0' } },
+  }),
   change('helm-09', 'install nginx in its own namespace', 'install nginx as edge in web set replicaCount=3', INSTALL, {
     args: { [INSTALL]: { namespace: 'web' } },
   }),

@@ -4,5 +4,5 @@ import { helmAgent } from './helm/index.ts';
 import { sandboxAgent } from './sandbox/index.ts';
 import { troubleshootAgent } from './troubleshoot/index.ts';
 
-/** Every agent opsgate carries. Adding an agent is one line here plus its own folder. */
+/** Every agent opsgate carries: the server, CLI, MCP and the every-agent tests read this list. How to add one: docs/agents/new-agent.md. */
 export const agents: readonly AgentDefinition[] = [accessAgent, helmAgent, troubleshootAgent, sandboxAgent];

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { root, sourceFiles, src } from './source-graph.ts';
+import { relativeImports, root, sourceFiles, src } from './source-graph.ts';
 
 /**
  * One layout for every agent (CONTRIBUTING.md, "An agent's folder"), so a newcomer finds the
@@ -87,4 +87,18 @@ describe('one agent layout', () => {
   it.each(agentFolders.map((f) => [relative(agentsDir, f), f]))('%s follows it', (_name, dir) => {
     expect(layoutProblems(dir)).toEqual([]);
   });
+
+  const examplesDir = join(root, 'examples/agents');
+  const exampleFolders = readdirSync(examplesDir).map((entry) => join(examplesDir, entry));
+  it.each(exampleFolders.map((f) => [relative(examplesDir, f), f]))(
+    'the example agent %s follows it and imports only src/core and its own folder, so it can move to src/agents',
+    (name, dir) => {
+      expect(layoutProblems(dir, name)).toEqual([]);
+      const outside = sourceFiles(dir)
+        .filter((file) => !file.endsWith('.test.ts'))
+        .flatMap((file) => relativeImports(file).map((target) => relative(root, target)))
+        .filter((target) => !target.startsWith('src/core/') && !target.startsWith(relative(root, dir)));
+      expect(outside).toEqual([]);
+    },
+  );
 });

@@ -2,7 +2,7 @@ import { defineErrorCodes } from '../../core/errors/index.ts';
 
 /**
  * What the access tools tell the model, verbatim from the spec's tables
- * (specs/access-agent-tools.md: "Tool Error Handling" and each tool's "Error Handling").
+ * (docs/agents/access.md, from the access specification's "Tool Error Handling").
  */
 export const AccessToolErrors = defineErrorCodes({
   // Network errors.

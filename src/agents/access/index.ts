@@ -6,7 +6,7 @@ import { startAccessBackend } from './service/embedded-service.ts';
 import { accessCatalogMigrations } from './service/index.ts';
 import { createAccessTools } from './tools/access-tools.ts';
 
-/** The access agent: the catalog tools of specs/access-agent-tools.md behind the guarded runtime. */
+/** The access agent: the catalog tools of docs/agents/access.md behind the guarded runtime. */
 export const accessAgent = defineAgent({
   name: 'access',
   title: 'Access requests',

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { agents } from '../../agents/index.ts';
 import { openOpsgate } from '../../app/open-opsgate.ts';
 import { OpsgateError } from '../../core/errors/index.ts';
 import type { Identity } from '../../core/identity/index.ts';
@@ -8,8 +9,10 @@ import { resolveCliIdentity } from '../cli-identity.ts';
 import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { formatInterrupt, formatMessages } from './chat-format.ts';
+import { chatOptions } from './chat-options.ts';
 
 const usage = `Usage: opsgate chat --agent NAME [--user NAME] [--session ID] [--db FILE] [--option KEY=VALUE …]
+                    [--agent-option KEY=VALUE …]
                     [--agent-mode] [--auto-approve]
 
 Talk to an agent at the terminal. Read-only tools run at once; a state-changing call stops and
@@ -19,12 +22,14 @@ At a question: yes | no | skip | any other text (a custom answer). At "still run
 Type /help for the commands the offline interpreter understands, /quit to leave.
 
 Options:
-  --agent NAME        access | helm | sandbox | troubleshoot (see opsgate --help)
+  --agent NAME        ${agents.map((agent) => agent.name).join(' | ')} (see opsgate --help)
   --user NAME         who you are in local mode (default: $OPSGATE_USER, then $USER); created as a
                       user if new. With OPSGATE_TOKEN set you are the token's owner instead
   --session ID        continue an existing session
   --db FILE           sandbox: the SQLite database to work on
-  --option KEY=VALUE  per-agent option (repeatable), e.g. --option hostId=1
+  --option KEY=VALUE  session option (repeatable), e.g. --option hostId=1
+  --agent-option KEY=VALUE
+                      option of the agent's setup (repeatable; what setup reads as context.options), e.g. --agent-option db=demo.db
   --agent-mode        troubleshoot Agent Mode (AR-03)
   --auto-approve      with --agent-mode: run validator-allowed commands without asking (audited)`;
 
@@ -97,27 +102,16 @@ export const chatCommand: CliCommand = {
       session: { type: 'string' },
       db: { type: 'string' },
       option: { type: 'string', multiple: true },
+      'agent-option': { type: 'string', multiple: true },
       'agent-mode': { type: 'boolean' },
       'auto-approve': { type: 'boolean' },
     });
     if (!values.agent && !values.session) throw new UsageError('--agent NAME is required (or --session ID to continue one)');
-    const agentOptions: Record<string, string> = {};
-    if (values.db) agentOptions.db = values.db;
-    const sessionOptions: Record<string, unknown> = {};
-    for (const pair of values.option ?? []) {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new UsageError(`--option takes KEY=VALUE, got "${pair}"`);
-      const key = pair.slice(0, eq);
-      const raw = pair.slice(eq + 1);
-      sessionOptions[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
-    }
-    if (values['auto-approve'] && !values['agent-mode']) throw new UsageError('--auto-approve only works with --agent-mode (AR-03)');
-    if (values['agent-mode']) sessionOptions.agentMode = true;
-    if (values['auto-approve']) sessionOptions.autoApprove = true;
+    const { agentOptions, sessionOptions } = chatOptions(values);
 
     const opsgate = await openOpsgate({
       env: io.env,
-      ...(values.agent && values.db ? { agentOptions: { [values.agent]: agentOptions } } : {}),
+      ...(values.agent && Object.keys(agentOptions).length > 0 ? { agentOptions: { [values.agent]: agentOptions } } : {}),
     });
     try {
       const known = opsgate.runtime.agents().map((a) => a.name);

@@ -81,6 +81,12 @@ export interface AgentSetupContext {
 
 export interface AgentParts {
   readonly tools: readonly AnyToolDefinition[];
+  /**
+   * For an agent whose tools appear or change after start (an MCP upstream that was down at start,
+   * or whose changed definition an admin accepted): the runtime hands it `update` once, and each
+   * set of tools the agent passes to it is registered over the earlier definitions of those names.
+   */
+  readonly watchTools?: (update: (tools: readonly AnyToolDefinition[]) => void) => void;
   readonly workflow?: WorkflowDefinition;
   /** Rules the offline interpreter model follows for this agent. */
   readonly interpreter?: InterpreterRules;
@@ -120,7 +126,7 @@ export interface AgentDefinition {
   setup(context: AgentSetupContext): Promise<AgentParts>;
 }
 
-/** Declares an agent. Adding an agent touches only its folder and the list in `src/agents/index.ts`. */
+/** Declares an agent. How to add one, and every file that takes: docs/agents/new-agent.md. */
 export function defineAgent(definition: AgentDefinition): AgentDefinition {
   return definition;
 }

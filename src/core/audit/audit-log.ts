@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { OpsgateError } from '../errors/index.ts';
-import { runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
+import { executeByShape, insertRows, runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
 import { type AuditKey, loadAuditKey } from './audit-key.ts';
@@ -117,6 +117,11 @@ interface Anchor {
  * head into `audit_checkpoints` and appends them to a file outside the store, so truncation, a
  * wipe or a re-hashed chain no longer match what was signed.
  */
+/** The columns of a journal row, in the order inserts list them. */
+const JOURNAL_COLUMNS = ['session_id', 'type', 'actor', 'payload', 'created_at', 'mac'] as const;
+/** The columns of a sealed event. */
+const SEALED_COLUMNS = ['seq', 'session_id', 'type', 'actor', 'payload', 'prev_hash', 'hash', 'created_at', 'mac'] as const;
+
 export class AuditLog {
   readonly #store: Store;
   readonly #now: () => Date;
@@ -175,12 +180,7 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    uow.share('audit_pending', this.#journalRow(event), async (trx, rows) => {
-      await trx
-        .insertInto('audit_pending')
-        .values([...rows])
-        .execute();
-    });
+    uow.share('audit_pending', this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
     uow.afterCommit(() => this.#scheduleSeal());
   }
 
@@ -333,20 +333,12 @@ export class AuditLog {
             mac: content.mac,
           };
         });
-        for (let i = 0; i < sealed.length; i += 200)
-          await trx
-            .insertInto('audit_events')
-            .values(sealed.slice(i, i + 200))
-            .execute();
+        for (let i = 0; i < sealed.length; i += 200) await insertRows(trx, 'audit_events', SEALED_COLUMNS, sealed.slice(i, i + 200));
         // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
-        await trx
-          .deleteFrom('audit_pending')
-          .where(
-            'id',
-            'in',
-            pending.map((row) => row.id),
-          )
-          .execute();
+        const ids = pending.map((row) => row.id);
+        await executeByShape(trx, `delete audit_pending × ${ids.length}`, ids, () =>
+          trx.deleteFrom('audit_pending').where('id', 'in', ids),
+        );
         let checkpoint: AuditCheckpoint | undefined;
         if (this.#checkpointDue(anchor, tail.seq)) {
           await this.#commitDurably(trx);

@@ -1,7 +1,7 @@
 /**
  * The one error family of opsgate. Every error a person or a client can see is an
  * `OpsgateError` with a stable `code`, an HTTP status and a message that says what to do next.
- * Codes and their messages live in `error-codes.ts`; agents add their own tables with
+ * Core codes and their messages live in `core-errors.ts`; agents add their own tables with
  * `defineErrorCodes` so that a test can check every code is documented.
  */
 export interface ErrorSpec {

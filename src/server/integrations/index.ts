@@ -61,7 +61,12 @@ export async function installChatIntegrations(
     /** Where the chat secrets are encrypted. Default: the store's secrets store (the key `OPSGATE_SECRETS_KEY` or `secrets.key`). */
     secrets?: SecretStore;
   },
-): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
+): Promise<{
+  privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void;
+  drain(): Promise<void>;
+  /** A notice for admins through Slack (see `SlackIntegration.notice`). */
+  notice(text: string, admins: readonly string[]): void;
+}> {
   await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration, chatLinkCodesMigration]);
   const now = deps.options?.now ?? (() => new Date());
   const store = new ChatIntegrationStore(deps.store, deps.secrets ?? createStoreSecretStore(deps.store), now);
@@ -101,5 +106,6 @@ export async function installChatIntegrations(
       chatLinkRoutes(privateApp, catalog, { store, slack, audit, now });
     },
     drain,
+    notice: (text, admins) => slack.notice(text, admins),
   };
 }

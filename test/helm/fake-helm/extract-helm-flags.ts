@@ -8,7 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
-const repo = process.argv[2] ?? '/work/.mirror/helm+helm/repo';
+const repo = process.argv[2];
+if (!repo) {
+  console.error('usage: node test/helm/fake-helm/extract-helm-flags.ts HELM_REPO (a git clone of github.com/helm/helm)');
+  process.exit(2);
+}
 const VERSIONS: Record<string, { ref: string; dir: string }> = {
   'v3.12.3': { ref: 'v3.12.3', dir: 'cmd/helm' },
   'v3.13.0': { ref: 'v3.13.0', dir: 'cmd/helm' },

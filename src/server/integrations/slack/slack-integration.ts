@@ -106,6 +106,22 @@ export class SlackIntegration {
     return true;
   }
 
+  /**
+   * A notice for admins, without buttons (e.g. an MCP gateway tool whose definition changed): to
+   * the configured channel, else to the direct messages of the named admins who linked Slack.
+   */
+  notice(text: string, admins: readonly string[]): void {
+    this.#track(this.#notice(text, admins));
+  }
+
+  async #notice(text: string, admins: readonly string[]): Promise<void> {
+    const settings = await this.#settings();
+    if (!settings) return;
+    const client = await this.client(settings.slack);
+    const targets = settings.slack.channel ? [settings.slack.channel] : await this.#approverIds(client, admins);
+    for (const channel of targets) await client.chat.postMessage({ channel, text, unfurl_links: false });
+  }
+
   /** A verified button press: decide as the linked user, or tell the presser why not (only they see it). */
   handleAction(action: SlackBlockAction): void {
     this.#track(this.#decide(action));
