@@ -358,7 +358,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
         const panelBox = panel.getBoundingClientRect();
         return { rowsBottom: rowsBox.bottom, limit: Math.min(hostBox.bottom - paddingBottom, panelBox.bottom) };
       });
-      expect(fits.rowsBottom, 'the terminal\'s last row is cut off').toBeLessThanOrEqual(fits.limit + 0.5);
+      expect(fits.rowsBottom, "the terminal's last row is cut off").toBeLessThanOrEqual(fits.limit + 0.5);
       await john.getByTestId('suggestions').getByRole('button', { name: 'hosts' }).click();
       await john.getByText(/web-1: .*host key confirmed/).waitFor();
       await screens(john, '15-troubleshoot-terminal');
