@@ -276,6 +276,10 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       await poll(async () => [...new Set(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type'))))]).toEqual([
         'session_started',
       ]);
+      // Broken 3's withdrawal reads as one, not as a rejection (review N8).
+      await admin.locator('#audit-type').selectOption('tool_rejected');
+      await admin.getByRole('button', { name: 'Filter' }).click();
+      await poll(() => admin.getByTestId('audit-type').allTextContents()).toContain('tool withdrawn');
       await admin.locator('#audit-type').selectOption('');
       await admin.locator('#audit-tool').fill('execute_query');
       await admin.getByRole('button', { name: 'Filter' }).click();
