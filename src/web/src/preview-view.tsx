@@ -77,10 +77,20 @@ export function flatRecord(details: unknown): Array<[string, string]> | undefine
   const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
   const entries = Object.entries(details as Record<string, unknown>);
   if (entries.length === 0 || !entries.every(([, v]) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))) return undefined;
-  return entries.map(([key, value]) => [
-    key.replace(/_/g, ' '),
-    Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
-  ]);
+  return entries.map(([key, value]) => [key.replace(/_/g, ' '), Array.isArray(value) ? value.join(', ') : valueText(key, value as Scalar)]);
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * One value as a person reads it (review A11): a timestamp in the same local format as "asked at"
+ * beside it, not ISO; a count of days with its unit ("renewal period 14" said nothing).
+ */
+function valueText(key: string, value: Scalar): string {
+  if (value === null) return '—';
+  if (typeof value === 'string' && ISO_TIMESTAMP.test(value)) return new Date(value).toLocaleString();
+  if (typeof value === 'number' && /(_days|_period)$/.test(key)) return `${value} day${value === 1 ? '' : 's'}`;
+  return String(value);
 }
 
 /** `user@host $ command` when the preview names where it runs, else `$ command`. */
