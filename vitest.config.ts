@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './scripts/test-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -16,5 +17,6 @@ export default defineConfig({
     // every table themselves).
     maxWorkers: availableParallelism() + 1,
     isolate: false,
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });

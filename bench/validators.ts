@@ -13,6 +13,12 @@
  *    one), the risk of the dangerous lines it lets through (none may be low), and the assessor's
  *    commands/s and p50/p99. Written to bench/results/risk.json too.
  *
+ * 4. The peers' corpora (issue 29): the ordinary and destructive lines of two peer command guards'
+ *    own test suites (test/fixtures/peer-commands): false positives (ordinary lines blocked), true
+ *    positives (destructive lines blocked, or caught = blocked or ≥ high risk) and the risk
+ *    distribution. Goal: ≤ 1.4 % of ordinary lines blocked and ≥ 96.8 % of destructive ones caught
+ *    (the review's 6 of 424 and 240 of 248). Written to bench/results/peer-commands.json.
+ *
  * BENCH_QUICK=1 runs fewer rounds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +32,7 @@ import { createCommandRiskAssessor } from '../src/agents/troubleshoot/risk.ts';
 import { DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from '../src/agents/troubleshoot/validator/corpus/index.ts';
 import { createCommandValidator } from '../src/agents/troubleshoot/validator/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
+import { scorePeerCorpora } from './peer-commands.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const rounds = quick ? 10 : 60;
@@ -127,3 +134,42 @@ riskRows.push({
 });
 printTable('troubleshoot risk over the validator corpora', riskRows);
 writeResults('risk', riskRows, { rounds, note: 'counts are exact; speeds depend on the machine load' });
+
+// ---------------------------------------------------------------- the peers' corpora
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(whole, 1)).toFixed(1)} %`;
+const peerRows: BenchRow[] = [];
+const peerScores = scorePeerCorpora(validator, assessor);
+for (const score of peerScores) {
+  for (const [kind, judged] of [
+    ['ordinary', score.ordinary],
+    ['destructive', score.destructive],
+  ] as const) {
+    peerRows.push({
+      system: `${score.name} ${kind}`,
+      lines: judged.lines,
+      blocked: judged.blocked,
+      caught: kind === 'destructive' ? `${judged.caught} (${percent(judged.caught, judged.lines)})` : '',
+      falsePositives: kind === 'ordinary' ? `${judged.blocked} (${percent(judged.blocked, judged.lines)})` : '',
+      ...judged.levels,
+    });
+  }
+}
+const total = (kind: 'ordinary' | 'destructive', field: 'lines' | 'blocked' | 'caught') =>
+  peerScores.reduce((sum, score) => sum + score[kind][field], 0);
+peerRows.push({
+  system: 'both peers',
+  lines: total('ordinary', 'lines') + total('destructive', 'lines'),
+  falsePositives: `${total('ordinary', 'blocked')} of ${total('ordinary', 'lines')} (${percent(total('ordinary', 'blocked'), total('ordinary', 'lines'))})`,
+  caught: `${total('destructive', 'caught')} of ${total('destructive', 'lines')} (${percent(total('destructive', 'caught'), total('destructive', 'lines'))})`,
+  goal: 'FP <= 1.4 %, caught >= 96.8 %',
+  met:
+    total('ordinary', 'blocked') / total('ordinary', 'lines') <= 6 / 424 &&
+    total('destructive', 'caught') / total('destructive', 'lines') >= 240 / 248,
+});
+printTable("the peers' own test lines (test/fixtures/peer-commands)", peerRows);
+for (const score of peerScores) {
+  for (const line of score.ordinary.wrong) console.log(`  ${score.name} ordinary line blocked: ${JSON.stringify(line)}`);
+  for (const line of score.destructive.wrong)
+    console.log(`  ${score.name} destructive line neither blocked nor >= high: ${JSON.stringify(line)}`);
+}
+writeResults('peer-commands', peerRows, { origins: peerScores.map((score) => score.origin), note: 'counts are exact' });

@@ -1,4 +1,4 @@
-// `npm run test:mutation [MODULE ...] [--force]`: StrykerJS over the safety modules, one module at a
+// `npm run test:mutation [MODULE ...] [--force] [--concurrency N]`: StrykerJS over the safety modules, one module at a
 // time, and the mutation score of each against the goal. Each module keeps its own incremental
 // file under reports/mutation/, so a later run re-tests only the mutants whose code or covering
 // tests changed (`--force` re-tests all). A mutant shown to be equivalent is marked in the code
@@ -12,19 +12,102 @@ const reportsDir = join(root, 'reports/mutation');
 /** Killed share of the mutants that tests reach or should reach (no coverage counts as survived). */
 const GOAL = 90;
 
+/** Carries a module's test patterns to `vitest.mutation.config.ts` in Stryker's test runner processes. */
+export const MUTATION_TESTS_VARIABLE = 'OPSGATE_MUTATION_TESTS';
+
+/** A safety module: the files mutated and the suites that cover them (all service-free). */
+export interface SafetyModule {
+  /** Stryker `mutate` patterns; `file.ts:FROM-TO` mutates those lines only. */
+  readonly mutate: readonly string[];
+  /** Vitest include patterns: the suites that prove the module, so a run takes minutes, not an hour. */
+  readonly tests: readonly string[];
+}
+
+const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
+const AUDIT_SUITES = ['src/core/audit/**/*.test.ts', 'test/core/audit-integrity.test.ts', 'test/core/runtime.test.ts'];
+
 /** The safety modules: the code that decides, binds, records or refuses. */
-export const SAFETY_MODULES: Readonly<Record<string, readonly string[]>> = {
-  'decision-authorizer': ['src/core/runtime/decisions/authorize-decision.ts', 'src/core/runtime/decisions/expire.ts'],
-  'approval-binding': ['src/core/policy/approval-binding.ts', 'src/core/policy/verify-approval.ts'],
-  'identity-binding': ['src/core/runtime/tool-input.ts'],
-  'tool-call-lifecycle': ['src/core/runtime/tool-call-lifecycle.ts', 'src/core/runtime/recovery.ts'],
-  'audit-verify': ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
-  'cedar-adapter': ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
-  'sql-guard': ['src/agents/sandbox/engines/sql-guard.ts', 'src/agents/sandbox/engines/read-budget.ts'],
-  'command-validator': ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
-  'risk-scorer': ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
-  'helm-safety-net': ['src/agents/helm/middleware/approval-hitl-middleware.ts'],
+export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
+  'decision-authorizer': {
+    mutate: ['src/core/runtime/decisions/authorize-decision.ts', 'src/core/runtime/decisions/expire.ts'],
+    tests: [
+      ...RUNTIME_SUITES,
+      'test/core/decision-authorizer.test.ts',
+      'test/core/stale-decision.test.ts',
+      'test/security/decision-matrix.test.ts',
+    ],
+  },
+  'approval-binding': {
+    mutate: ['src/core/policy/approval-binding.ts', 'src/core/policy/verify-approval.ts'],
+    tests: ['src/core/policy/**/*.test.ts', 'test/core/approval-binding.test.ts', 'test/core/runtime.test.ts'],
+  },
+  'identity-binding': {
+    mutate: ['src/core/runtime/tool-input.ts'],
+    tests: [...RUNTIME_SUITES, 'test/security/decision-matrix.test.ts'],
+  },
+  'tool-call-lifecycle': {
+    mutate: ['src/core/runtime/tool-call-lifecycle.ts', 'src/core/runtime/recovery.ts'],
+    tests: [
+      ...RUNTIME_SUITES,
+      'test/core/decision-authorizer.test.ts',
+      'test/core/stale-decision.test.ts',
+      'test/core/approval-binding.test.ts',
+      // Recovery is proven by a real SIGKILL of a child process mid-call and by a second instance
+      // on the same store; recovery itself runs in the test process, so its mutants are reached.
+      'test/core/crash-recovery.test.ts',
+      'test/core/replica-recovery.test.ts',
+    ],
+  },
+  'audit-verify': {
+    mutate: ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
+    tests: AUDIT_SUITES,
+  },
+  'audit-sealer': {
+    mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
+    tests: AUDIT_SUITES,
+  },
+  'cedar-adapter': {
+    mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
+    tests: ['src/core/policy/**/*.test.ts', 'test/security/decision-matrix.test.ts'],
+  },
+  'sql-guard': {
+    mutate: [
+      'src/agents/sandbox/engines/sql-guard.ts',
+      'src/agents/sandbox/engines/read-budget.ts',
+      'src/agents/sandbox/engines/postgres-statement.ts',
+      'src/agents/sandbox/engines/postgres-function-policy.ts',
+      // The SQLite engine's read path: #prepareRead, query, querySync.
+      'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
+    ],
+    tests: ['src/agents/sandbox/engines/**/*.test.ts'],
+  },
+  'command-validator': {
+    mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
+    tests: ['src/agents/troubleshoot/validator/**/*.test.ts', 'test/security/peer-command-corpora.test.ts'],
+  },
+  'risk-scorer': {
+    mutate: ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
+    tests: [
+      'src/agents/troubleshoot/risk.test.ts',
+      'src/agents/troubleshoot/risk.property.test.ts',
+      'src/agents/troubleshoot/risk/**/*.test.ts',
+      'test/security/peer-command-corpora.test.ts',
+    ],
+  },
+  'helm-safety-net': {
+    mutate: ['src/agents/helm/middleware/approval-hitl-middleware.ts'],
+    tests: ['src/agents/helm/middleware/**/*.test.ts'],
+  },
+  'gateway-policy': {
+    // treatmentOf and gatewayPolicyEnvironment: how an upstream tool's pin and annotations become
+    // opsgate's mutability, risk and Cedar environment.
+    mutate: ['src/gateway/upstream-agent.ts:36-61'],
+    tests: ['test/gateway/gateway-config.test.ts', 'src/gateway/**/*.test.ts'],
+  },
 };
+
+/** Every module's suites: what `vitest.mutation.config.ts` runs when no module is named. */
+export const ALL_MUTATION_SUITES: readonly string[] = [...new Set(Object.values(SAFETY_MODULES).flatMap((module) => module.tests))];
 
 interface MutantResult {
   readonly status: string;
@@ -64,7 +147,11 @@ export function scoreOf(module: string, report: StrykerReport): ModuleScore {
   };
 }
 
-function run(module: string, force: boolean): ModuleScore | { readonly module: string; readonly failed: string } {
+function run(
+  module: string,
+  force: boolean,
+  concurrency: string | undefined,
+): ModuleScore | { readonly module: string; readonly failed: string } {
   const report = join(reportsDir, `${module}.json`);
   const config = join(reportsDir, `${module}.stryker.json`);
   const base = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as Record<string, unknown>;
@@ -73,13 +160,18 @@ function run(module: string, force: boolean): ModuleScore | { readonly module: s
     config,
     JSON.stringify({
       ...options,
-      mutate: SAFETY_MODULES[module],
+      mutate: SAFETY_MODULES[module]!.mutate,
+      ...(concurrency ? { concurrency: Number(concurrency) } : {}),
       incrementalFile: join(reportsDir, `${module}.incremental.json`),
       jsonReporter: { fileName: report },
     }),
   );
-  console.log(`\n== ${module}: ${SAFETY_MODULES[module]!.join(' ')}`);
-  const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], { cwd: root, stdio: 'inherit' });
+  console.log(`\n== ${module}: ${SAFETY_MODULES[module]!.mutate.join(' ')}`);
+  const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests) },
+  });
   if (result.status !== 0 || !existsSync(report))
     return { module, failed: `stryker exited ${result.status}: see its output above (a failing test in the initial run stops it)` };
   return scoreOf(module, JSON.parse(readFileSync(report, 'utf8')) as StrykerReport);
@@ -88,14 +180,20 @@ function run(module: string, force: boolean): ModuleScore | { readonly module: s
 function main(): void {
   const args = process.argv.slice(2);
   const force = args.includes('--force');
-  const asked = args.filter((arg) => !arg.startsWith('--'));
+  const concurrencyAt = args.indexOf('--concurrency');
+  const concurrency = concurrencyAt >= 0 ? args[concurrencyAt + 1] : undefined;
+  if (concurrencyAt >= 0 && !/^[1-9][0-9]*$/.test(concurrency ?? '')) {
+    console.error('--concurrency needs a whole number of test runner processes, e.g. --concurrency 1');
+    process.exit(2);
+  }
+  const asked = args.filter((arg, at) => !arg.startsWith('--') && at !== concurrencyAt + 1);
   const unknown = asked.filter((name) => !(name in SAFETY_MODULES));
   if (unknown.length > 0) {
     console.error(`unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(SAFETY_MODULES).join(', ')}`);
     process.exit(2);
   }
   mkdirSync(reportsDir, { recursive: true });
-  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force));
+  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force, concurrency));
   console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of scores)

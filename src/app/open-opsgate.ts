@@ -66,6 +66,8 @@ export async function openOpsgate(options: OpenOpsgateOptions = {}): Promise<Ops
     databaseUrl: env.OPSGATE_DATABASE_URL ?? '',
     auditKey: env.OPSGATE_AUDIT_KEY ?? '',
     auditCheckpointFile: env.OPSGATE_AUDIT_CHECKPOINT_FILE ?? '',
+    auditAnchorCommand: env.OPSGATE_AUDIT_ANCHOR_COMMAND ?? '',
+    auditAnchorReadCommand: env.OPSGATE_AUDIT_ANCHOR_READ_COMMAND ?? '',
   });
   try {
     // With single sign-on, people's teams come from the claims of their last sign-on.

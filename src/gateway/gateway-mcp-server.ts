@@ -23,12 +23,12 @@ import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
 import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
-import { withoutControls } from './untrusted-text.ts';
+import { SAFE_TOOL_NAME, withoutControls, withoutControlsInTexts } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
-import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
+import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
-/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
-export const NAMESPACE_SEPARATOR = '__';
+export { NAMESPACE_SEPARATOR };
+
 /** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
 export const RESOURCE_SEPARATOR = '+';
 export const COLLECT_TOOL = 'gateway_collect';
@@ -37,6 +37,8 @@ export const TICKET_META = 'opsgate/ticket';
 export const STATUS_META = 'opsgate/status';
 const POLL_MS = 300;
 const PROGRESS_EVERY_MS = 5_000;
+/** How long a tools/list waits for an upstream that is down to come up (it keeps trying after). */
+const LIST_CONNECT_WAIT_MS = 2_000;
 const FINAL = new Set(['executed', 'failed', 'rejected', 'blocked', 'expired', 'unknown']);
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -86,16 +88,29 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
   const mcp = new McpServer(
     { name: 'opsgate-gateway', version: '0.1.0' },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} },
       instructions:
         'Tools of upstream MCP servers, guarded by opsgate: read-only calls run at once; a state-changing call waits until a person approves it on the opsgate server. If a call returns "waiting for approval", call gateway_collect with its ticket later.',
     },
   );
   const server = mcp.server;
+  // A client that listed the tools hears when an upstream's set changes (one came up late, F4).
+  const unsubscribe = [...gateway.upstreams.values()].map((upstream) =>
+    upstream.onToolsChanged(() => {
+      server.sendToolListChanged().catch(() => {});
+    }),
+  );
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    for (const stop of unsubscribe) stop();
+    previousOnClose?.();
+  };
 
   const offered = async (): Promise<Tool[]> => {
     const tools: Tool[] = [];
-    for (const upstream of gateway.upstreams.values()) {
+    const upstreams = [...gateway.upstreams.values()];
+    await Promise.all(upstreams.map((upstream) => upstream.tryConnect(LIST_CONNECT_WAIT_MS)));
+    for (const upstream of upstreams) {
       await upstream.review();
       for (const tool of upstream.tools) {
         const treatment = treatmentOf(tool, upstream.config.tools[tool.name], upstream.config.trusted);
@@ -103,6 +118,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         const mutable = treatment.mutability === 'mutable';
         tools.push({
           ...tool,
+          // Property descriptions and titles are upstream text a client shows and a model reads.
+          inputSchema: withoutControlsInTexts(tool.inputSchema),
+          ...(tool.outputSchema ? { outputSchema: withoutControlsInTexts(tool.outputSchema) } : {}),
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
           ...(tool.title ? { title: withoutControls(tool.title) } : {}),
           description: `${withoutControls(tool.description ?? tool.name)}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
@@ -158,7 +176,15 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         lastProgress = Date.now();
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: ++progress, message: `${who} (${call?.status ?? 'pending'})` },
+          params: {
+            progressToken: token,
+            progress: ++progress,
+            // Once decided, the wait is the upstream's: say so rather than who may approve (F11).
+            message:
+              call?.status === 'approved' || call?.status === 'executing'
+                ? `approved; running on the upstream (${call.status})`
+                : `${who} (${call?.status ?? 'pending'})`,
+          },
         });
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -248,6 +274,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       const at = name.indexOf(NAMESPACE_SEPARATOR);
       const upstream = at > 0 ? gateway.upstreams.get(name.slice(0, at)) : undefined;
       const tool = at > 0 ? name.slice(at + NAMESPACE_SEPARATOR.length) : '';
+      // An upstream that is down (or was down at start) is tried now: down, the answer says so (F4).
+      if (upstream && upstream.status().state !== 'up' && !upstream.tools.some((t) => t.name === tool)) await upstream.start();
       if (upstream?.held.has(tool)) throw GatewayErrors.GATEWAY_TOOL_CHANGED({ upstream: upstream.name, tool });
       if (!upstream || !upstream.tools.some((t) => t.name === tool))
         return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);
@@ -316,7 +344,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.prompts,
         ),
       ))
-        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+        if (SAFE_TOOL_NAME.test(prompt.name))
+          prompts.push({ ...withoutControlsInTexts(prompt), name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
     return { prompts };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
@@ -338,7 +367,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resources,
         ),
       ))
-        resources.push({ ...resource, uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}` });
+        resources.push({
+          ...withoutControlsInTexts(resource),
+          name: withoutControls(resource.name),
+          uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}`,
+        });
     return { resources };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
@@ -350,7 +383,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resourceTemplates,
         ),
       ))
-        resourceTemplates.push({ ...template, uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}` });
+        resourceTemplates.push({
+          ...withoutControlsInTexts(template),
+          name: withoutControls(template.name),
+          uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}`,
+        });
     return { resourceTemplates };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {

@@ -9,11 +9,14 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
-import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import { type ChangedTool, ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
+export const NAMESPACE_SEPARATOR = '__';
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
 export function upstreamAgentName(upstream: string): string {
@@ -69,6 +72,8 @@ export interface UpstreamAgentOptions {
   readonly maxResultBytes: number;
   /** Receives each raw result by call id, so the gateway hands the client the exact result (the stored one is shortened for models). */
   readonly onResult?: (callId: string, result: CallToolResult) => void;
+  /** Hears a tool definition change when it is first recorded. */
+  readonly onDefinitionChanged?: (change: ChangedTool) => void;
 }
 
 /**
@@ -79,9 +84,6 @@ export interface UpstreamAgentOptions {
 export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
   const { upstream } = options;
   const config = upstream.config;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  // Upstream schemas use `format` (uri, date-time…): checked, not warned about at every start (F14).
-  addFormats(ajv);
   return defineAgent({
     name: upstreamAgentName(upstream.name),
     title: config.title ?? `${upstream.name} (MCP gateway)`,
@@ -89,10 +91,10 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
     migrations: [toolDefinitionsMigration],
     async setup(context) {
-      const definitions = new ToolDefinitions(context.store);
+      const definitions = new ToolDefinitions(context.store, options.onDefinitionChanged ? { onChanged: options.onDefinitionChanged } : {});
       upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
-      // A dead upstream must not keep opsgate from starting: it offers no tools until a restart
-      // finds it, and its status says why.
+      // A dead upstream must not keep opsgate from starting: it offers no tools until a client's
+      // list or call finds it up (then `watchTools` brings them), and its status says why.
       const listed = await upstream.start().catch((error: unknown) => {
         context.logger.warn(
           { upstream: upstream.name, error: error instanceof Error ? error.message : String(error) },
@@ -100,57 +102,80 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
         );
         return [];
       });
-      const tools: AnyToolDefinition[] = [];
-      for (const tool of listed) {
-        const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
-        if (!treatment.offered) continue;
-        const check = compileInputSchema(ajv, tool.inputSchema);
-        const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
-        // Approvers read this line: it says when the upstream's own text tries to steer the model.
-        const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
-        const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
-        tools.push(
-          defineTool({
-            name: tool.name,
-            description: withoutControls(tool.description ?? tool.name),
-            input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
-              const problem = check(value);
-              if (problem) context.addIssue({ code: 'custom', message: problem });
-            }),
-            mutability: treatment.mutability,
-            risk: treatment.risk,
-            policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
-            assessRisk: () => ({ level: treatment.risk, reason }),
-            // An upstream's answers change by themselves; never answer from the session's cache.
-            cache: false,
-            async execute(input: Record<string, unknown>, context) {
-              const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
-              const bytes = Buffer.byteLength(JSON.stringify(result));
-              await context.audit('upstream_called', {
-                callId: context.callId,
-                upstream: upstream.name,
-                transport: upstream.status().transport,
-                tool: tool.name,
-                argsHash: sha256(input),
-                resultHash: sha256(result),
-                isError: result.isError === true,
-              });
-              if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
-                throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
-              options.onResult?.(context.callId, result);
-              if (result.isError)
-                throw GatewayErrors.GATEWAY_TOOL_ERROR({
-                  tool: tool.name,
+      const toolsFrom = (offered: readonly Tool[]): AnyToolDefinition[] => {
+        // A fresh validator each time: the same schema compiled twice would clash on its `$id`.
+        const ajv = new Ajv2020({ strict: false, allErrors: true });
+        // Upstream schemas use `format` (uri, date-time…): checked, not warned about at every start (F14).
+        addFormats(ajv);
+        const tools: AnyToolDefinition[] = [];
+        for (const tool of offered) {
+          const treatment = treatmentOf(tool, config.tools[tool.name], config.trusted);
+          if (!treatment.offered) continue;
+          const check = compileInputSchema(ajv, tool.inputSchema);
+          const markers = injectionMarkers(`${tool.title ?? ''}\n${tool.description ?? ''}`);
+          // Approvers read this line: it says when the upstream's own text tries to steer the model.
+          const reason = `${upstream.name}/${tool.name}: ${treatment.why}${markers.length > 0 ? `; its description has prompt-injection markers: ${markers.join(', ')}` : ''}`;
+          const policyEnvironment = gatewayPolicyEnvironment(config.tools[tool.name]?.requesterMayApprove ?? config.requesterMayApprove);
+          tools.push(
+            defineTool({
+              name: tool.name,
+              description: withoutControls(tool.description ?? tool.name),
+              input: z.record(z.string(), z.unknown()).superRefine((value, context) => {
+                const problem = check(value);
+                if (problem) context.addIssue({ code: 'custom', message: problem });
+              }),
+              mutability: treatment.mutability,
+              risk: treatment.risk,
+              policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
+              assessRisk: () => ({ level: treatment.risk, reason }),
+              // Approvers see the name the requester's client used, which says the upstream (F12); reads
+              // have no preview, so they keep the fast path.
+              ...(treatment.mutability === 'mutable'
+                ? {
+                    preview: (input: Record<string, unknown>) => ({
+                      kind: 'gateway-call',
+                      headline: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
+                      summary: `Calls ${tool.name} on the MCP upstream "${upstream.name}" with these arguments.`,
+                      details: input,
+                    }),
+                  }
+                : {}),
+              // An upstream's answers change by themselves; never answer from the session's cache.
+              cache: false,
+              async execute(input: Record<string, unknown>, context) {
+                const result = masked(await upstream.call(tool.name, input, context.signal), config.mask);
+                const bytes = Buffer.byteLength(JSON.stringify(result));
+                await context.audit('upstream_called', {
+                  callId: context.callId,
                   upstream: upstream.name,
-                  detail: resultText(result) || 'no details',
+                  transport: upstream.status().transport,
+                  tool: tool.name,
+                  argsHash: sha256(input),
+                  resultHash: sha256(result),
+                  isError: result.isError === true,
                 });
-              return result;
-            },
-          }),
-        );
-      }
+                if (bytes > options.maxResultBytes && treatment.mutability === 'read-only')
+                  throw GatewayErrors.GATEWAY_RESULT_TOO_LARGE({ tool: tool.name, bytes, limit: options.maxResultBytes });
+                options.onResult?.(context.callId, result);
+                if (result.isError)
+                  throw GatewayErrors.GATEWAY_TOOL_ERROR({
+                    tool: tool.name,
+                    upstream: upstream.name,
+                    detail: resultText(result) || 'no details',
+                  });
+                return result;
+              },
+            }),
+          );
+        }
+        return tools;
+      };
       return {
-        tools,
+        tools: toolsFrom(listed),
+        // An upstream down at start, or one whose changed tool an admin accepted, brings its tools later (F4).
+        watchTools(update) {
+          upstream.onToolsChanged((offered) => update(toolsFrom(offered)));
+        },
         route: () => 'direct',
         async close() {
           await upstream.close();

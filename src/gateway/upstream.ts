@@ -8,6 +8,7 @@ import type { OpsgateError } from '../core/errors/index.ts';
 import type { UpstreamConfig } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
+import { definitionHash } from './tool-definitions.ts';
 
 /** What an admin sees of one upstream. */
 export interface UpstreamStatus {
@@ -43,6 +44,9 @@ export class Upstream {
   /** Tools whose definition changed since it was accepted: neither offered nor called. */
   #held = new Set<string>();
   #review: ((tools: readonly Tool[]) => Promise<Set<string>>) | undefined;
+  readonly #listeners = new Set<(tools: readonly Tool[]) => void>();
+  /** The offered tools' definitions as last announced, so listeners hear of a change once. */
+  #announced = '';
   #calls = 0;
   #failures = 0;
   #lastError: string | undefined;
@@ -80,6 +84,44 @@ export class Upstream {
   /** Checks the last listing again, e.g. after an admin accepted a change. */
   async review(): Promise<void> {
     if (this.#review) this.#held = await this.#review(this.#tools);
+    this.#announce();
+  }
+
+  /**
+   * `listener` hears the offered tools each time they change: the upstream came up after being
+   * down at start (F4), it reconnected with other tools, or an admin accepted a changed one.
+   * Returns the way to stop listening.
+   */
+  onToolsChanged(listener: (tools: readonly Tool[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #announce(): void {
+    const offered = this.tools;
+    const signature = offered.map((tool) => definitionHash(tool)).join(',');
+    if (signature === this.#announced) return;
+    this.#announced = signature;
+    for (const listener of this.#listeners) listener(offered);
+  }
+
+  /**
+   * Connects an upstream that is down (the breaker paces the attempts) and waits at most `waitMs`
+   * for it; a slower connect goes on and announces its tools when it lands.
+   */
+  async tryConnect(waitMs: number): Promise<void> {
+    if (this.#client) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.start().then(
+        () => undefined,
+        () => undefined,
+      ),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   #transport(): Transport {
@@ -93,7 +135,11 @@ export class Upstream {
         stderr: 'ignore',
       });
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: config.headers },
+      // A broken stream is not resumed: the upstream is reconnected (and its tools reviewed) anew.
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+    });
   }
 
   /** The connected client; connects (or restarts a stdio server) when there is none. */
@@ -114,6 +160,12 @@ export class Upstream {
       client.onclose = () => {
         if (this.#client === client) this.#client = undefined;
       };
+      // A Streamable HTTP upstream that dies mid-answer only breaks the answer's SSE stream, and the
+      // call would wait for its timeout (F11). Closing now answers what is in flight: outcome unknown.
+      if (!(transport instanceof StdioClientTransport))
+        client.onerror = (error) => {
+          if (this.#client === client && error.message.startsWith('SSE stream disconnected')) void this.#restart();
+        };
       this.#client = client;
       this.#connectedAt = new Date().toISOString();
       this.#pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;

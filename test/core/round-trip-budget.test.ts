@@ -28,8 +28,7 @@ const BUDGET = {
 };
 
 /** The sealer chains journaled events in the background, as often as timing allows: not the round trip's cost. */
-const SEALER_STATEMENT =
-  /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit'/i;
+const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit', 'on'/i;
 
 interface Counts {
   statements: number;
@@ -41,8 +40,11 @@ interface Counts {
 
 /** The round trip runs alone, so a plain `select` is one of its own reads (its writes are inserts, updates and `with`s). */
 const READ = /^\s*select\b/i;
-/** `begin` and `commit` are counted as the transactions they open and close, not as statements. */
-const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b/i;
+/**
+ * `begin` and `commit` are counted as the transactions they open and close, not as statements; so is
+ * the setting that lets a commit skip waiting for its flush (`durableCommits`), sent with the commit.
+ */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b|^select set_config\('synchronous_commit', 'off', true\)$/i;
 
 /** A store of the factory's dialect that reports every statement (a SQLite file of its own: one writer per file). */
 async function openCountingStore(
@@ -149,11 +151,12 @@ describe('what one approval round trip costs (counted, not timed)', () => {
   );
 
   it.each(factories.map((factory) => [factory.dialect, factory] as const))(
-    'sessions that all take their turn at once share their statements: one version check and one commit for many (%s)',
+    'sessions that all start and take their turn at once share their statements: one insert, version check and commit for many (%s)',
     async (_dialect, factory) => {
-      const counts = { versionChecks: 0, commits: 0 };
+      const counts = { versionChecks: 0, commits: 0, sessionInserts: 0 };
       const store = await openCountingStore(factory, (sql) => {
         if (/^\s*select\b.*"version".*from "sessions"/is.test(sql)) counts.versionChecks += 1;
+        if (/^\s*insert into "sessions"/i.test(sql)) counts.sessionInserts += 1;
       });
       cleanups.push(() => store.close());
       const runtime = await createRuntime({
@@ -163,8 +166,9 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       });
       cleanups.push(() => runtime.close());
       const users = Array.from({ length: 40 }, (_, index) => ({ userId: 500 + index, username: `many${index}`, roles: ['user'] }));
-      const sessions: SessionSnapshot[] = [];
-      for (const user of users) sessions.push(await runtime.startSession({ agent: 'ledger', identity: user }));
+      const sessions: SessionSnapshot[] = await Promise.all(users.map((user) => runtime.startSession({ agent: 'ledger', identity: user })));
+      expect(new Set(sessions.map((session) => session.id)).size).toBe(users.length);
+      expect(counts.sessionInserts).toBeLessThan(users.length / 2);
       observeTransactions({
         transaction: (_ms, _retries, committed) => {
           if (committed === store) counts.commits += 1;

@@ -18,7 +18,11 @@ const LYING_TOOLS = {
     {
       name: 'fetch',
       description: 'Fetches a link.',
-      inputSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } }, required: ['url'] },
+      inputSchema: {
+        type: 'object',
+        properties: { url: { type: 'string', format: 'uri', description: '\u001b[8mThe link.\u001b[0m' } },
+        required: ['url'],
+      },
     },
     { name: 'esc\u001b[2Jname', description: 'A name with a terminal escape.', inputSchema: { type: 'object' } },
   ],
@@ -104,8 +108,9 @@ ${extra}`;
     expect(names.filter((n) => n.startsWith('dup__'))).toEqual([]);
     const called = await client.callTool({ name: 'dup__dup', arguments: {} });
     expect(called.isError).toBe(true);
+    // Lists and calls try a down upstream again (F4), so its breaker may have opened by now: never up.
     expect(rig.gateway.status().find((s) => s.name === 'dup')).toMatchObject({
-      state: 'down',
+      state: expect.stringMatching(/^(down|open)$/),
       lastError: expect.stringMatching(/"dup" twice/),
     });
     expect(marks()).not.toContain('dup');

@@ -229,10 +229,12 @@ describe("the fake helm takes Helm's own flag tables per command and version (fi
   });
 });
 
+// On Helm 3 the client dry run maps against the cluster too (issue 30 N2): that path is `helm
+// template`, proven on the real Helm 3.17.2 in plan-checks-real-helm.test.ts. The fake keeps Helm 4's.
 describe('C2: a first install of a chart with crds/ and custom resources of those kinds', () => {
   it("falls back to a client-side dry run when Helm's server dry run cannot map them, says so, and installs", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsgate-crds-'));
-    const fake = await inProcessFakeHelm('v3');
+    const fake = await inProcessFakeHelm('v4');
     try {
       const sources = join(dir, 'sources');
       cpSync(SOURCES_DIR, sources, { recursive: true });
@@ -245,7 +247,7 @@ describe('C2: a first install of a chart with crds/ and custom resources of thos
       const request = { operation: 'install' as const, release: 'mon', namespace: 'default', chart: 'operator' };
       const plan = await helm.plan(request);
       expect(plan.resources.create).toContain('CronTab.stable.example.com/nightly');
-      expect(plan.risks.join(' ')).toContain('client-side dry run');
+      expect(plan.risks.join(' ')).toContain('client-side render (install --dry-run=client)');
       const dryRuns = fake.calls.filter((argv) => argv.some((arg) => arg.startsWith('--dry-run')));
       expect(dryRuns.map((argv) => argv.find((arg) => arg.startsWith('--dry-run')))).toEqual(
         expect.arrayContaining(['--dry-run=server', '--dry-run=client']),

@@ -65,12 +65,26 @@ describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kub
     ]);
   });
 
-  it('status carries no chart, so its name and version come from `helm get metadata`', async () => {
+  it('status carries no chart, so its name and version come from `helm get metadata` of that revision, read once per revision', async () => {
     await cli.install(await request());
     const status = await cli.status('web', 'default');
     expect(status.chart.metadata).toMatchObject({ name: 'webapp', version: '1.1.0', appVersion: '1.27.0' });
     expect(invocations().at(-2)).toEqual(['helm', 'status', 'web', '--namespace', 'default', '--output', 'json']);
-    expect(invocations().at(-1)).toEqual(['helm', 'get', 'metadata', 'web', '--namespace', 'default', '--output', 'json']);
+    expect(invocations().at(-1)).toEqual([
+      'helm',
+      'get',
+      'metadata',
+      'web',
+      '--namespace',
+      'default',
+      '--revision',
+      '1',
+      '--output',
+      'json',
+    ]);
+    const reads = invocations().length;
+    expect((await cli.status('web', 'default')).chart.metadata.version).toBe('1.1.0');
+    expect(invocations().slice(reads)).toEqual([['helm', 'status', 'web', '--namespace', 'default', '--output', 'json']]);
     await expect(cli.status('missing', 'default')).rejects.toMatchObject({ code: 'HELM_RELEASE_NOT_FOUND' });
   });
 

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
+import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
@@ -88,12 +90,18 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let stubApi: KubeApiStub | undefined;
       const stubIt = onStub ? it : undefined;
       let cleanup: () => unknown = () => {};
+      /** Every helm/kubectl process the agent started (real binaries on the stub), argv without the kubeconfig. */
+      let spawned: string[][] = [];
 
       beforeEach(async () => {
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
-          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR } },
+          });
           cleanup = () => {
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
           };
@@ -110,10 +118,15 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           };
           const paths = { helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig };
           cluster = new HelmCli(paths);
+          spawned = [];
+          const counting: CommandRunner = (file, args, options) => {
+            spawned.push([basename(file), ...args.filter((arg) => arg !== '--kubeconfig' && arg !== kubeconfig)]);
+            return execCommand(file, args, options);
+          };
           runtime = await createRuntime({
             store: testStore.store,
-            agents: [helmAgent],
-            agentOptions: { helm: { backend: 'cli', ...paths } },
+            agents: [createHelmAgent({ run: counting })],
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, ...paths } },
           });
           cleanup = async () => {
             await stub.close();
@@ -127,7 +140,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: fake.run })],
-            agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
           });
         } else {
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
@@ -150,12 +163,25 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       const approve = (id: string, turn: TurnResult) => runtime.decide(id, { type: 'approve', callId: turn.interrupt!.callId }, approver);
       const lastText = (turn: TurnResult) => turn.messages.filter((m) => m.role === 'assistant').at(-1)?.text ?? '';
 
+      /**
+       * Issue 30 N7: at most 25 helm/kubectl processes per approved change, request to verification
+       * (the review measured 46–55: each of the six plans re-read the cluster's version, nodes,
+       * context and namespaces, and each status its chart). Counted where the real binaries run.
+       */
+      function expectProcessBudget(before: number) {
+        if (!onStub) return;
+        const argvs = spawned.slice(before).map((argv) => argv.slice(0, 3).join(' '));
+        expect(argvs.length, argvs.join('\n')).toBeLessThanOrEqual(25);
+      }
+
       async function install(command = 'install webapp as web version 1.0.0 set replicaCount=3') {
+        const before = spawned.length;
         const { id, turn } = await send(command);
         expect(turn.interrupt?.type).toBe('question');
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt?.type).toBe('approval');
         const done = await approve(id, gate2);
+        expectProcessBudget(before);
         return { id, gate1: turn, gate2, done };
       }
 
@@ -169,13 +195,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
           const approval = gate2.interrupt as unknown as {
             args: { planHash: string };
-            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] } } } };
+            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] }; timeout?: unknown } } };
           };
           expect(approval.preview.kind).toBe('helm-plan');
           expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
           expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+          // N8: Helm's --timeout is in the plan the approver sees (and binds); two objects get Helm's 300 s.
+          expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
+          expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
           expect(done.status).toBe('completed');
-          expect(lastText(done)).toContain('Workflow COMPLETED');
+          expect(lastText(done)).toContain('Verified: release');
           const releases = await cluster.listReleases({ all: true });
           expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
           const session = await runtime.getSession(id, alice);
@@ -198,6 +227,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
 
       workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
         await install();
+        const before = spawned.length;
         const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
         const question = (turn.interrupt as { question: string }).question;
         expect(question).toContain('Current values vs proposed changes');
@@ -215,7 +245,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(plan.rollback.revision).toBe(1);
         expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
+        expectProcessBudget(before);
         const status = await cluster.status('web', 'default');
         expect(status.version).toBe(2);
         expect(status.config).toEqual({ replicaCount: 3, service: { port: 8080 } });
@@ -233,6 +264,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('/cache/maxMemoryMb: must be >= 16 (shop/cache)');
         expect(await cluster.listReleases({ all: true })).toEqual([]);
         expect((await runtime.getSession(id, alice)).phase).toBe('planning');
+      });
+
+      workflowIt?.('N8: a timeout over the admin limit is refused in planning, saying the limit; nothing is installed', async () => {
+        const { id, turn } = await send('install webapp as web timeout 2h');
+        const done = await answer(id, turn);
+        expect(done.interrupt).toBeUndefined();
+        expect(lastText(done)).toContain(
+          'Stopped in planning: A timeout of 7200 seconds is outside what this server allows (30 to 1800 seconds)',
+        );
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
       gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
@@ -262,7 +303,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const session = await runtime.getSession(id, alice);
         expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
         const done = await approve(id, again);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
@@ -270,12 +311,14 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         await install();
         const up = await send('upgrade web set replicaCount=4');
         await approve(up.id, await answer(up.id, up.turn));
+        const before = spawned.length;
         const { id, turn } = await send('rollback web to 1');
         expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
+        expectProcessBudget(before);
         const history = await cluster.history('web', 'default');
         expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
@@ -283,12 +326,20 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
 
       workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
         await install();
-        const { id, turn } = await send('uninstall web');
+        const before = spawned.length;
+        const { id, turn } = await send('uninstall web timeout 10m');
         const gate2 = await answer(id, turn);
-        const plan = (gate2.interrupt as { preview: { details: { plan: { resources: { delete: string[] } } } } }).preview.details.plan;
+        const plan = (
+          gate2.interrupt as { preview: { summary: string; details: { plan: { resources: { delete: string[] }; timeout: unknown } } } }
+        ).preview.details.plan;
         expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        // N8: the requester's timeout, within the admin limit, is planned, shown, bound and passed to Helm.
+        expect(plan.timeout).toMatchObject({ seconds: 600, source: 'requested' });
+        expect((gate2.interrupt as { preview: { summary: string } }).preview.summary).toContain('helm --timeout 600s');
         const done = await approve(id, gate2);
         expect(lastText(done)).toContain('release: not found');
+        expectProcessBudget(before);
+        if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
@@ -329,7 +380,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(
           (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
         ).toBe(false);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
       });

@@ -25,6 +25,15 @@ const UPDATE = "UPDATE customers SET country = 'ZZ' WHERE id = 1";
 
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
 
+function orderItemsExist(dataDir: string): boolean {
+  const db = new DatabaseSync(demoDatabasePath(dataDir), { readOnly: true });
+  try {
+    return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'order_items'").get() !== undefined;
+  } finally {
+    db.close();
+  }
+}
+
 function countryOfCustomer1(dataDir: string): string {
   const db = new DatabaseSync(demoDatabasePath(dataDir), { readOnly: true });
   try {
@@ -149,6 +158,45 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
       const body = (await page.locator('body').textContent()) ?? '';
       expect(body).not.toMatch(/TypeError|ReferenceError|binding mismatch|\bat \S+ \(/);
       expect(notFound).toEqual([]);
+    },
+    TIMEOUT,
+  );
+  it(
+    'the requester of a request he may not approve has a way on after a restart: the panel says so, Re-plan plans it again for the approver, and it says he may withdraw and ask again (issue 31, item 6)',
+    async () => {
+      const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      await page.goto(server!.url);
+      await page.getByLabel('Username').fill('john_doe');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('new-sandbox').click();
+      await page.waitForURL(/#\/sessions\//);
+      await page.getByLabel('Message').fill('DROP TABLE order_items');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const panel = page.getByTestId('approval-panel');
+      // A critical DROP: john waits for an approver and may only withdraw it.
+      await panel.getByTestId('waiting-for-others').waitFor();
+      const voidedCallId = await panel.getAttribute('data-call-id');
+      expect(await panel.getByTestId('replan').count()).toBe(0);
+
+      await server!.stop('SIGKILL');
+      await page.getByTestId('offline-banner').waitFor({ timeout: 30_000 });
+      server = await startServeProcess(dataDir, port);
+      await page.getByText('● live').waitFor({ timeout: 30_000 });
+
+      await poll(() => panel.getByTestId('approval-stale-reason').textContent()).toContain('lost when the server restarted');
+      expect(await panel.getByTestId('approval-stale').textContent()).toMatch(/withdraw it and ask again/);
+      expect(await panel.getByTestId('withdraw').isEnabled()).toBe(true);
+      expect(await panel.getByTestId('approve').count()).toBe(0);
+      await screens(page, '19-sandbox-requester-after-restart');
+      await panel.getByTestId('replan').click();
+      // The voided call ends; the same DROP is staged again and waits for an approver, not for john.
+      await poll(() => page.locator('[data-tool="commit_transaction"][data-status="expired"]').count()).toBe(1);
+      await poll(() => panel.getAttribute('data-call-id')).not.toBe(voidedCallId);
+      await poll(() => panel.getByTestId('approval-stale').count()).toBe(0);
+      expect(await panel.getByTestId('waiting-for-others').textContent()).toMatch(/Waiting for admin or alice/);
+      expect(await panel.getByTestId('statements').textContent()).toBe('DROP TABLE order_items;');
+      expect(orderItemsExist(dataDir)).toBe(true);
     },
     TIMEOUT,
   );

@@ -134,27 +134,52 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
   );
 
   it(
-    'rejecting a grant with a reason: nothing is granted and the agent says so',
+    'rejecting a grant with a reason: nothing is granted and the agent says so; the reason box stays open while an older snapshot of the session answers late',
     async () => {
       const sessionId = await newAccessSession(page);
+      // alice has the session open before john asks. The first snapshot her page asks for (the
+      // session before the request) is held back, as a busy server or a slow link does, and
+      // answers only after she has opened the reason box: it must not close the box (issue 31).
+      const approver = await (await browser.newContext()).newPage();
+      await signIn(approver, 'alice');
+      await approver.addInitScript(() => {
+        const read = Response.prototype.text;
+        Response.prototype.text = async function (this: Response) {
+          const text = await read.call(this);
+          if (this.headers.get('x-test-held')) (window as { heldAnswerRead?: boolean }).heldAnswerRead = true;
+          return text;
+        };
+      });
+      let releaseHeld: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        releaseHeld = resolve;
+      });
+      let holding = true;
+      await approver.route(
+        (url) => url.pathname === `/api/sessions/${sessionId}`,
+        async (route) => {
+          if (!holding || route.request().method() !== 'GET') return route.fallback();
+          holding = false;
+          const before = await route.fetch();
+          await held;
+          await route.fulfill({ response: before, headers: { ...before.headers(), 'x-test-held': '1' } });
+        },
+      );
+      await approver.reload();
+      await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
+      await expect.poll(() => holding).toBe(false);
+
       await say(page, 'I need DB_WRITE_DEV');
       await page.getByTestId('approval-panel').waitFor();
       // john may not approve his own high-risk grant: an approver rejects it, with a reason.
-      const approver = await (await browser.newContext()).newPage();
-      await signIn(approver, 'alice');
-      await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-      // The known panel race (notes/journal.md, session 7): an update right after the click can close the box again.
+      await approver.getByTestId('reject').click();
       const reasonBox = approver.getByTestId('reject-reason');
-      await expect
-        .poll(
-          async () => {
-            if (!(await reasonBox.isVisible())) await approver.getByTestId('reject').click();
-            return reasonBox.isVisible();
-          },
-          { timeout: 60_000 },
-        )
-        .toBe(true);
       await reasonBox.fill('not approved by my manager');
+      releaseHeld();
+      await approver.waitForFunction(() => (window as { heldAnswerRead?: boolean }).heldAnswerRead === true);
+      await approver.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+      expect(await reasonBox.isVisible(), 'the reason box is still open').toBe(true);
+      expect(await reasonBox.inputValue()).toBe('not approved by my manager');
       await shot(approver, '08-reject-reason');
       await approver.getByRole('button', { name: 'Reject', exact: true }).click();
       await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();

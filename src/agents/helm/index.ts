@@ -5,7 +5,7 @@ import { HelmCli } from './backends/cli/helm-cli.ts';
 import type { CommandRunner } from './backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
-import { ChartRepository } from './charts/chart-repository.ts';
+import { openAgentRepository } from './charts/agent-repository.ts';
 import { helmClustersMigration } from './clusters/cluster-migration.ts';
 import { ClusterRegistry, type HelmCluster, registrationDigest } from './clusters/cluster-registry.ts';
 import { HelmTargets } from './clusters/helm-targets.ts';
@@ -16,6 +16,7 @@ import { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middlewar
 import { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
 import { HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
 import { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT, QUERY_SUBAGENT_PROMPT } from './prompt.ts';
+import { maxTimeoutFrom } from './service/change-timeout.ts';
 import { HelmService } from './service/helm-service.ts';
 import { SecretRedactor } from './service/redact-secrets.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
@@ -48,7 +49,10 @@ export const HELM_PHASE_DEFINITIONS = [
 /**
  * The Helm agent. Options (`agentOptions.helm`): `backend` = `simulator` (default; the built-in
  * simulated cluster in the opsgate store) or `cli` (real `helm` 3 or 4 and `kubectl`); `charts` = a
- * chart repository folder (default: the demo repository); for the CLI backend `kubeContext`, `kubeconfig`, and
+ * chart repository folder of opsgate's own (default: the demo repository with the simulator, none with `cli`:
+ * then charts are named `REPO/NAME` or `oci://…`); `maxTimeoutSeconds` (or
+ * `OPSGATE_HELM_MAX_TIMEOUT_SECONDS`, default 1800) = the longest Helm `--timeout` a requester may
+ * ask for; for the CLI backend `kubeContext`, `kubeconfig`, and
  * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
  * Tools reach the Helm MCP server through a real MCP client (in-process transport).
  * `createHelmAgent({ run })` runs the CLI backend's commands through another runner (tests
@@ -66,6 +70,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
       if (backendName !== 'simulator' && backendName !== 'cli')
         throw new Error(`helm backend must be "simulator" or "cli", got "${backendName}"`);
       const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
+      const maxTimeoutSeconds = maxTimeoutFrom(context.options.maxTimeoutSeconds ?? context.env.OPSGATE_HELM_MAX_TIMEOUT_SECONDS);
       const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
       const cli = (target: { kubeContext?: string; kubeconfig?: string }) =>
         new HelmCli({
@@ -82,7 +87,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
               ...(context.options.kubeconfig ? { kubeconfig: context.options.kubeconfig } : {}),
             })
           : new SimulatedCluster(context.store, context.clock);
-      const repository = await ChartRepository.open(context.options.charts);
+      const repository = await openAgentRepository(backendName, context.options.charts);
       // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.
       let redactionKey = await context.secrets.get(REDACTION_KEY_SECRET);
       if (!redactionKey) {
@@ -91,7 +96,9 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
       }
       const redactor = new SecretRedactor(redactionKey);
       const registrationKey = redactionKey;
-      const client = await HelmMcpClient.inProcess(createHelmMcpServer(new HelmService(backend, repository, { redactor })));
+      const client = await HelmMcpClient.inProcess(
+        createHelmMcpServer(new HelmService(backend, repository, { redactor, maxTimeoutSeconds })),
+      );
       // A registered cluster gets its own backend (the CLI with its context and kubeconfig; the
       // simulator has one cluster, shared) and its own service, which names it in every plan.
       const openCluster = (cluster: HelmCluster) =>
@@ -100,6 +107,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
             new HelmService(backendName === 'cli' ? cli(cluster) : backend, repository, {
               cluster: { name: cluster.name, environment: cluster.environment, registration: registrationDigest(cluster, registrationKey) },
               redactor,
+              maxTimeoutSeconds,
             }),
           ),
         );

@@ -201,6 +201,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
     ...(usesValues ? { values: planValues } : {}),
     ...(operation === 'install' ? { createNamespace: true } : {}),
     ...(command.kind === 'rollback' && command.revision !== undefined ? { revision: command.revision } : {}),
+    ...(command.timeoutSeconds !== undefined ? { timeoutSeconds: command.timeoutSeconds } : {}),
   };
 
   // Phase 3: planning & validation.
@@ -285,8 +286,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
     problems: Array<{ object: string; reason: string }>;
     timedOut: boolean;
   };
-  if (report.healthy)
-    return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready. Workflow COMPLETED.`);
+  if (report.healthy) return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready.`);
   return say(
     [
       `${confirmed}. Verification found problems (release ${report.releaseStatus}, revision ${report.revision}${report.timedOut ? ', timed out' : ''}):`,
@@ -313,6 +313,7 @@ function planSummary(plan: InstallationPlan): string {
     `  change: ${r.change.join(', ') || '-'}`,
     `  delete: ${r.delete.join(', ') || '-'}`,
     `  to undo: ${plan.rollback.steps.join('; ') || '-'}`,
+    ...(plan.timeout ? [`  helm --timeout: ${plan.timeout.seconds}s (${plan.timeout.reason})`] : []),
     ...(plan.risks.length ? [`  risks: ${plan.risks.join('; ')}`] : []),
     // The plan's hash binds the approval; people check the plan above, so it stays in the details.
     'Approve to run it, reject to abort, or modify the values to plan again.',

@@ -10,7 +10,7 @@ import { bridgesPerSession, STAGING_TOOLS, sandboxTools } from './tools/sandbox-
 export { demoDatabasePath } from './demo/index.ts';
 
 /** The name of the auto-approve rule for calls that only touch an uncommitted transaction. */
-const STAGING_RULE = 'sandbox-uncommitted-transaction';
+export const STAGING_RULE = 'sandbox-uncommitted-transaction';
 
 /**
  * The sandbox agent: inspects a SQL database freely and changes it only through a transaction

@@ -5,6 +5,7 @@ import { embeddedShellCommands } from './risk/embedded-commands.ts';
 import { scoreSimpleCommand } from './risk/simple-command-risk.ts';
 import { collectSimpleCommands } from './validator/bash-commands.ts';
 import { loadBashParser } from './validator/bash-parser.ts';
+import { closeOpenHeredocs, shieldLineStartBackslashes } from './validator/bash-source-fixes.ts';
 import { MAX_NESTING, type SimpleCommand, type TargetOs } from './validator/index.ts';
 import { unwrap } from './validator/linux-wrappers.ts';
 import { scanWindowsCommandLine } from './validator/windows-commands.ts';
@@ -59,10 +60,16 @@ export class CommandRiskAssessor {
     return { level: worst.level, reason: worst.does };
   }
 
-  #bash(source: string, depth: number, via: readonly string[], out: Scored[]): void {
+  #bash(line: string, depth: number, via: readonly string[], out: Scored[]): void {
+    const source = shieldLineStartBackslashes(line);
     if (depth > MAX_NESTING) return void out.push({ ...effect('high', `\`${source}\` nests wrappers too deep to read`), command: '' });
     const tree = this.#parser.parse(source);
     try {
+      const closed = tree?.rootNode.hasError ? closeOpenHeredocs(source) : source;
+      if (closed !== source && !this.#parser.parse(closed)?.rootNode.hasError) {
+        this.#bash(closed, depth + 1, via, out);
+        return;
+      }
       if (!tree || tree.rootNode.hasError)
         return void out.push({
           ...effect('high', `\`${source}\` has a shell syntax error, so what would run cannot be known`),

@@ -5,14 +5,17 @@ import { openStore, resolveDataDir } from '../../core/store/index.ts';
 import { type CliCommand, UsageError } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
-const usage = `Usage: opsgate audit verify
+const usage = `Usage: opsgate audit verify [--checkpoints FILE]
        opsgate audit export [--out FILE] [--session ID] [--type TYPE] [--actor ACTOR] [--since ISO] [--until ISO]
 
 verify  walks the hash chain of every audit event and checks it against the signed checkpoints
         (in the store and in OPSGATE_AUDIT_CHECKPOINT_FILE, default <data-dir>/audit-checkpoints.jsonl),
         each event's journal MAC (key: OPSGATE_AUDIT_KEY, else <data-dir>/audit.key) and every
-        approved or executed tool call's events. Exit 0 when all hold; 1 with a one-line reason
-        when anything was changed, removed, reordered, truncated, wiped, forged or re-hashed.
+        approved or executed tool call's events. With an external anchor (PostgreSQL replicas:
+        OPSGATE_AUDIT_ANCHOR_COMMAND / OPSGATE_AUDIT_ANCHOR_READ_COMMAND, docs/audit-integrity.md)
+        its checkpoints are read too; --checkpoints FILE adds a copy of it (from another host).
+        Exit 0 when all hold; 1 with a one-line reason when anything was changed, removed,
+        reordered, truncated, wiped, forged or re-hashed.
 export  writes the events as JSON Lines (to stdout, or --out FILE), oldest first.`;
 
 export const auditCommand: CliCommand = {
@@ -29,27 +32,32 @@ export const auditCommand: CliCommand = {
         actor: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
+        checkpoints: { type: 'string' },
       },
       true,
     );
     const verb = positionals[0];
     if ((verb !== 'verify' && verb !== 'export') || positionals.length > 1)
       throw new UsageError('expected "opsgate audit verify" or "opsgate audit export"');
-    if (verb === 'verify' && Object.keys(values).length > 0) throw new UsageError('"audit verify" takes no options');
+    const { checkpoints, ...exportOptions } = values;
+    if (verb === 'verify' && Object.keys(exportOptions).length > 0) throw new UsageError('"audit verify" takes only --checkpoints FILE');
+    if (verb === 'export' && checkpoints !== undefined) throw new UsageError('--checkpoints is an option of "audit verify"');
     const store = await openStore({
       dataDir: resolveDataDir(io.env.OPSGATE_DATA_DIR),
       databaseUrl: io.env.OPSGATE_DATABASE_URL ?? '',
       auditKey: io.env.OPSGATE_AUDIT_KEY ?? '',
       auditCheckpointFile: io.env.OPSGATE_AUDIT_CHECKPOINT_FILE ?? '',
+      auditAnchorCommand: io.env.OPSGATE_AUDIT_ANCHOR_COMMAND ?? '',
+      auditAnchorReadCommand: io.env.OPSGATE_AUDIT_ANCHOR_READ_COMMAND ?? '',
     });
     try {
       const audit = new AuditLog(store);
       if (verb === 'verify') {
-        const result = await audit.verify();
+        const result = await audit.verify(checkpoints ? { checkpointsFile: checkpoints } : {});
         for (const notice of result.notices ?? []) io.stderr.write(`notice: ${notice}\n`);
         if (result.ok) {
           io.stdout.write(
-            `audit chain OK: ${result.checked} events verified against ${result.checkpoints ?? 0} signed checkpoint(s), ${result.callsChecked ?? 0} tool call(s) cross-checked (${store.location})\n`,
+            `audit chain OK: ${result.checked} events verified against ${result.checkpoints ?? 0} signed checkpoint(s) (from ${(result.sources ?? ['the store']).join(', ')}), ${result.callsChecked ?? 0} tool call(s) cross-checked (${store.location})\n`,
           );
           return 0;
         }

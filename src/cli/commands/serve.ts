@@ -118,6 +118,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
       chat: chatOptionsFromEnv(options.env),
+      ...(opsgate.gateway ? { gateway: opsgate.gateway } : {}),
     });
     if (opsgate.gateway)
       await registerGatewayRoutes(app, {
@@ -198,6 +199,8 @@ On first start it creates the demo logins john_doe, jane_smith (user), alice (ap
 Environment: OPSGATE_COOKIE_KEY (base64, ≥ 32 bytes; default <data-dir>/cookie.key),
 OPSGATE_AUDIT_KEY (base64 or hex, ≥ 32 bytes; default <data-dir>/audit.key; the same on every replica),
 OPSGATE_AUDIT_CHECKPOINT_FILE (signed audit checkpoints; default <data-dir>/audit-checkpoints.jsonl),
+OPSGATE_AUDIT_ANCHOR_COMMAND + OPSGATE_AUDIT_ANCHOR_READ_COMMAND (the external checkpoint anchor every
+replica sends each signed checkpoint to and audit verify reads back; PostgreSQL replicas want one),
 OPSGATE_DEMO_PASSWORD, OPSGATE_LOG_LEVEL (default warn), OPSGATE_POLICY_DIR (Cedar policies;
 default: the shipped policy), OPSGATE_WEBHOOK_URLS + OPSGATE_WEBHOOK_SECRET (signed approval webhooks),
 OPSGATE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI, _ROLE_MAP … (single sign-on; see README),

@@ -81,6 +81,12 @@ export interface AgentSetupContext {
 
 export interface AgentParts {
   readonly tools: readonly AnyToolDefinition[];
+  /**
+   * For an agent whose tools appear or change after start (an MCP upstream that was down at start,
+   * or whose changed definition an admin accepted): the runtime hands it `update` once, and each
+   * set of tools the agent passes to it is registered over the earlier definitions of those names.
+   */
+  readonly watchTools?: (update: (tools: readonly AnyToolDefinition[]) => void) => void;
   readonly workflow?: WorkflowDefinition;
   /** Rules the offline interpreter model follows for this agent. */
   readonly interpreter?: InterpreterRules;

@@ -17,6 +17,11 @@ export const AuditErrors = defineErrorCodes({
     message:
       'The audit checkpoint file {file} cannot be written ({detail}). Give it back to the user opsgate runs as, or point OPSGATE_AUDIT_CHECKPOINT_FILE at a writable place; the events are sealed and their checkpoints kept in the store meanwhile.',
   },
+  AUDIT_ANCHOR_UNREACHABLE: {
+    status: 500,
+    message:
+      'The external audit anchor did not take the checkpoint at event {seq} (OPSGATE_AUDIT_ANCHOR_COMMAND: {detail}). Make the command work from this replica (try it by hand with a line on its standard input); the checkpoint is kept in the store and the next one, which covers it, is sent again.',
+  },
   AUDIT_KEY_MISMATCH: {
     status: 500,
     message:

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { OpsgateError } from '../errors/index.ts';
-import { runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
+import { executeByShape, insertRows, runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
 import { type AuditKey, loadAuditKey } from './audit-key.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
+import { sendToAnchor } from './checkpoint-anchor.ts';
 import {
   type AuditCheckpoint,
   appendCheckpointFile,
+  checkpointLines,
   insertCheckpoint,
   lastStoredCheckpoint,
   signCheckpoint,
@@ -17,7 +19,7 @@ import {
 } from './checkpoints.ts';
 import type { AuditEventType } from './event-types.ts';
 import { journalMac, journalMacProblem } from './journal-mac.ts';
-import { type AuditVerification, verifyAudit } from './verify-audit.ts';
+import { type AuditVerification, type VerifyOptions, verifyAudit } from './verify-audit.ts';
 
 export { AUDIT_HASH_VERSION, hashAuditEvent } from './chain-hash.ts';
 
@@ -76,7 +78,7 @@ export interface AuditLogOptions {
 }
 
 /** Failures of the anchors (not of the store) that `close()` reports elsewhere rather than throwing. */
-const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE']);
+const ANCHOR_ERRORS: ReadonlySet<string> = new Set(['AUDIT_KEY_MISMATCH', 'AUDIT_CHECKPOINT_FILE_UNWRITABLE', 'AUDIT_ANCHOR_UNREACHABLE']);
 
 type CheckpointListener = (checkpoint: AuditCheckpoint) => void;
 const checkpointListeners = new WeakMap<Store, Set<CheckpointListener>>();
@@ -115,6 +117,11 @@ interface Anchor {
  * head into `audit_checkpoints` and appends them to a file outside the store, so truncation, a
  * wipe or a re-hashed chain no longer match what was signed.
  */
+/** The columns of a journal row, in the order inserts list them. */
+const JOURNAL_COLUMNS = ['session_id', 'type', 'actor', 'payload', 'created_at', 'mac'] as const;
+/** The columns of a sealed event. */
+const SEALED_COLUMNS = ['seq', 'session_id', 'type', 'actor', 'payload', 'prev_hash', 'hash', 'created_at', 'mac'] as const;
+
 export class AuditLog {
   readonly #store: Store;
   readonly #now: () => Date;
@@ -173,12 +180,7 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    uow.share('audit_pending', this.#journalRow(event), async (trx, rows) => {
-      await trx
-        .insertInto('audit_pending')
-        .values([...rows])
-        .execute();
-    });
+    uow.share('audit_pending', this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
     uow.afterCommit(() => this.#scheduleSeal());
   }
 
@@ -331,20 +333,12 @@ export class AuditLog {
             mac: content.mac,
           };
         });
-        for (let i = 0; i < sealed.length; i += 200)
-          await trx
-            .insertInto('audit_events')
-            .values(sealed.slice(i, i + 200))
-            .execute();
+        for (let i = 0; i < sealed.length; i += 200) await insertRows(trx, 'audit_events', SEALED_COLUMNS, sealed.slice(i, i + 200));
         // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
-        await trx
-          .deleteFrom('audit_pending')
-          .where(
-            'id',
-            'in',
-            pending.map((row) => row.id),
-          )
-          .execute();
+        const ids = pending.map((row) => row.id);
+        await executeByShape(trx, `delete audit_pending × ${ids.length}`, ids, () =>
+          trx.deleteFrom('audit_pending').where('id', 'in', ids),
+        );
         let checkpoint: AuditCheckpoint | undefined;
         if (this.#checkpointDue(anchor, tail.seq)) {
           await this.#commitDurably(trx);
@@ -356,7 +350,7 @@ export class AuditLog {
     );
     if ('busy' in outcome) return SEALER_BUSY;
     if (outcome.anchor) this.#anchor = outcome.anchor;
-    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    if (outcome.checkpoint) await this.#publish(outcome.checkpoint);
     if (this.#onAppend && outcome.pending) {
       const sealedAt = Date.now();
       for (const row of outcome.pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
@@ -407,18 +401,29 @@ export class AuditLog {
     return checkpoint;
   }
 
-  /** Copies a committed checkpoint outside the store: to its observers and the append-only file. */
-  #publish(checkpoint: AuditCheckpoint): void {
+  /**
+   * Copies a committed checkpoint outside the store: to its observers, the append-only file and
+   * the external anchor. Whichever replica signs a checkpoint sends it, so the anchor holds them all.
+   */
+  async #publish(checkpoint: AuditCheckpoint): Promise<void> {
     for (const listener of checkpointListeners.get(this.#store) ?? []) listener(checkpoint);
     const file = this.#store.auditAnchors?.checkpointFile;
-    if (!file) return;
+    if (file) {
+      try {
+        appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+      } catch (error) {
+        throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
+          file,
+          detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+        });
+      }
+    }
+    const command = this.#store.auditAnchors?.anchorCommand;
+    if (!command) return;
     try {
-      appendCheckpointFile(file, storeLabel(this.#store), [checkpoint]);
+      await sendToAnchor(command, checkpointLines(storeLabel(this.#store), [checkpoint]));
     } catch (error) {
-      throw AuditErrors.AUDIT_CHECKPOINT_FILE_UNWRITABLE({
-        file,
-        detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
-      });
+      throw AuditErrors.AUDIT_ANCHOR_UNREACHABLE({ seq: checkpoint.seq, detail: (error as Error).message });
     }
   }
 
@@ -439,7 +444,7 @@ export class AuditLog {
       { kind: 'audit-seal' },
     );
     this.#anchor = outcome.anchor;
-    if (outcome.checkpoint) this.#publish(outcome.checkpoint);
+    if (outcome.checkpoint) await this.#publish(outcome.checkpoint);
     return outcome.checkpoint;
   }
 
@@ -477,9 +482,9 @@ export class AuditLog {
    * changed, missing or forged, a chain shorter than or different from a signed checkpoint, or a
    * tool call whose audit events are missing.
    */
-  async verify(): Promise<AuditVerification> {
+  async verify(options: VerifyOptions = {}): Promise<AuditVerification> {
     const key = this.#key ?? loadAuditKey(this.#store.auditAnchors, { create: false });
-    return verifyAudit(this.#store, key, () => this.seal());
+    return verifyAudit(this.#store, key, () => this.seal(), options);
   }
 
   /** Every event as JSON Lines, oldest first. */

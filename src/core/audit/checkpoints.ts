@@ -58,23 +58,38 @@ export function storeLabel(store: Pick<Store, 'dialect' | 'location'>): string {
   }
 }
 
+/** One line of the checkpoint file and the external anchor: the store's label, then the checkpoint. */
+export function checkpointLines(label: string, checkpoints: readonly AuditCheckpoint[]): string {
+  return checkpoints.map((c) => `${JSON.stringify({ store: label, ...c })}\n`).join('');
+}
+
 export function appendCheckpointFile(file: string, label: string, checkpoints: readonly AuditCheckpoint[]): void {
   if (checkpoints.length === 0) return;
   const fresh = !existsSync(file);
   if (fresh) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  appendFileSync(file, checkpoints.map((c) => `${JSON.stringify({ store: label, ...c })}\n`).join(''), { mode: 0o600 });
+  appendFileSync(file, checkpointLines(label, checkpoints), { mode: 0o600 });
   if (fresh) chmodSync(file, 0o600);
 }
 
 /** This store's checkpoints in the file (others' lines are skipped), and how many lines are unreadable. */
 export function readCheckpointFile(file: string, label: string): { checkpoints: AuditCheckpoint[]; unreadable: number } {
   if (!existsSync(file)) return { checkpoints: [], unreadable: 0 };
+  return parseCheckpointLines(readFileSync(file, 'utf8'), label);
+}
+
+/**
+ * This store's checkpoints among lines of text. A line may carry a prefix before the JSON (a
+ * syslog or log-shipper header, when the external anchor is a log system).
+ */
+export function parseCheckpointLines(text: string, label: string): { checkpoints: AuditCheckpoint[]; unreadable: number } {
   const checkpoints: AuditCheckpoint[] = [];
   let unreadable = 0;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
+    const start = line.indexOf('{');
     try {
-      const value = JSON.parse(line) as Record<string, unknown>;
+      if (start === -1) throw new Error('no JSON on this line');
+      const value = JSON.parse(line.slice(start)) as Record<string, unknown>;
       if (value.store !== label) continue;
       checkpoints.push(toCheckpoint(value));
     } catch {

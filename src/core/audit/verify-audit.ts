@@ -1,7 +1,16 @@
+import { existsSync, readFileSync } from 'node:fs';
 import type { Store } from '../store/index.ts';
 import type { AuditKey } from './audit-key.ts';
 import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
-import { type AuditCheckpoint, checkpointSignatureHolds, readCheckpointFile, storedCheckpoints, storeLabel } from './checkpoints.ts';
+import { readAnchor } from './checkpoint-anchor.ts';
+import {
+  type AuditCheckpoint,
+  checkpointSignatureHolds,
+  parseCheckpointLines,
+  readCheckpointFile,
+  storedCheckpoints,
+  storeLabel,
+} from './checkpoints.ts';
 import { AUDIT_EVENT_TYPES } from './event-types.ts';
 import { journalMacProblem, macNonce } from './journal-mac.ts';
 import { checkToolCallEvents, type ToolCallEvidence } from './verify-tool-calls.ts';
@@ -17,8 +26,15 @@ export interface AuditVerification {
   readonly checkpoints?: number;
   /** Tool calls compared against their audit events. */
   readonly callsChecked?: number;
+  /** Where the checkpoints it compared came from (the store, the file, the external anchor). */
+  readonly sources?: readonly string[];
   /** What this run could not prove, one line each (no key yet, a chain older than the anchors). */
   readonly notices?: readonly string[];
+}
+
+export interface VerifyOptions {
+  /** A copy of the external anchor (`audit verify --checkpoints FILE`), read besides the configured sources. */
+  readonly checkpointsFile?: string;
 }
 
 const PAGE = 2000;
@@ -31,9 +47,15 @@ interface KnownCheckpoint extends AuditCheckpoint {
  * The whole check behind `opsgate audit verify`. Streams the chain in pages, so memory holds the
  * checkpoints, one page and the tool-call evidence, not the events.
  */
-export async function verifyAudit(store: Store, key: AuditKey | undefined, seal: () => Promise<unknown>): Promise<AuditVerification> {
+export async function verifyAudit(
+  store: Store,
+  key: AuditKey | undefined,
+  seal: () => Promise<unknown>,
+  options: VerifyOptions = {},
+): Promise<AuditVerification> {
   const notices: string[] = [];
   const anchors = store.auditAnchors;
+  // Stryker disable next-line all: read only when there is no key, and a store without anchors always has one (a throwaway key)
   const keyFile = anchors?.keyFile ?? '<data dir>/audit.key';
   // Calls are read before sealing: each one's events were journaled in its own transaction, so
   // the seal below chains them all.
@@ -54,7 +76,16 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
     notices.push(`no audit key (OPSGATE_AUDIT_KEY or ${keyFile}): journal MACs and checkpoint signatures cannot be checked`);
   }
 
-  const checkpoints: KnownCheckpoint[] = (await storedCheckpoints(store.db)).map((c) => ({ ...c, where: 'the store' }));
+  let stored: AuditCheckpoint[];
+  try {
+    stored = await storedCheckpoints(store.db);
+  } catch (error) {
+    return fail(
+      0,
+      `the store's checkpoint table (audit_checkpoints) cannot be read (${(error as Error).message}): it was dropped or damaged`,
+    );
+  }
+  const checkpoints: KnownCheckpoint[] = stored.map((c) => ({ ...c, where: 'the store' }));
   const inStore = checkpoints.length;
   const file = anchors?.checkpointFile;
   if (file) {
@@ -72,7 +103,23 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
       notices.push(`${file} holds none of this store's checkpoints (this replica never sealed): checked against the store's ${inStore}`);
     }
   }
-  const sources = file ? `the store or ${file}` : 'the store';
+  const external = await externalCheckpoints(store, options);
+  if ('problem' in external) return fail(0, external.problem);
+  for (const source of external.sources) {
+    checkpoints.push(...source.checkpoints.map((c) => ({ ...c, where: source.name })));
+    if (source.unreadable > 0) notices.push(`${source.unreadable} line(s) of ${source.name} held no checkpoint and were skipped`);
+    // Every replica sends every checkpoint it signs there: none of the store's means they were removed.
+    if (inStore > 0 && source.checkpoints.length === 0)
+      return fail(
+        0,
+        `${source.name} holds none of this store's ${inStore} checkpoint(s): the anchor was emptied or replaced, or names this database differently (replicas must use the same host:port/database in OPSGATE_DATABASE_URL)`,
+      );
+  }
+  if (store.dialect === 'postgres' && external.sources.length === 0)
+    notices.push(
+      'no external checkpoint anchor was read (OPSGATE_AUDIT_ANCHOR_READ_COMMAND or --checkpoints FILE): the tail deleted together with the newest checkpoint rows cannot be detected',
+    );
+  const sources = ['the store', ...(file ? [file] : []), ...external.sources.map((source) => source.name)].join(' or ');
   const signed = new Map<number, KnownCheckpoint>();
   for (const checkpoint of checkpoints) {
     if (!key)
@@ -92,6 +139,7 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
       );
     signed.set(checkpoint.seq, checkpoint);
   }
+  // Stryker disable next-line EqualityOperator: the checkpoints are keyed by seq, so two never share one
   const last = [...signed.values()].reduce<KnownCheckpoint | undefined>((a, b) => (a && a.seq >= b.seq ? a : b), undefined);
   const macsFrom = Math.min(...[...signed.values()].map((c) => c.macsFrom), Number.POSITIVE_INFINITY);
   if (signed.size === 0)
@@ -134,8 +182,10 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
             `event ${seq} carries a journal MAC, so the sealer that wrote it signed a checkpoint with it, but no signed checkpoint was found in ${sources}: they were deleted; restore them from a backup or an off-host copy`,
             seq,
           );
+        // Stryker disable all: unreachable while the checkpoint loop above refuses signed checkpoints without a key; kept so a MAC is never read without one
         if (!key)
           return fail(checked, `event ${seq} carries a MAC but no audit key was found: restore it (OPSGATE_AUDIT_KEY or ${keyFile})`, seq);
+        // Stryker restore all
         const problem = journalMacProblem(key, row);
         if (problem) return fail(checked, `event ${seq} does not verify: ${problem} (edited and re-hashed without the key)`, seq);
         const nonce = macNonce(row.mac);
@@ -176,25 +226,66 @@ export async function verifyAudit(store: Store, key: AuditKey | undefined, seal:
   if (legacy > 0) notices.push(`${legacy} event(s) were sealed before journal MACs existed: only their hash chain is checked`);
   const missing = checkToolCallEvents(calls);
   if (missing) return { ...fail(checked, missing), checkpoints: signed.size, callsChecked: calls.size };
-  return { ok: true, checked, checkpoints: signed.size, callsChecked: calls.size, notices };
+  return {
+    ok: true,
+    checked,
+    checkpoints: signed.size,
+    callsChecked: calls.size,
+    sources: ['the store', ...(file ? [file] : []), ...external.sources.map((source) => source.name)],
+    notices,
+  };
 
   function fail(atChecked: number, reason: string, firstBrokenSeq?: number): AuditVerification {
     return {
       ok: false,
       checked: atChecked,
       reason,
+      // Stryker disable next-line ConditionalExpression: an undefined firstBrokenSeq reads, and serialises, as an absent one
       ...(firstBrokenSeq !== undefined ? { firstBrokenSeq } : {}),
       notices,
     };
   }
 }
 
+interface ExternalSource {
+  readonly name: string;
+  readonly checkpoints: AuditCheckpoint[];
+  readonly unreadable: number;
+}
+
+/** The external anchor (its read command) and a copy named on the command line. */
+async function externalCheckpoints(store: Store, options: VerifyOptions): Promise<{ sources: ExternalSource[] } | { problem: string }> {
+  const label = storeLabel(store);
+  const sources: ExternalSource[] = [];
+  const command = store.auditAnchors?.anchorReadCommand;
+  if (command) {
+    const name = 'the external anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND)';
+    try {
+      sources.push({ name, ...parseCheckpointLines(await readAnchor(command), label) });
+    } catch (error) {
+      return {
+        problem: `${name} could not be read (${(error as Error).message}): fix the command, or verify against a copy with --checkpoints FILE`,
+      };
+    }
+  }
+  if (options.checkpointsFile) {
+    if (!existsSync(options.checkpointsFile))
+      return {
+        problem: `${options.checkpointsFile} (--checkpoints) does not exist: name the copy of the external anchor to verify against`,
+      };
+    sources.push({ name: options.checkpointsFile, ...parseCheckpointLines(readFileSync(options.checkpointsFile, 'utf8'), label) });
+  }
+  return { sources };
+}
+
 const CALL_EVENTS = new Set(['tool_approved', 'tool_auto_approved', 'tool_executing', 'tool_executed', 'tool_failed', 'tool_unknown']);
 
 function collectCallEvidence(calls: Map<string, ToolCallEvidence>, type: string, payload: string): void {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut; other events add types no check asks for
   if (calls.size === 0 || !CALL_EVENTS.has(type)) return;
   try {
     const callId = (JSON.parse(payload) as { callId?: unknown }).callId;
+    // Stryker disable next-line ConditionalExpression: a callId that is not a string finds no call either
     if (typeof callId === 'string') calls.get(callId)?.events.add(type);
   } catch {
     // A payload that is not JSON names no call; the hash chain already vouched for its content.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import { ListeningWhileNeeded, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
+import { executeByShape, ListeningWhileNeeded, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
@@ -128,16 +128,25 @@ export class SessionEvents implements SessionEventFeed {
       ordinals.set(event.sessionId, ordinal);
       return ordinal;
     });
-    const rows = sql.join(
-      events.map(
-        (event, index) =>
-          sql`(${event.sessionId}, ${sql.lit(ordinalOf[index]!)}, ${event.type}, ${JSON.stringify(event.data)}, ${event.createdAt})`,
-      ),
-    );
-    const ctes = sql`batch(session_id, ordinal, type, data, created_at) as (values ${rows}),
+    const values = events.map((event, index) => [
+      event.sessionId,
+      ordinalOf[index]!,
+      event.type,
+      JSON.stringify(event.data),
+      event.createdAt,
+    ]);
+    // The statement's text depends only on how many events it stores (built once per count).
+    const ctes = () => {
+      const rows = sql.join(
+        values.map(
+          ([sessionId, ordinal, type, data, createdAt]) => sql`(${sessionId}, cast(${ordinal} as integer), ${type}, ${data}, ${createdAt})`,
+        ),
+      );
+      return sql`batch(session_id, ordinal, type, data, created_at) as (values ${rows}),
       base as (
         select sessions.session_id, coalesce((select max(seq) from session_events where session_events.session_id = sessions.session_id), 0) as seq
         from (select distinct session_id from batch) as sessions)`;
+    };
     const numbered = sql`
       select batch.session_id, base.seq + batch.ordinal, batch.type, batch.data, batch.created_at
       from batch join base on base.session_id = batch.session_id`;
@@ -147,18 +156,25 @@ export class SessionEvents implements SessionEventFeed {
       // Listening replicas hear of each session's batch on commit; the notice rides on the insert,
       // saving a round trip per commit. `first` lets a replica whose listener came after the
       // session's earlier notices read the whole batch.
-      const stored = await sql<{ session_id: string; first: number }>`
-        with ${ctes}, inserted as (insert into ${columns} ${numbered} returning session_id, seq),
+      const stored = await executeByShape<{ session_id: string; first: number }>(
+        trx,
+        `session events, notified × ${events.length}`,
+        [...values.flat(), EVENTS_CHANNEL, this.#origin],
+        () => sql<{ session_id: string; first: number }>`
+        with ${ctes()}, inserted as (insert into ${columns} ${numbered} returning session_id, seq),
         notices as (select session_id, min(seq) as first, max(seq) as last from inserted group by session_id)
         select session_id, first,
           pg_notify(${EVENTS_CHANNEL}, json_build_object('origin', ${this.#origin}::text, 'sessionId', session_id, 'first', first, 'seq', last)::text) as notified
-        from notices`.execute(trx);
+        from notices`,
+      );
       for (const row of stored.rows) firsts.set(row.session_id, Number(row.first));
     } else {
-      const stored = await sql<{
-        session_id: string;
-        seq: number;
-      }>`insert into ${columns} with ${ctes} ${numbered} returning session_id, seq`.execute(trx);
+      const stored = await executeByShape<{ session_id: string; seq: number }>(
+        trx,
+        `session events × ${events.length}`,
+        values.flat(),
+        () => sql<{ session_id: string; seq: number }>`insert into ${columns} with ${ctes()} ${numbered} returning session_id, seq`,
+      );
       for (const row of stored.rows)
         firsts.set(row.session_id, Math.min(Number(row.seq), firsts.get(row.session_id) ?? Number.POSITIVE_INFINITY));
     }

@@ -78,6 +78,11 @@ async function setUpAgent(definition: AgentDefinition, options: RuntimeOptions, 
     },
   });
   for (const tool of parts.tools) registry.register(tool);
+  // The agent's own later definition is the one to use, even where a read-only tool became a
+  // write: keeping the read-only one would run the write unguarded.
+  parts.watchTools?.((tools) => {
+    for (const tool of tools) registry.register(tool, { forceOverride: true });
+  });
   if (parts.workflow) registry.register(humanInputTool);
   else if (!registry.has(humanInputTool.name)) registry.register({ ...humanInputTool, allowedPhases: [STANDARD_PHASE] });
   const model = options.model?.(definition) ?? createOfflineModel(definition.name, parts.interpreter);

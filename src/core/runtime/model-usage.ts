@@ -1,9 +1,12 @@
 import type { LanguageModelV4, LanguageModelV4Usage } from '@ai-sdk/provider';
 import { costOf, priceOf } from '../model/index.ts';
+import { insertRows } from '../store/index.ts';
 import type { Db } from './session-repository.ts';
 import type { SessionUsage } from './session-usage.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
 import type { WorkingSession } from './working-session.ts';
+
+const USAGE_COLUMNS = ['session_id', 'turn', 'provider', 'model', 'input_tokens', 'output_tokens', 'cost_usd', 'created_at'] as const;
 
 /**
  * Stores a model step's tokens and cost with the step itself (the session's unit of work), and
@@ -29,12 +32,7 @@ export function recordModelUsage(
     cost_usd: costUsd,
     created_at: env.now().toISOString(),
   };
-  session.uow.share('model_usage', row, async (trx, rows) => {
-    await trx
-      .insertInto('model_usage')
-      .values([...rows])
-      .execute();
-  });
+  session.uow.share('model_usage', row, (trx, rows) => insertRows(trx, 'model_usage', USAGE_COLUMNS, rows));
   session.uow.afterCommit(() => env.observer?.modelUsage?.(model.provider, model.modelId, inputTokens, outputTokens, costUsd));
 }
 

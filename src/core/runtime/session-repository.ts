@@ -1,5 +1,6 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import { executeByShape, insertRows } from '../store/index.ts';
 import type { CoreDatabase, SessionsTable, ToolCallsTable } from '../store/schema.ts';
 import type { StoredMessage } from './messages.ts';
 import type { ToolCallRecord, ToolCallStatus } from './types.ts';
@@ -123,6 +124,53 @@ const PATCHABLE_COLUMNS = [
   'runner',
 ] as const satisfies ReadonlyArray<keyof ToolCallsTable>;
 type PatchableColumn = (typeof PATCHABLE_COLUMNS)[number];
+
+/** Every column of a stored call, in the order inserts list them. */
+const TOOL_CALL_COLUMNS = [
+  'id',
+  'session_id',
+  'seq',
+  'tool',
+  'args',
+  'args_hash',
+  'mutability',
+  'risk',
+  'status',
+  'verdict',
+  'preview',
+  'decision',
+  'result',
+  'error',
+  'requested_by',
+  'approved_by',
+  'approval_rule',
+  'created_at',
+  'expires_at',
+  'decided_at',
+  'started_at',
+  'finished_at',
+  'runner',
+] as const satisfies ReadonlyArray<keyof ToolCallRow>;
+/** Every column of a session row, in the order inserts list them. */
+const SESSION_COLUMNS = [
+  'id',
+  'user_id',
+  'agent',
+  'pillar',
+  'route',
+  'phase',
+  'role',
+  'title',
+  'status',
+  'steps',
+  'state',
+  'interrupt',
+  'version',
+  'runner',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof SessionRow>;
+const MESSAGE_COLUMNS = ['session_id', 'seq', 'role', 'content', 'created_at'] as const;
 const PATCHABLE: ReadonlySet<string> = new Set(PATCHABLE_COLUMNS);
 
 /** One status change of a stored call: from the status it must still be in, to what `patch` sets. */
@@ -134,8 +182,9 @@ export interface ToolCallChange {
 }
 
 export const sessionRepository = {
-  async insertSession(db: Db, row: SessionRow): Promise<void> {
-    await db.insertInto('sessions').values(row).execute();
+  /** Stores new sessions (of one or more units of work committed together) in one statement. */
+  async insertSessions(db: Db, rows: readonly SessionRow[]): Promise<void> {
+    await insertRows(db, 'sessions', SESSION_COLUMNS, rows);
   },
 
   async loadSession(db: Db, id: string): Promise<SessionRow | undefined> {
@@ -176,21 +225,31 @@ export const sessionRepository = {
    * read; returns the ids written (a missing one was stale).
    */
   async updateSessions(db: Db, updates: readonly SessionUpdate[]): Promise<Set<string>> {
-    const rows = sql.join(
-      updates.map(
-        ({ id, version, patch }) =>
-          sql`(${id}, ${version}, ${patch.status}, ${patch.phase}, ${patch.route}, ${patch.steps}, ${patch.title}, ${patch.state}, ${patch.interrupt}, ${patch.updated_at}, ${patch.runner})`,
-      ),
-    );
-    const written = await sql<{ id: string }>`
-      with v(id, version, status, phase, route, steps, title, state, interrupt, updated_at, runner) as (values ${rows})
-      update sessions set
-        status = v.status, phase = v.phase, route = v.route, steps = cast(v.steps as integer), title = v.title,
-        state = v.state, interrupt = v.interrupt, updated_at = v.updated_at, runner = v.runner,
-        version = cast(v.version as integer) + 1
-      from v
-      where sessions.id = v.id and sessions.version = cast(v.version as integer)
-      returning sessions.id`.execute(db);
+    const values = updates.map(({ id, version, patch }) => [
+      id,
+      version,
+      patch.status,
+      patch.phase,
+      patch.route,
+      patch.steps,
+      patch.title,
+      patch.state,
+      patch.interrupt,
+      patch.updated_at,
+      patch.runner,
+    ]);
+    const written = await executeByShape<{ id: string }>(db, `update sessions × ${updates.length}`, values.flat(), () => {
+      const rows = sql.join(values.map((row) => sql`(${sql.join(row)})`));
+      return sql<{ id: string }>`
+        with v(id, version, status, phase, route, steps, title, state, interrupt, updated_at, runner) as (values ${rows})
+        update sessions set
+          status = v.status, phase = v.phase, route = v.route, steps = cast(v.steps as integer), title = v.title,
+          state = v.state, interrupt = v.interrupt, updated_at = v.updated_at, runner = v.runner,
+          version = cast(v.version as integer) + 1
+        from v
+        where sessions.id = v.id and sessions.version = cast(v.version as integer)
+        returning sessions.id`;
+    });
     return new Set(written.rows.map((row) => row.id));
   },
 
@@ -206,27 +265,22 @@ export const sessionRepository = {
 
   /** Stores messages of one or more sessions in one statement. */
   async insertMessages(db: Db, messages: readonly { readonly sessionId: string; readonly message: StoredMessage }[]): Promise<void> {
-    if (messages.length === 0) return;
-    await db
-      .insertInto('messages')
-      .values(
-        messages.map(({ sessionId, message }) => ({
-          session_id: sessionId,
-          seq: message.seq,
-          role: message.message.role,
-          content: JSON.stringify(message.message),
-          created_at: message.createdAt,
-        })),
-      )
-      .execute();
+    await insertRows(
+      db,
+      'messages',
+      MESSAGE_COLUMNS,
+      messages.map(({ sessionId, message }) => ({
+        session_id: sessionId,
+        seq: message.seq,
+        role: message.message.role,
+        content: JSON.stringify(message.message),
+        created_at: message.createdAt,
+      })),
+    );
   },
 
   async insertToolCalls(db: Db, rows: readonly ToolCallRow[]): Promise<void> {
-    if (rows.length > 0)
-      await db
-        .insertInto('tool_calls')
-        .values([...rows])
-        .execute();
+    await insertRows(db, 'tool_calls', TOOL_CALL_COLUMNS, rows);
   },
 
   /** Moves a call from one of `from` to a new status; false when it was not in one of them. */
@@ -251,21 +305,26 @@ export const sessionRepository = {
     const written = new Set<string>();
     for (const [key, shape] of shapes) {
       const columns = key.split(',') as PatchableColumn[];
-      const rows = sql.join(
-        shape.map(
-          ({ id, from, bound, patch }) =>
-            sql`(${id}, ${from}, ${bound?.tool ?? null}, ${bound?.args ?? null}, ${bound?.args_hash ?? null}, ${sql.join(columns.map((column) => sql`${patch[column] ?? null}`))})`,
-        ),
-      );
-      const names = sql.raw(columns.map((column) => `new_${column}`).join(', '));
-      const assignments = sql.raw(columns.map((column) => `${column} = v.new_${column}`).join(', '));
-      const result = await sql<{ id: string }>`
-        with v(id, from_status, bound_tool, bound_args, bound_hash, ${names}) as (values ${rows})
-        update tool_calls set ${assignments}
-        from v
-        where tool_calls.id = v.id and tool_calls.status = v.from_status
-          and (v.bound_tool is null or (tool_calls.tool = v.bound_tool and tool_calls.args = v.bound_args and tool_calls.args_hash = v.bound_hash))
-        returning tool_calls.id`.execute(db);
+      const values = shape.map(({ id, from, bound, patch }) => [
+        id,
+        from,
+        bound?.tool ?? null,
+        bound?.args ?? null,
+        bound?.args_hash ?? null,
+        ...columns.map((column) => patch[column] ?? null),
+      ]);
+      const result = await executeByShape<{ id: string }>(db, `update tool_calls (${key}) × ${shape.length}`, values.flat(), () => {
+        const rows = sql.join(values.map((row) => sql`(${sql.join(row)})`));
+        const names = sql.raw(columns.map((column) => `new_${column}`).join(', '));
+        const assignments = sql.raw(columns.map((column) => `${column} = v.new_${column}`).join(', '));
+        return sql<{ id: string }>`
+          with v(id, from_status, bound_tool, bound_args, bound_hash, ${names}) as (values ${rows})
+          update tool_calls set ${assignments}
+          from v
+          where tool_calls.id = v.id and tool_calls.status = v.from_status
+            and (v.bound_tool is null or (tool_calls.tool = v.bound_tool and tool_calls.args = v.bound_args and tool_calls.args_hash = v.bound_hash))
+          returning tool_calls.id`;
+      });
       for (const row of result.rows) written.add(row.id);
     }
     return written;

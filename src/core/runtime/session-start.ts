@@ -57,7 +57,8 @@ export async function startSession(deps: SessionStartDeps, agent: LoadedAgent, i
     updated_at: at,
   };
   const uow = new UnitOfWork();
-  uow.write(async (trx) => sessionRepository.insertSession(trx, row));
+  // Sessions started at once are stored by one statement: nothing in the commit refers to the row.
+  uow.share('new_sessions', row, sessionRepository.insertSessions);
   deps.audit.record(uow, {
     sessionId: row.id,
     type: 'session_started',
@@ -70,6 +71,7 @@ export async function startSession(deps: SessionStartDeps, agent: LoadedAgent, i
     },
   });
   deps.events.record(uow, row.id, 'status', { status: 'idle' });
-  await uow.commit(deps.store);
+  // Nothing irreversible follows a start: lost in a server crash, the session is started again.
+  await uow.commit(deps.store, { effectFollows: false });
   return new WorkingSession(row, state, [], agent);
 }

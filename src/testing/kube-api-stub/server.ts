@@ -8,9 +8,11 @@
  *
  * What it does NOT emulate (so passing against it is not working on a cluster): authentication
  * (any token is the configured user), RBAC beyond the `forbid` list, admission (no webhooks, no
- * quota, no immutable-field checks), schema validation (unknown fields are stored as sent, whatever
- * `fieldValidation` says), field ownership and apply conflicts, optimistic concurrency
- * (resourceVersion preconditions are ignored), aggregated discovery, OpenAPI v2 (404), protobuf
+ * quota, no immutable-field checks), schema validation (unknown fields are stored as sent, unless a
+ * `strictFields` check is given: then `fieldValidation=Strict` refuses them with the apiserver's
+ * "strict decoding error", and nothing else is validated), field ownership and apply conflicts,
+ * optimistic concurrency (resourceVersion preconditions are ignored), aggregated discovery, OpenAPI
+ * v2 (served empty: kubectl then skips its client-side check of kinds it cannot find there), protobuf
  * for anything but Secret request bodies (responses are always JSON), pod logs, exec, events, and
  * finalizers. Deleting a namespace does not delete what is in it.
  */
@@ -42,6 +44,11 @@ export interface KubeApiStubOptions {
   readonly rolloutDelayMs?: number;
   /** `/version`'s gitVersion. Default `v1.32.3`. */
   readonly kubernetesVersion?: string;
+  /**
+   * The unknown fields of an object (`spec.replicaz`), for `fieldValidation=Strict` on create,
+   * update and patch (a test passes a check built from a real API server's schema). Default: none.
+   */
+  readonly strictFields?: (object: KubeObject) => readonly string[];
 }
 
 export interface KubeApiStub {
@@ -109,6 +116,16 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     if (path === '/api') return send(200, types.apiVersions());
     if (path === '/apis') return send(200, types.apiGroupList());
     if (path === '/openapi/v3') return send(200, types.openApiRoot());
+    if (path === '/openapi/v2') {
+      // An empty document: zero bytes is an empty openapi_v2.Document in protobuf, as kubectl asks for it.
+      const protobuf = String(request.headers.accept ?? '').includes('protobuf');
+      response.writeHead(200, {
+        'content-type': protobuf ? 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' : 'application/json',
+      });
+      return response.end(
+        protobuf ? '' : JSON.stringify({ swagger: '2.0', info: { title: 'Kubernetes', version: version }, paths: {}, definitions: {} }),
+      );
+    }
     const openApi = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
     if (openApi) {
       const document = openApi[1] ? types.openApiDocument('', 'v1') : types.openApiDocument(openApi[2]!, openApi[3]!);
@@ -191,6 +208,13 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     if (existing && target.subresource !== 'status' && verb !== 'patch') incoming.status = existing.status;
     if (existing && target.subresource === 'status') incoming.spec = existing.spec;
     delete incoming.metadata.managedFields;
+    const unknownFields = url.searchParams.get('fieldValidation') === 'Strict' ? (options.strictFields?.(incoming) ?? []) : [];
+    if (unknownFields.length > 0)
+      return failure(
+        400,
+        'BadRequest',
+        `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${unknownFields.map((field) => `unknown field "${field}"`).join(', ')}`,
+      );
     applyDefaults(incoming, clusterIps);
     if (dryRun) return send(existing ? 200 : 201, incoming);
     const stored = store.put(type, incoming);

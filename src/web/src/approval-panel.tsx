@@ -4,6 +4,7 @@ import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
 import type { Decision, Me } from './api.ts';
 import { ApprovalSummary } from './approval-summary.tsx';
 import { flatArguments, withArgument } from './argument-changes.ts';
+import { RejectForm } from './reject-form.tsx';
 import { RichText } from './rich-text.tsx';
 
 function expiresIn(expiresAt: string | undefined): string {
@@ -42,13 +43,11 @@ export function ApprovalPanel({
   onDecide: (d: Decision) => void;
 }) {
   const [mode, setMode] = useState<Mode>('view');
-  const [reason, setReason] = useState('');
   const [edited, setEdited] = useState(() => JSON.stringify(interrupt.args, null, 2));
   const [editError, setEditError] = useState('');
   const [values, setValues] = useState<Record<string, unknown>>(() => structuredClone(interrupt.args) as Record<string, unknown>);
   const [editingJson, setEditingJson] = useState(false);
   const panel = useRef<HTMLElement>(null);
-  const reasonBox = useRef<HTMLTextAreaElement>(null);
   const ownCall = interrupt.requestedBy === me.username;
   const blocked = interrupt.verdict?.verdict === 'block';
   const eligible = interrupt.eligibleApprovers ?? [];
@@ -62,9 +61,6 @@ export function ApprovalPanel({
     panel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
     panel.current?.focus({ preventScroll: true });
   }, []);
-  useEffect(() => {
-    if (mode === 'reject') reasonBox.current?.focus();
-  }, [mode]);
 
   const approve = () => {
     if (approveDisabled) return;
@@ -78,6 +74,7 @@ export function ApprovalPanel({
       class="panel approval"
       aria-labelledby="approval-title"
       data-testid="approval-panel"
+      data-call-id={interrupt.callId}
       data-risk={interrupt.risk}
       tabIndex={-1}
       ref={panel}
@@ -240,32 +237,11 @@ export function ApprovalPanel({
       )}
       <div class="decision-bar" data-testid="decision-bar">
         {mode === 'reject' && (
-          <form
-            class="stack"
-            onSubmit={(e) => {
-              e.preventDefault();
-              onDecide({ type: 'reject', callId: interrupt.callId, ...(reason.trim() ? { reason: reason.trim() } : {}) });
-            }}
-          >
-            <label>
-              Why reject? (the agent and the audit log read this)
-              <textarea
-                ref={reasonBox}
-                data-testid="reject-reason"
-                rows={2}
-                value={reason}
-                onInput={(e) => setReason(e.currentTarget.value)}
-              />
-            </label>
-            <div class="actions">
-              <button type="submit" class="danger" data-testid="reject-submit" disabled={busy}>
-                Reject
-              </button>
-              <button type="button" onClick={() => setMode('view')}>
-                Cancel
-              </button>
-            </div>
-          </form>
+          <RejectForm
+            busy={busy}
+            onReject={(reason) => onDecide({ type: 'reject', callId: interrupt.callId, ...(reason ? { reason } : {}) })}
+            onCancel={() => setMode('view')}
+          />
         )}
         {mode === 'confirm' && (
           <div class="actions" role="alertdialog" aria-label={`Confirm a ${interrupt.risk}-risk approval`}>

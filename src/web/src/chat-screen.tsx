@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { decisionFromText } from '../../core/runtime/chat-decisions.ts';
+import { AnswerOrder } from './answer-order.ts';
 import { type AgentInfo, ApiError, api, type Decision, errorText, type Me, OFFLINE_MESSAGE, type SessionSnapshot } from './api.ts';
 import { ApprovalPanel, STALE_APPROVAL_CODES } from './approval-panel.tsx';
 import { Composer } from './composer.tsx';
@@ -54,6 +55,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
   const [agent, setAgent] = useState<AgentInfo | undefined>();
   const [hostCount, setHostCount] = useState<number | undefined>();
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const snapshots = useRef(new AnswerOrder());
 
   // Before anyone clicks Approve: ask the server whether the pending approval can still run as
   // shown. Asked again when the live connection comes back, because that is when a restart (which
@@ -75,11 +77,15 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
     };
   }, [sessionId, pendingCallId, connected]);
 
+  // Refreshes overlap (live events, the end of an action); an older snapshot answering late must
+  // not replace a newer one, or the approval panel vanishes and comes back reset.
   const refresh = useCallback(async () => {
+    const ticket = snapshots.current.ask();
     try {
-      setSession(await api.session(sessionId));
+      const snapshot = await api.session(sessionId);
+      if (snapshots.current.mayShow(ticket)) setSession(snapshot);
     } catch (e) {
-      setError(errorText(e));
+      if (snapshots.current.mayShow(ticket)) setError(errorText(e));
     }
   }, [sessionId]);
 
@@ -228,13 +234,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
           <PhaseStepper phases={session.phases} current={session.phase} history={session.phaseHistory} />
         </div>
       )}
-      <MessageList
-        session={session}
-        streaming={streaming}
-        {...(agent?.notice ? { notice: agent.notice } : {})}
-        onSuggestion={(text) => send(text)}
-        busy={busy}
-      />
+      <MessageList session={session} streaming={streaming} onSuggestion={(text) => send(text)} busy={busy} />
       {showTerminal && <TerminalPanel chunks={terminal} />}
       {interrupt?.type === 'approval' && (
         <ApprovalPanel

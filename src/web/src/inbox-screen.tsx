@@ -1,10 +1,12 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { approvalHeadline, approvalNeedsConfirmation } from '../../core/runtime/approval-title.ts';
 import { ApiError, api, type Me } from './api.ts';
 import { ApprovalSummary } from './approval-summary.tsx';
 import { type DecidedApprovalView, inboxApi, type PendingApprovalView } from './inbox-api.ts';
 import { inboxChanged, refreshInbox, useInbox } from './inbox-store.ts';
 import { OfflineBanner } from './offline-banner.tsx';
+import { previewNote } from './preview-view.tsx';
+import { RejectForm } from './reject-form.tsx';
 import { askedAndExpiry } from './relative-time.ts';
 
 /** Codes that mean the request no longer waits: decided, withdrawn or re-planned elsewhere. */
@@ -156,15 +158,11 @@ function PendingItem({
   reconnects: number;
   onAct: (work: () => Promise<unknown>, done: string) => Promise<void>;
 }) {
-  const [reason, setReason] = useState('');
   const [mode, setMode] = useState<ItemMode>('view');
   const [stale, setStale] = useState<string | undefined>();
-  const reasonBox = useRef<HTMLInputElement>(null);
   const { interrupt } = item;
-  useEffect(() => {
-    if (mode === 'reject') reasonBox.current?.focus();
-  }, [mode]);
   const headline = approvalHeadline(interrupt);
+  const note = previewNote(interrupt.preview);
   const others = interrupt.eligibleApprovers.filter((name) => name !== me.username);
   // As in the session's panel: an approval that can no longer run (e.g. after a restart) says so
   // before anyone clicks, and is re-planned in its session rather than approved here. Asked again
@@ -195,6 +193,11 @@ function PendingItem({
         {' · '}
         <a href={`#/sessions/${item.sessionId}`}>open the session</a>
       </p>
+      {note && (
+        <p class="notice" role="note" data-testid="plan-note">
+          {note}
+        </p>
+      )}
       <ApprovalSummary interrupt={interrupt} />
       <details class="raw">
         <summary>Policy</summary>
@@ -239,29 +242,17 @@ function PendingItem({
             </div>
           )}
           {mode === 'reject' && (
-            <form
-              class="stack"
-              onSubmit={(e) => {
-                e.preventDefault();
+            <RejectForm
+              busy={busy}
+              testIdPrefix="inbox-"
+              onReject={(reason) =>
                 void onAct(
-                  () => inboxApi.reject(interrupt.callId, reason.trim()),
+                  () => inboxApi.reject(interrupt.callId, reason ?? ''),
                   `Rejected: ${interrupt.requestedBy}'s “${headline}”. They are told who rejected it and why.`,
-                );
-              }}
-            >
-              <label>
-                Why reject? (the requester and the audit log read this)
-                <input data-testid="inbox-reject-reason" value={reason} ref={reasonBox} onInput={(e) => setReason(e.currentTarget.value)} />
-              </label>
-              <div class="actions">
-                <button type="submit" class="danger" data-testid="inbox-reject-submit" disabled={busy}>
-                  Reject
-                </button>
-                <button type="button" onClick={() => setMode('view')}>
-                  Cancel
-                </button>
-              </div>
-            </form>
+                )
+              }
+              onCancel={() => setMode('view')}
+            />
           )}
         </div>
       ) : (

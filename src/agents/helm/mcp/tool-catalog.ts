@@ -23,6 +23,14 @@ export const chartReference = z
   );
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
+/** Values files by content (`helm -f`), in order; the approval binds their text. At most 20 of 1 MB each. */
+const valuesFiles = z.array(z.object({ name: z.string().min(1).max(255), content: z.string().max(1_000_000) })).max(20);
+/** `--set-file KEY=FILE` by content: the value at the dotted KEY is the text. */
+const setFiles = z
+  .array(z.object({ key: z.string().min(1).max(255), name: z.string().min(1).max(255), content: z.string().max(1_000_000) }))
+  .max(20);
+/** Helm's `--timeout` for the change; the server refuses more than its admin limit (default 1800). */
+const timeoutSeconds = z.number().int().min(30).max(86_400);
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */
@@ -36,9 +44,14 @@ const planningInput = {
   chart: chartReference.optional(),
   version: chartVersion.optional(),
   values: userValues.optional(),
+  valuesFiles: valuesFiles.optional(),
+  setFiles: setFiles.optional(),
   resetValues: z.boolean().optional(),
   revision: z.number().int().min(1).optional(),
   createNamespace: z.boolean().optional(),
+  /** Upgrade only: take the chart from another source than the release's (refused otherwise; the plan flags it). */
+  allowSourceChange: z.boolean().optional(),
+  timeoutSeconds: timeoutSeconds.optional(),
 };
 
 export interface HelmToolSpec {
@@ -158,7 +171,10 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference,
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       createNamespace: z.boolean().optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -174,7 +190,11 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference.optional(),
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       resetValues: z.boolean().optional(),
+      allowSourceChange: z.boolean().optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -188,6 +208,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       release: releaseName,
       namespace: namespaceName.default('default'),
       revision: z.number().int().min(1).optional(),
+      timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -198,7 +219,12 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
   {
     name: 'helm_uninstall_release',
     description: 'Uninstall a release and delete its resources, as the approved plan says.',
-    input: z.object({ release: releaseName, namespace: namespaceName.default('default'), planHash }),
+    input: z.object({
+      release: releaseName,
+      namespace: namespaceName.default('default'),
+      timeoutSeconds: timeoutSeconds.optional(),
+      planHash,
+    }),
     mutability: 'mutable',
     risk: 'critical',
     allowedPhases: ['approval', 'execution'],

@@ -1,7 +1,17 @@
 import { OpsgateError } from '../../../core/errors/index.ts';
 import type { HelmBackend, RenderRequest } from '../backends/backend.ts';
+import { Memo } from '../backends/memo.ts';
 import { healthProblems } from '../backends/readiness.ts';
-import type { HelmHistoryItem, HelmStatus, PodHealth, RenderedRelease, WorkloadHealth } from '../backends/types.ts';
+import type {
+  ClusterInfo,
+  HelmHistoryItem,
+  HelmStatus,
+  PodHealth,
+  ReleaseHook,
+  RenderedRelease,
+  ServerCheck,
+  WorkloadHealth,
+} from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
 import { checkKubeVersion } from '../charts/kube-version.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
@@ -10,7 +20,11 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type SetFile, userValuesOf, type ValuesFile, valueInputDigests } from '../values/values-inputs.ts';
+import { type ChangeTimeout, chartSizeTimeout, DEFAULT_MAX_TIMEOUT_SECONDS, requestedTimeout } from './change-timeout.ts';
+import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
+import { compareLive, type LiveDrift, liveRefs } from './live-drift.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
 import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
@@ -34,11 +48,22 @@ export interface PlanRequest {
   readonly version?: string;
   /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
   readonly values?: Values;
+  /** Values files by content, merged in order before `values` (`helm -f`). */
+  readonly valuesFiles?: readonly ValuesFile[];
+  /** `--set-file`: each key's value is the file's text, set after `values`. */
+  readonly setFiles?: readonly SetFile[];
   /** Upgrade only: start from the chart defaults instead of the current user values. Default false. */
   readonly resetValues?: boolean;
   /** Rollback only: the revision to return to. Default: the one before the current. */
   readonly revision?: number;
   readonly createNamespace?: boolean;
+  /**
+   * Upgrade only: plan a chart from another source than the one the release was installed from
+   * (refused otherwise, issue 30 N5); the plan's risks then say so. Default false.
+   */
+  readonly allowSourceChange?: boolean;
+  /** Helm's `--timeout` in seconds, within the admin limit. Default: from the chart's size. */
+  readonly timeoutSeconds?: number;
 }
 
 export type Scenario =
@@ -78,8 +103,20 @@ function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
 
-/** How long a server dry run is reused for the same inputs. */
+/** How long one read of a release's live objects serves its plans (they are shown, not bound). */
+const LIVE_DRIFT_REUSE_MS = 60_000;
+
+/** How long a server dry run, and the cluster's version, nodes and namespaces, are reused. */
 const RENDER_REUSE_MS = 5 * 60_000;
+
+/**
+ * One release's life: a release uninstalled and installed again starts at revision 1 with a new
+ * `first_deployed` (Helm carries it over on upgrade and rollback), so this and a revision number
+ * name one stored revision, whose manifest, hooks and values never change.
+ */
+function releaseLife(current: HelmStatus): string {
+  return `${current.namespace}/${current.name}@${current.info.first_deployed}`;
+}
 
 /** Helm operations over one backend and one chart repository: what the MCP server exposes. */
 export class HelmService {
@@ -90,15 +127,23 @@ export class HelmService {
   readonly #redact: SecretRedactor;
   /** The registered cluster this service acts on; named in every plan, so the approval binds it. */
   readonly #cluster: PlanCluster | undefined;
+  /** The longest `--timeout` a requester may ask for (an admin setting). */
+  readonly #maxTimeoutSeconds: number;
 
   constructor(
     backend: HelmBackend,
     repository: ChartRepository,
-    options: { sleep?: (ms: number) => Promise<void>; redactor?: SecretRedactor; cluster?: PlanCluster } = {},
+    options: {
+      sleep?: (ms: number) => Promise<void>;
+      redactor?: SecretRedactor;
+      cluster?: PlanCluster;
+      maxTimeoutSeconds?: number;
+    } = {},
   ) {
     this.backend = backend;
     this.repository = repository;
     this.#cluster = options.cluster;
+    this.#maxTimeoutSeconds = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#redact = options.redactor ?? new SecretRedactor();
   }
@@ -111,6 +156,80 @@ export class HelmService {
    * an entry lives 5 minutes.
    */
   readonly #renders = new Map<string, { at: number; renders: Promise<[RenderedRelease, RenderedRelease]> }>();
+
+  /**
+   * What does not change between the two gates is read once (issue 30 N7: an approved change is
+   * planned six times, and each plan read the cluster's version, nodes, context and namespaces: 4
+   * processes, and on EKS/GKE/AKS a credential plugin run each). The release's own status is
+   * read afresh by every plan, so a change to it is always seen; what hangs off one stored revision
+   * (history at that status, manifest, hooks, values) is keyed by it. A change made here drops the
+   * cluster facts (it may have created the namespace).
+   */
+  readonly #clusterFacts = new Memo<{ readonly info: ClusterInfo; readonly namespaces: string[] | undefined }>({
+    maxEntries: 1,
+    maxAgeMs: RENDER_REUSE_MS,
+  });
+  readonly #histories = new Memo<HelmHistoryItem[]>({ maxEntries: 64 });
+  readonly #manifests = new Memo<string>({ maxEntries: 64 });
+  readonly #hooks = new Memo<ReleaseHook[]>({ maxEntries: 64 });
+  readonly #values = new Memo<Values>({ maxEntries: 64 });
+  /** The labels opsgate set on a stored revision (its chart's origin): they never change. */
+  readonly #labels = new Memo<Readonly<Record<string, string>> | undefined>({ maxEntries: 64 });
+  /** The live state of a release's objects: informational, so one read serves the plans of one request chain. */
+  readonly #liveStates = new Memo<LiveDrift>({ maxEntries: 16, maxAgeMs: LIVE_DRIFT_REUSE_MS });
+
+  /** The API server's strict check of a render, by the render's inputs (as the renders are). */
+  readonly #serverChecks = new Memo<ServerCheck>({ maxEntries: 16, maxAgeMs: RENDER_REUSE_MS });
+
+  /**
+   * Issue 30 N6: the objects Helm would apply (hooks too), strictly validated by the API server in a
+   * dry run, so an unknown field (`spec.replicaz`) stops planning instead of the approved change.
+   */
+  async #checkObjects(request: RenderRequest, rendered: RenderedRelease): Promise<ServerCheck | undefined> {
+    const check = this.backend.checkObjects?.bind(this.backend);
+    if (!check) return undefined;
+    const objects = [rendered.manifest, ...rendered.hooks.flatMap((hook) => (hook.manifest ? [`---\n${hook.manifest}\n`] : []))].join('\n');
+    const result = await this.#serverChecks.get(canonicalJson({ ...request, chart: undefined }), () => check(objects, request.namespace));
+    if (result.invalid.length > 0)
+      throw HelmErrors.HELM_OBJECTS_INVALID({ count: result.invalid.length, detail: result.invalid.join('; '), objects: result.invalid });
+    return result;
+  }
+
+  /** The history as of `current` (the status just read): a new revision or state is another key. */
+  #history(current: HelmStatus): Promise<HelmHistoryItem[]> {
+    const key = `${releaseLife(current)}#${current.version}/${current.info.status}/${current.info.last_deployed}`;
+    return this.#histories.get(key, () => this.backend.history(current.name, current.namespace));
+  }
+
+  #revisionManifest(current: HelmStatus, revision: number): Promise<string> {
+    return this.#manifests.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionManifest(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionHooks(current: HelmStatus, revision: number): Promise<ReleaseHook[]> {
+    return this.#hooks.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionHooks(current.name, current.namespace, revision),
+    );
+  }
+
+  #revisionValues(current: HelmStatus, revision: number): Promise<Values> {
+    return this.#values.get(`${releaseLife(current)}#${revision}`, () =>
+      this.backend.revisionValues(current.name, current.namespace, revision),
+    );
+  }
+
+  /** Version, nodes and namespaces (undefined when this identity may not list them: Helm never needs to). */
+  #facts() {
+    return this.#clusterFacts.get('cluster', async () => {
+      const info = await this.backend.clusterInfo();
+      const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
+        if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
+        throw error;
+      });
+      return { info, namespaces };
+    });
+  }
 
   #renderTwice(request: RenderRequest): Promise<[RenderedRelease, RenderedRelease]> {
     const key = canonicalJson({ ...request, chart: undefined });
@@ -177,7 +296,7 @@ export class HelmService {
   /** What clears a stuck release: only uninstall clears `pending-install` (nothing earlier exists to roll back to). */
   async #pendingRemedy(release: string, namespace: string, current: HelmStatus): Promise<string> {
     if (current.info.status === 'uninstalling') return `the uninstall did not finish; run "uninstall ${release}" again.`;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const stable = [...history]
       .reverse()
       .find((item) => item.revision < current.version && (item.status === 'deployed' || item.status === 'superseded'));
@@ -188,7 +307,7 @@ export class HelmService {
 
   async releaseStatus(release: string, namespace: string): Promise<{ status: HelmStatus; history: HelmHistoryItem[] }> {
     const status = await this.backend.status(release, namespace);
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(status);
     return { status: this.#redact.status(status), history };
   }
 
@@ -202,11 +321,26 @@ export class HelmService {
   }
 
   /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
-  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
+  async #chartFor(request: PlanRequest, current?: HelmStatus, recorded?: RecordedOrigin): Promise<ResolvedChart> {
     if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
     if (!current) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
     if (request.version) return resolveChart(this.backend, this.repository, current.chart.metadata.name, request.version);
-    return resolveReleaseChart(this.backend, this.repository, request.release, current);
+    return resolveReleaseChart(this.backend, this.repository, request.release, current, recorded);
+  }
+
+  /**
+   * The origin opsgate recorded on the running revision (release labels), read with the status
+   * where the backend could. The simulator has no such method: its one repository is the only source.
+   */
+  async #recordedOrigin(request: PlanRequest, current: HelmStatus): Promise<RecordedOrigin | undefined> {
+    if (current.labels) return recordedOrigin(current.labels);
+    const { releaseLabels } = this.backend;
+    if (!releaseLabels) return undefined;
+    return recordedOrigin(
+      await this.#labels.get(`${releaseLife(current)}#${current.version}`, () =>
+        releaseLabels.call(this.backend, request.release, request.namespace, current.version),
+      ),
+    );
   }
 
   /**
@@ -214,21 +348,22 @@ export class HelmService {
    * Helm, they are reused from the last *deployed* revision: a failed one's values never ran.
    */
   async effectiveValues(request: PlanRequest, current?: HelmStatus): Promise<Values> {
-    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, request.values ?? {});
-    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), request.values ?? {});
+    const given = userValuesOf(request);
+    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, given);
+    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), given);
   }
 
   async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
     if (current.info.status !== 'failed') return current.config;
-    const history = await this.backend.history(release, namespace);
+    const history = await this.#history(current);
     const deployed = [...history].reverse().find((item) => item.status === 'deployed' && item.revision < current.version);
     // Helm takes the failed revision itself when nothing was ever deployed.
-    return deployed ? this.backend.revisionValues(release, namespace, deployed.revision) : current.config;
+    return deployed ? this.#revisionValues(current, deployed.revision) : current.config;
   }
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
-    const { chart } = await this.#chartFor(request, current);
+    const { chart } = await this.#chartFor(request, current, current ? await this.#recordedOrigin(request, current) : undefined);
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     return {
@@ -245,12 +380,8 @@ export class HelmService {
   }
 
   async #prerequisites(chart: LoadedChart, request: { namespace: string; createNamespace?: boolean | undefined }) {
-    const info = await this.backend.clusterInfo();
     // Listing namespaces is a cluster-wide right Helm never needs: a namespace-scoped identity plans without it.
-    const namespaces = await this.backend.listNamespaces().catch((error: unknown) => {
-      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return undefined;
-      throw error;
-    });
+    const { info, namespaces } = await this.#facts();
     const checks: Array<{ name: string; ok: boolean; detail: string }> = [];
     const kubeVersion = chart.metadata.kubeVersion;
     // Helm compares the server's gitVersion as it is (`v1.29.4-eks-…` stays a prerelease), with Masterminds semver.
@@ -298,8 +429,17 @@ export class HelmService {
     return (await this.#plan(request)).plan;
   }
 
+  /** Helm's `--timeout` for the change: the requester's within the admin limit, else from what Helm will wait for. */
+  #timeout(request: PlanRequest, manifest: string, hooks: readonly ReleaseHook[]): ChangeTimeout {
+    return request.timeoutSeconds === undefined
+      ? chartSizeTimeout(manifest, hooks, request.namespace, this.#maxTimeoutSeconds)
+      : requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
+  }
+
   /** The plan, and for install and upgrade the chart archive it was rendered from (what execution installs). */
   async #plan(request: PlanRequest): Promise<Planned> {
+    // A timeout out of bounds is refused before anything is read from the cluster.
+    if (request.timeoutSeconds !== undefined) requestedTimeout(request.timeoutSeconds, this.#maxTimeoutSeconds);
     if (request.operation === 'rollback' || request.operation === 'uninstall') return { plan: await this.#planRemoval(request) };
     const scenario = await this.detectScenario(request.release, request.namespace);
     if (request.operation === 'install' && scenario.scenario === 'UPGRADE')
@@ -307,8 +447,14 @@ export class HelmService {
     if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
-    const resolved = await this.#chartFor(request, current);
+    const recorded = current ? await this.#recordedOrigin(request, current) : undefined;
+    const resolved = await this.#chartFor(request, current, recorded);
     const { chart } = resolved;
+    // Issue 30 N5: an upgrade takes its chart from the source the release came from, or says it cannot know.
+    const originRisks =
+      current && this.backend.releaseLabels
+        ? checkReleaseOrigin(request.release, current, recorded, { chart, origin: resolved.origin }, request.allowSourceChange === true)
+        : [];
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     if (!validation.valid) {
@@ -342,9 +488,11 @@ export class HelmService {
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       revision: nextRevision,
       isUpgrade: Boolean(current),
+      kubeVersion: prerequisites.cluster.kubernetesVersion,
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
+    const serverCheck = await this.#checkObjects(renderRequest, renders[0]);
     // Stamps of the render time (`now | date …`) are shown as <render time> and not bound, so the
     // same plan an hour or a day later is still the same plan; the rest of each object stays bound.
     const renderedAt = Date.now();
@@ -360,21 +508,23 @@ export class HelmService {
     const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
     const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
     const volatile = [...volatileObjects(rendered.manifest, again.manifest, request.namespace), ...volatileHooks];
-    const risks: string[] = [];
+    const risks: string[] = [...originRisks];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
     if (rendered.clientSide)
       risks.push(
-        "planned with a client-side dry run: the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159); lookup and the cluster's capabilities were not consulted",
+        `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
+    if (serverCheck && serverCheck.unchecked.length > 0)
+      risks.push(`the API server's strict check (a dry run) could not check ${serverCheck.unchecked.join('; ')}`);
     if (validation.unresolvedRefs.length > 0)
       risks.push(
         `values were checked without the schema documents ${[...new Set(validation.unresolvedRefs.map((r) => r.ref))].join(', ')} (referred to by $ref; opsgate never fetches a chart's URLs): ${this.backend.kind === 'helm-cli' ? "Helm fetched them and validated against them in this plan's server dry run" : 'the simulator does not validate against them; Helm will, when it installs on a real cluster'}`,
       );
     if (resolved.foundBySearch)
       risks.push(
-        `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+        `the release's chart ${chart.metadata.name}-${chart.metadata.version} was found in the \`helm repo\` repository ${resolved.source} by ${recorded ? 'the source opsgate recorded on the release' : 'name, version and appVersion'} (Helm records no source in a release)`,
       );
     if (stamped.length > 0)
       risks.push(
@@ -390,7 +540,8 @@ export class HelmService {
         name: chart.metadata.name,
         version: chart.metadata.version,
         appVersion: chart.metadata.appVersion ?? '',
-        ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
+        source: resolved.origin.source,
+        digest: resolved.origin.digest,
       },
       ...(current
         ? {
@@ -405,21 +556,39 @@ export class HelmService {
       volatile,
       ...(replaces ? { replace: true } : {}),
       values: this.#redact.values(userValues),
+      valueInputs: valueInputDigests(request),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
+      timeout: this.#timeout(request, rendered.manifest, rendered.hooks),
     });
-    return { plan, resolved, values: userValues };
+    const liveDrift = current && this.backend.liveObjects ? await this.#liveDrift(current, request.namespace) : undefined;
+    return { plan: liveDrift ? { ...plan, liveDrift } : plan, resolved, values: userValues };
+  }
+
+  /** The running release's objects against the cluster (not bound: see service/live-drift.ts). */
+  #liveDrift(current: HelmStatus, namespace: string): Promise<LiveDrift> {
+    return this.#liveStates.get(`${releaseLife(current)}#${current.version}`, async () => {
+      const resources = parseManifest(current.manifest, namespace);
+      try {
+        return compareLive(resources, await this.backend.liveObjects!(liveRefs(resources, namespace)), namespace);
+      } catch (error) {
+        // Informational: a read this identity may not make (a cluster-scoped kind) must not block the plan.
+        if (!OpsgateError.isInstance(error)) throw error;
+        return { checked: 0, drifted: [], missing: [], skipped: [], unread: error.message };
+      }
+    });
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
     const current = await this.backend.status(request.release, request.namespace);
-    const history = await this.backend.history(request.release, request.namespace);
+    const history = await this.#history(current);
     const chart = {
       name: current.chart.metadata.name,
       version: current.chart.metadata.version,
       appVersion: current.chart.metadata.appVersion ?? '',
     };
     if (request.operation === 'uninstall') {
+      const hooks = await this.#revisionHooks(current, current.version);
       return buildPlan({
         ...(this.#cluster ? { cluster: this.#cluster } : {}),
         operation: 'uninstall',
@@ -429,8 +598,9 @@ export class HelmService {
         currentRevision: current.version,
         currentManifest: this.#redact.manifest(current.manifest),
         proposedManifest: '',
-        hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, current.version)),
+        hooks: this.#redact.hooks(hooks),
         values: this.#redact.values(current.config),
+        timeout: this.#timeout(request, current.manifest, hooks),
       });
     }
     const target = request.revision ?? [...history].reverse().find((item) => item.revision < current.version)?.revision;
@@ -438,6 +608,9 @@ export class HelmService {
       throw HelmErrors.HELM_REVISION_NOT_FOUND({ release: request.release, revision: target ?? '(previous)' });
     }
     const targetItem = history.find((item) => item.revision === target)!;
+    const targetManifest = await this.#revisionManifest(current, target);
+    // Helm runs the target revision's rollback hooks.
+    const targetHooks = await this.#revisionHooks(current, target);
     return buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: 'rollback',
@@ -451,10 +624,10 @@ export class HelmService {
       nextRevision: current.version + 1,
       rollbackRevision: target,
       currentManifest: this.#redact.manifest(current.manifest),
-      proposedManifest: this.#redact.manifest(await this.backend.revisionManifest(request.release, request.namespace, target)),
-      // Helm runs the target revision's rollback hooks.
-      hooks: this.#redact.hooks(await this.backend.revisionHooks(request.release, request.namespace, target)),
+      proposedManifest: this.#redact.manifest(targetManifest),
+      hooks: this.#redact.hooks(targetHooks),
       risks: current.info.status.startsWith('pending-') ? [`release is ${current.info.status}; the rollback clears it`] : [],
+      timeout: this.#timeout(request, targetManifest, targetHooks),
     });
   }
 
@@ -471,6 +644,7 @@ export class HelmService {
     planHash: string,
   ): Promise<{ plan: InstallationPlan; status?: HelmStatus; history?: HelmHistoryItem[]; confirmed: string }> {
     const { plan, resolved, values } = await this.#recheck(request, planHash);
+    this.#clusterFacts.clear();
     if ((plan.operation === 'install' || plan.operation === 'upgrade') && resolved) {
       const releaseRequest = {
         release: plan.release,
@@ -481,6 +655,8 @@ export class HelmService {
         values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
+        labels: originLabels(resolved.origin),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
         ...(plan.replace ? { replace: true } : {}),
       };
       const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
@@ -491,7 +667,10 @@ export class HelmService {
       };
     }
     if (plan.operation === 'rollback') {
-      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, { hooks: hooksRunningOn(plan, 'rollback') });
+      await this.backend.rollback(plan.release, plan.namespace, plan.targetRevision ?? 0, {
+        hooks: hooksRunningOn(plan, 'rollback'),
+        ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+      });
       // `helm rollback` prints text only: confirm by re-reading the history.
       const history = await this.backend.history(plan.release, plan.namespace);
       const latest = history[history.length - 1];
@@ -509,7 +688,10 @@ export class HelmService {
         confirmed: `rolled back ${plan.release}: revision ${latest.revision} is ${latest.status} (${latest.description})`,
       };
     }
-    await this.backend.uninstall(plan.release, plan.namespace, { hooks: hooksRunningOn(plan, 'delete') });
+    await this.backend.uninstall(plan.release, plan.namespace, {
+      hooks: hooksRunningOn(plan, 'delete'),
+      ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
+    });
     // `helm uninstall` prints text only: confirm the release is gone.
     try {
       const still = await this.backend.status(plan.release, plan.namespace);

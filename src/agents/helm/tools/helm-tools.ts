@@ -42,7 +42,8 @@ function summarise(plan: InstallationPlan): string {
         : 'no undo';
   const target = plan.operation === 'rollback' && plan.targetRevision !== undefined ? ` to revision ${plan.targetRevision}` : '';
   const where = plan.cluster ? `${plan.namespace} on cluster ${plan.cluster.name} (${plan.cluster.environment})` : plan.namespace;
-  return `${plan.operation} ${plan.release}${chart}${target} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}`;
+  const timeout = plan.timeout ? `; helm --timeout ${plan.timeout.seconds}s` : '';
+  return `${plan.operation} ${plan.release}${chart}${target} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}${timeout}`;
 }
 
 /**

@@ -14,19 +14,33 @@ type HelmCommandBody =
       readonly namespace: string;
       readonly version?: string;
       readonly values: Values;
+      readonly timeoutSeconds?: number;
     }
-  | { readonly kind: 'upgrade'; readonly release: string; readonly namespace: string; readonly version?: string; readonly values: Values }
-  | { readonly kind: 'rollback'; readonly release: string; readonly namespace: string; readonly revision?: number }
-  | { readonly kind: 'uninstall'; readonly release: string; readonly namespace: string };
+  | {
+      readonly kind: 'upgrade';
+      readonly release: string;
+      readonly namespace: string;
+      readonly version?: string;
+      readonly values: Values;
+      readonly timeoutSeconds?: number;
+    }
+  | {
+      readonly kind: 'rollback';
+      readonly release: string;
+      readonly namespace: string;
+      readonly revision?: number;
+      readonly timeoutSeconds?: number;
+    }
+  | { readonly kind: 'uninstall'; readonly release: string; readonly namespace: string; readonly timeoutSeconds?: number };
 
 export const HELM_GRAMMAR = [
   'list releases [in NS] [on CLUSTER]',
   'status REL [in NS] [on CLUSTER]',
   'search CHART',
-  'install CHART [as NAME] [in NS] [on CLUSTER] [version V] [set k=v …]',
-  'upgrade REL [in NS] [on CLUSTER] [to version V] [set k=v …]',
-  'rollback REL [to REVISION] [in NS] [on CLUSTER]',
-  'uninstall REL [in NS] [on CLUSTER]',
+  'install CHART [as NAME] [in NS] [on CLUSTER] [version V] [timeout 15m] [set k=v …]',
+  'upgrade REL [in NS] [on CLUSTER] [to version V] [timeout 15m] [set k=v …]',
+  'rollback REL [to REVISION] [in NS] [on CLUSTER] [timeout 15m]',
+  'uninstall REL [in NS] [on CLUSTER] [timeout 15m]',
 ];
 
 const VERBS: Record<string, HelmCommand['kind']> = {
@@ -52,10 +66,19 @@ interface Options {
   on?: string;
   version?: string;
   revision?: number;
+  timeoutSeconds?: number;
   set: string[];
 }
 
-/** Reads `[as NAME] [in NS] [on CLUSTER] [version V] [to version V] [to REVISION] [set k=v …]` in any order. */
+/** `900`, `900s`, `15m`, `1h`, `1h30m` (Go durations in whole seconds, as `helm --timeout` takes them) → seconds. */
+export function parseTimeout(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!match || text === '') return undefined;
+  return Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0);
+}
+
+/** Reads `[as NAME] [in NS] [on CLUSTER] [version V] [to version V] [to REVISION] [timeout D] [set k=v …]` in any order. */
 function options(tokens: string[]): Options | undefined {
   const out: Options = { set: [] };
   for (let i = 0; i < tokens.length; i++) {
@@ -75,6 +98,7 @@ function options(tokens: string[]): Options | undefined {
       i++;
     } else if (word === 'to' && /^\d+$/.test(next)) out.revision = Number(next);
     else if (word === 'revision' && /^\d+$/.test(next)) out.revision = Number(next);
+    else if (word === 'timeout' && parseTimeout(next) !== undefined) out.timeoutSeconds = parseTimeout(next);
     else return undefined;
     i++;
   }
@@ -143,6 +167,7 @@ function commandOf(
   parsed: Options,
   values: Values,
 ): HelmCommandBody | undefined {
+  const timeout = parsed.timeoutSeconds !== undefined ? { timeoutSeconds: parsed.timeoutSeconds } : {};
   switch (kind) {
     case 'status':
       return { kind, release: subject, namespace };
@@ -157,14 +182,15 @@ function commandOf(
         namespace,
         ...(parsed.version ? { version: parsed.version } : {}),
         values,
+        ...timeout,
       };
     }
     case 'upgrade':
-      return { kind, release: subject, namespace, ...(parsed.version ? { version: parsed.version } : {}), values };
+      return { kind, release: subject, namespace, ...(parsed.version ? { version: parsed.version } : {}), values, ...timeout };
     case 'rollback':
-      return { kind, release: subject, namespace, ...(parsed.revision !== undefined ? { revision: parsed.revision } : {}) };
+      return { kind, release: subject, namespace, ...(parsed.revision !== undefined ? { revision: parsed.revision } : {}), ...timeout };
     case 'uninstall':
-      return { kind, release: subject, namespace };
+      return { kind, release: subject, namespace, ...timeout };
   }
   return undefined;
 }

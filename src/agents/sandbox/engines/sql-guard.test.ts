@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpsgateError } from '../../../core/errors/index.ts';
 import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
@@ -6,11 +6,16 @@ import { DISGUISED_WRITES, SCARY_READS } from './sql-corpus.ts';
 import { assertSingleStatement, isOnlyTrivia } from './sql-guard.ts';
 
 const REFUSALS = ['WRITE_OUTSIDE_TRANSACTION', 'SQL_NOT_ALLOWED', 'SQL_MULTIPLE_STATEMENTS'];
+/** The files the corpus's ATTACH and VACUUM INTO lines would create. */
+const ATTACK_FILES = ['/tmp/opsgate-sandbox-attack.db', '/tmp/opsgate-sandbox-vacuum-into.db'];
 
 describe('read-only path: adversarial corpus through DbBridge and the MCP hop', () => {
   let fixture: SandboxFixture;
   let before: string;
   beforeAll(async () => {
+    // A file left by an earlier run (a mutation run's mutant that let ATTACH through) would make
+    // the check below fail for every later run, whatever this run does: only this run's writes count.
+    for (const written of ATTACK_FILES) rmSync(written, { force: true });
     fixture = await createSandboxFixture();
     before = fixture.fileHash();
   });
@@ -35,8 +40,7 @@ describe('read-only path: adversarial corpus through DbBridge and the MCP hop', 
   });
 
   it('wrote no file through ATTACH or VACUUM INTO', () => {
-    expect(existsSync('/tmp/opsgate-sandbox-attack.db')).toBe(false);
-    expect(existsSync('/tmp/opsgate-sandbox-vacuum-into.db')).toBe(false);
+    expect(ATTACK_FILES.filter((written) => existsSync(written))).toEqual([]);
   });
 
   it.each(SCARY_READS.map((sql) => [sql]))('answers the read %j', async (sql) => {

@@ -1,6 +1,7 @@
 import type { Parser } from 'web-tree-sitter';
 import { collectSimpleCommands } from './bash-commands.ts';
 import { loadBashParser } from './bash-parser.ts';
+import { closeOpenHeredocs, shieldLineStartBackslashes } from './bash-source-fixes.ts';
 import { DEFAULT_LINUX_BLOCKLIST } from './linux-blocklist.ts';
 import { changeDirectory } from './linux-paths.ts';
 import { unwrap } from './linux-wrappers.ts';
@@ -112,15 +113,24 @@ export class CommandValidator {
     };
   }
 
-  #checkBash(source: string, depth: number, via: readonly string[], input?: CommandInput): void {
+  #checkBash(line: string, depth: number, via: readonly string[], input?: CommandInput): void {
+    const source = shieldLineStartBackslashes(line);
     if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source, `more than ${MAX_NESTING} nested wrappers`));
     // `$IFS` between words splits them at run time (`rm -rf$IFS/etc`): check the line as split too.
     if (IFS.test(source)) this.#checkBash(source.replace(IFS_ALL, ' '), depth + 1, [...via, '$IFS split'], input);
     const tree = this.#parser.parse(source);
     if (!tree) throw new Blocked(structural('unparseable', source, 'the shell parser gave up'));
     try {
-      if (tree.rootNode.hasError)
+      if (tree.rootNode.hasError) {
+        // bash reads a heredoc with no closing line up to the end of the input (with a warning), so
+        // `python3 <<EOF` is that line with an empty body, not an unknown one.
+        const closed = closeOpenHeredocs(source);
+        if (closed !== source && !this.#parser.parse(closed)?.rootNode.hasError) {
+          this.#checkBash(closed, depth + 1, via, input);
+          return;
+        }
         throw new Blocked(structural('unparseable', source, 'the command has a shell syntax error, so what would run cannot be known'));
+      }
       // `cd` earlier on the line makes relative paths known (`cd / && rm -rf *`).
       let cwd: string | undefined;
       const temporaryVariables = new Set<string>();

@@ -38,17 +38,21 @@ function protectedOperand(command: SimpleCommand, word: Word): boolean {
 }
 
 /**
- * True when a word only known at run time is still known to be harmless: a path under `$TMPDIR` that
- * is not protected even when TMPDIR is empty, or a directory made by `mktemp` on this line.
+ * True when a word only known at run time is still known to be harmless: a path under `$TMPDIR` (or
+ * `${TMPDIR:-/tmp}`) that is not protected even when TMPDIR is empty, or a directory made by `mktemp`
+ * on this line.
  */
 function knownTemporary(command: SimpleCommand, word: Word): boolean {
   const text = word.text.replace(/"/g, '');
   if (/^\$\(\s*mktemp\b[^()`$;|&]*\)$/.test(text)) return true;
-  const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?(\/[^$`*?[{]*)?$/.exec(text);
+  const variable = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^$`*?[{}]*))?\})(\/[^$`*?[{]*)?$/.exec(text);
   if (!variable) return false;
-  const [, name, rest] = variable;
-  if (command.temporaryVariables?.has(name!)) return rest === undefined || !rest.split('/').includes('..');
-  return name === 'TMPDIR' && rest !== undefined && /\/[^/.]/.test(rest) && !mayExpandToProtectedPath(rest);
+  const [, plainName, bracedName, fallback, rest] = variable;
+  const name = plainName ?? bracedName;
+  if (fallback === undefined && command.temporaryVariables?.has(name!)) return rest === undefined || !rest.split('/').includes('..');
+  // `${TMPDIR:-/tmp}/build` is TMPDIR's value or the fallback, then the rest: both must be harmless.
+  const harmlessFallback = fallback === undefined || !mayExpandToProtectedPath(resolveAgainst(command.cwd, fallback + rest));
+  return name === 'TMPDIR' && rest !== undefined && /\/[^/.]/.test(rest) && !mayExpandToProtectedPath(rest) && harmlessFallback;
 }
 
 /** Commands that write nothing, so `CMD > file` only truncates the file. */

@@ -46,7 +46,7 @@ const PARALLEL_PLACEHOLDER = /\{(?:\d*[./#%]*|\/\/|\/\.)\}/g;
 /**
  * GNU parallel (and `sem`): the command runs once per input. Inputs after `:::` are known and are
  * put in place of `{}` (or appended); without them the arguments come from standard input, as for
- * xargs. A command given as one quoted word is shell code.
+ * xargs, and are known only at run time. A command given as one quoted word is shell code.
  */
 export function unwrapParallel(c: SimpleCommand, via: string): Unwrapped {
   const start = commandIndex(c.args, PARALLEL_VALUE_OPTIONS);
@@ -58,15 +58,17 @@ export function unwrapParallel(c: SimpleCommand, via: string): Unwrapped {
   const single = template.length === 1 && /\s/.test(template[0]!.text);
   const fill = (value: Word | undefined): Word[] => {
     if (!value) return template;
-    const used = template.some((word) => PARALLEL_PLACEHOLDER.test(word.text));
-    PARALLEL_PLACEHOLDER.lastIndex = 0;
+    const holdsPlaceholder = (word: Word) => word.text.replace(PARALLEL_PLACEHOLDER, '') !== word.text;
+    const used = template.some(holdsPlaceholder);
     const filled = template.map((word) => ({
       text: word.text.replace(PARALLEL_PLACEHOLDER, value.text),
-      static: word.static && value.static,
+      static: word.static && (value.static || !holdsPlaceholder(word)),
     }));
     return used ? filled : [...filled, value];
   };
-  const runs = inputs.length > 0 ? inputs.map((input) => fill(input)) : [template];
+  // Without `:::` each input line takes the place of `{}` (or is appended). parallel quotes it, so it
+  // stays one word of data, except where that word is itself code: `… | parallel bash -c {}`.
+  const runs = inputs.length > 0 ? inputs.map((input) => fill(input)) : [single ? template : fill({ text: '{}', static: false })];
   const unwrapped: Unwrapped = { commands: [], scripts: [] };
   for (const words of runs) {
     if (single) unwrapped.scripts.push({ source: joined(words), via });

@@ -28,6 +28,14 @@ export function shellCommandIndex(args: readonly Word[]): number {
 
 type Unwrapper = (command: SimpleCommand) => Unwrapped;
 
+function splitStringLine(script: Word, args: readonly Word[]): Word {
+  const optionIndex = args.findIndex((word) => word.static && /^(?:-[a-zA-Z]*S|--split-string)/.test(word.text));
+  const carriesValue = /^(?:-[a-zA-Z]*S|--split-string)$/.test(args[optionIndex]?.text ?? '');
+  const rest = args.slice(optionIndex + (carriesValue ? 2 : 1));
+  const quoted = rest.map((word) => (word.static ? `'${word.text.replaceAll("'", `'\\''`)}'` : word.text));
+  return { text: [script.text, ...quoted].join(' '), static: script.static && rest.every((word) => word.static) };
+}
+
 /** The string `xargs -I R` / `-i[R]` / `--replace[=R]` replaces with each input line (`{}` by default). */
 function replaceString(options: readonly Word[]): string | undefined {
   let replace: string | undefined;
@@ -102,7 +110,7 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
       withValue: ['split-string', 'u', 'unset', 'C', 'chdir'],
     });
     const script = split.values.get('split-string');
-    if (script) return { commands: [], scripts: [{ source: script, via: 'env -S' }] };
+    if (script) return { commands: [], scripts: [{ source: splitStringLine(script, c.args), via: 'env -S' }] };
     return wrap(c, 'env', ['-u', '--unset', '-C', '--chdir'], 0, true);
   },
   nice: (c) => wrap(c, 'nice', ['-n', '--adjustment']),

@@ -143,10 +143,12 @@ export function createCedarPolicy(set: PolicySet): CallPolicy {
   ): Answer {
     const key = JSON.stringify([action, principal, resource, context, entities]);
     const known = answers.get(key);
+    // Stryker disable all: a cache of a pure function; with it, without it or with another size the answers are the same
     if (known) return known;
     const answer = evaluate(action, principal, resource, context, entities, tool);
     if (answers.size >= ANSWER_CACHE_SIZE) answers.delete(answers.keys().next().value as string);
     answers.set(key, answer);
+    // Stryker restore all
     return answer;
   }
 

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { LiveRef } from '../../service/live-drift.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
-import type { HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
+import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
   ClusterInfo,
@@ -14,6 +16,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
@@ -33,6 +36,8 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
+import { parseServerCheck, serverCheckArgs } from './server-check.ts';
+import { parseTemplateOutput, templateArgs } from './template-render.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
 const HELM_TIMEOUT_SECONDS = 300;
@@ -73,6 +78,8 @@ export class HelmCli implements HelmBackend {
   readonly #options: HelmCliOptions;
   #helmVersion: Promise<{ readonly major: number; readonly minor: number; readonly patch: number; readonly text: string }> | undefined;
   readonly #pulled = new Map<string, Promise<string>>();
+  /** The chart of each stored revision (`helm get metadata --revision`): `helm status` strips it, and it never changes. */
+  readonly #metadata = new Memo<ReturnType<typeof parseHelmMetadata>>({ maxEntries: 256 });
 
   constructor(options: HelmCliOptions = {}) {
     this.#options = options;
@@ -120,6 +127,14 @@ export class HelmCli implements HelmBackend {
     namespace = '',
     timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
   ): Promise<string> {
+    return this.#invoke(tool, args, operation, timeoutMs).catch((error: unknown) => {
+      if (!(error instanceof CommandFailed)) throw error;
+      throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
+    });
+  }
+
+  /** Runs one command with the cluster's routing flags; a failure is the raw CommandFailed (stderr whole). */
+  async #invoke(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, timeoutMs: number): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
     const kubeContext = this.#kubeContext();
     // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
@@ -134,12 +149,33 @@ export class HelmCli implements HelmBackend {
     if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
-    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
-      (error: unknown) => {
-        if (!(error instanceof CommandFailed)) throw error;
-        throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
-      },
-    );
+    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Issue 30 N6: the rendered objects through the API server's own strict field validation, changing
+   * nothing (see server-check.ts). Helm's dry run does not validate on servers that advertise
+   * `fieldValidation`, and Helm 4 applies with Strict: a `spec.replicaz` failed only after approval.
+   */
+  async checkObjects(manifest: string, namespace: string): Promise<ServerCheck> {
+    const dir = await mkdtemp(join(tmpdir(), 'opsgate-helm-check-'));
+    const file = join(dir, 'objects.yaml');
+    try {
+      // The manifest may hold Secrets: a private file, removed at once.
+      await writeFile(file, manifest, { mode: 0o600 });
+      const output = await this.#invoke(
+        'kubectl',
+        serverCheckArgs(file, namespace),
+        'check objects',
+        this.#options.commandTimeoutMs ?? 120_000,
+      );
+      return parseServerCheck(output, '');
+    } catch (error) {
+      if (!(error instanceof CommandFailed)) throw error;
+      return parseServerCheck('', error.stderr);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
@@ -206,18 +242,22 @@ export class HelmCli implements HelmBackend {
       await this.#run('helm', ['status', release, '--namespace', namespace, '--output', 'json'], 'status', release, namespace),
     );
     if (status.chart.metadata.name) return status;
-    const metadata = parseHelmMetadata(
-      await this.#run(
-        'helm',
-        ['get', 'metadata', release, '--namespace', namespace, '--output', 'json'],
-        'get metadata',
-        release,
-        namespace,
+    // A stored revision's chart never changes; `first_deployed` tells a reinstalled release's revision 1 from the old one's.
+    const metadata = await this.#metadata.get(`${namespace}/${release}@${status.info.first_deployed}#${status.version}`, async () =>
+      parseHelmMetadata(
+        await this.#run(
+          'helm',
+          ['get', 'metadata', release, '--namespace', namespace, '--revision', String(status.version), '--output', 'json'],
+          'get metadata',
+          release,
+          namespace,
+        ),
       ),
     );
     return {
       ...status,
       chart: { metadata: { ...status.chart.metadata, name: metadata.chart, version: metadata.version, appVersion: metadata.appVersion } },
+      ...(metadata.labels ? { labels: metadata.labels } : {}),
     };
   }
 
@@ -304,12 +344,88 @@ export class HelmCli implements HelmBackend {
    * search's text per chart is `NAME\vREPO/NAME\v…`, v3 `cmd/helm/search/search.go` indstr) at
    * exactly `version`.
    */
-  async findChart(name: string, version: string): Promise<string[]> {
+  async findChart(name: string, version: string): Promise<Array<{ reference: string; appVersion: string }>> {
     const pattern = `\\v[^/\\v]+/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\v`;
     const output = await this.#run('helm', ['search', 'repo', pattern, '--regexp', '--version', version, '--output', 'json'], 'search');
     return parseHelmSearch(output)
       .filter((found) => found.version === version && found.name.endsWith(`/${name}`))
-      .map((found) => found.name);
+      .map((found) => ({ reference: found.name, appVersion: found.app_version }));
+  }
+
+  /**
+   * A revision's labels. Helm 4 prints them in `get metadata`; Helm 3.17 does not, so they are read
+   * from the revision's storage object (`sh.helm.release.v1.NAME.vN`, labels only: its data holds
+   * the values). Another storage driver (sql, memory) or no right to read gives undefined.
+   */
+  async releaseLabels(release: string, namespace: string, revision: number): Promise<Readonly<Record<string, string>> | undefined> {
+    if ((await this.helmMajorVersion()) >= 4)
+      return parseHelmMetadata(
+        await this.#run(
+          'helm',
+          ['get', 'metadata', release, '--namespace', namespace, '--revision', String(revision), '--output', 'json'],
+          'get metadata',
+          release,
+          namespace,
+        ),
+      ).labels;
+    const driver = ((this.#options.env ?? process.env).HELM_DRIVER ?? 'secret').toLowerCase();
+    const kind =
+      driver === '' || driver === 'secret' || driver === 'secrets' ? 'secret' : driver.startsWith('configmap') ? 'configmap' : undefined;
+    if (!kind) return undefined;
+    const output = await this.#run(
+      'kubectl',
+      [
+        'get',
+        kind,
+        `sh.helm.release.v1.${release}.v${revision}`,
+        '--namespace',
+        namespace,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.metadata.labels}',
+      ],
+      'get release labels',
+      release,
+      namespace,
+    ).catch((error: unknown) => {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return '';
+      throw error;
+    });
+    if (!output.trim()) return undefined;
+    try {
+      return JSON.parse(output) as Record<string, string>;
+    } catch {
+      throw HelmErrors.HELM_BAD_OUTPUT({ command: 'kubectl get release labels', detail: 'the labels are not JSON' });
+    }
+  }
+
+  /**
+   * The live objects, one `kubectl get` per namespace, each named `kind.group/name` (so a custom
+   * resource's kind is not taken for another group's).
+   */
+  async liveObjects(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>> {
+    const found: Array<Record<string, unknown>> = [];
+    for (const [namespace, group] of Map.groupBy(refs, (ref) => ref.namespace)) {
+      const names = group.map((ref) => {
+        const apiGroup = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.indexOf('/')) : '';
+        return `${ref.kind.toLowerCase()}${apiGroup ? `.${apiGroup}` : ''}/${ref.name}`;
+      });
+      const output = await this.#run(
+        'kubectl',
+        ['get', ...names, '--namespace', namespace, '--ignore-not-found', '-o', 'json'],
+        'get live objects',
+        '',
+        namespace,
+      );
+      if (output.trim()) found.push(...parseKubectlObjects(output));
+    }
+    return found;
+  }
+
+  /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
+  #labelArgs(request: ReleaseRequest): string[] {
+    const labels = Object.entries(request.labels ?? {});
+    return labels.length ? ['--labels', labels.map(([key, value]) => `${key}=${value}`).join(',')] : [];
   }
 
   /**
@@ -347,7 +463,9 @@ export class HelmCli implements HelmBackend {
    * A first install of a chart whose templates hold custom resources of its own `crds/` cannot be
    * dry-run on the server: Helm skips installing CRDs in a dry run and then cannot map the custom
    * resources ("ensure CRDs are installed first", helm/helm#13159, kube-prometheus-stack and most
-   * operators). Such a plan falls back to `--dry-run=client`, and says so.
+   * operators). Such a plan falls back to a client-side render, and says so: `--dry-run=client` on
+   * Helm 4; on Helm 3 that maps against the cluster too and fails the same way, so `helm template`
+   * (see template-render.ts).
    */
   async render(request: RenderRequest): Promise<RenderedRelease> {
     const command = request.isUpgrade ? 'upgrade' : 'install';
@@ -377,7 +495,13 @@ export class HelmCli implements HelmBackend {
         OpsgateError.isInstance(error) &&
         /ensure CRDs are installed first/.test(String(error.fields.detail ?? ''));
       if (!crdsMissing) throw error;
-      return { ...(await dryRun(['--dry-run=client'])), clientSide: true };
+      if ((await this.helmMajorVersion()) >= 4)
+        return { ...(await dryRun(['--dry-run=client'])), clientSide: true, renderedWith: `${command} --dry-run=client` };
+      return this.#withValues(request.values, async (file) =>
+        parseTemplateOutput(
+          await this.#run('helm', templateArgs(request, file, request.kubeVersion), 'template', request.release, request.namespace),
+        ),
+      );
     }
   }
 
@@ -395,6 +519,7 @@ export class HelmCli implements HelmBackend {
       request.namespace,
       ...(request.createNamespace ? ['--create-namespace'] : []),
       ...(request.replace ? ['--replace'] : []),
+      ...this.#labelArgs(request),
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
@@ -412,6 +537,7 @@ export class HelmCli implements HelmBackend {
       '--namespace',
       request.namespace,
       '--reset-values',
+      ...this.#labelArgs(request),
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
@@ -445,25 +571,26 @@ export class HelmCli implements HelmBackend {
     );
   }
 
-  async rollback(release: string, namespace: string, revision: number, options: { readonly hooks?: number } = {}): Promise<void> {
+  async rollback(release: string, namespace: string, revision: number, options: ChangeOptions = {}): Promise<void> {
     await this.#run(
       'helm',
-      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs()],
+      ['rollback', release, String(revision), '--namespace', namespace, ...this.#waitArgs(options.timeoutSeconds)],
       'rollback',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(options.timeoutSeconds, options.hooks),
     );
   }
 
-  async uninstall(release: string, namespace: string, options: { readonly hooks?: number } = {}): Promise<void> {
+  async uninstall(release: string, namespace: string, options: ChangeOptions = {}): Promise<void> {
+    const timeoutSeconds = options.timeoutSeconds ?? HELM_TIMEOUT_SECONDS;
     await this.#run(
       'helm',
-      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${HELM_TIMEOUT_SECONDS}s`],
+      ['uninstall', release, '--namespace', namespace, '--wait', '--timeout', `${timeoutSeconds}s`],
       'uninstall',
       release,
       namespace,
-      this.processLimitMs(HELM_TIMEOUT_SECONDS, options.hooks),
+      this.processLimitMs(timeoutSeconds, options.hooks),
     );
   }
 

@@ -1,0 +1,254 @@
+// `node scripts/review-breaks.ts [ID ...]`: re-applies the deliberate breaks of the outside
+// test-honesty review of 2026-11-26 (its ten-guard mutation sample M01–M10 and every break that
+// survived its requirement pass) to a scratch copy of the tracked files, runs
+// the tests named for each, and reports whether the break went red. Exit 1 when one stays green or
+// no longer applies (the code it breaks moved: update the entry). Slow (one vitest run per break):
+// run it by hand or in CI, never inside `npm test`.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+export interface ReviewBreak {
+  readonly id: string;
+  /** What the break takes away, as the review names it. */
+  readonly what: string;
+  readonly file: string;
+  /** Text that occurs exactly once in the file, and what it becomes. */
+  readonly find: string;
+  readonly replace: string;
+  /** The suites that must go red. */
+  readonly tests: readonly string[];
+}
+
+export const REVIEW_BREAKS: readonly ReviewBreak[] = [
+  {
+    id: 'M01',
+    what: 'the approval hash no longer covers the tool binding (Helm plan hash, SQL changeset hash)',
+    file: 'src/core/policy/approval-binding.ts',
+    find: 'canonicalJson([APPROVAL_BINDING_VERSION, callId, tool, argsDigest, bindingDigest])',
+    replace: 'canonicalJson([APPROVAL_BINDING_VERSION, callId, tool, argsDigest])',
+    tests: ['test/core/approval-binding.test.ts', 'src/core/policy'],
+  },
+  {
+    id: 'M02',
+    what: 'an approval request is still valid at the millisecond it expires',
+    file: 'src/core/runtime/decisions/expire.ts',
+    find: 'call.row.expires_at <= decidedAt',
+    replace: 'call.row.expires_at < decidedAt',
+    tests: ['src/core/runtime/decisions/expire.test.ts'],
+  },
+  {
+    id: 'M03/B16',
+    what: 'a requester may approve their own high-risk call (sod-no-self-approval-high-risk at >= 3)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { principal == context.requester && context.riskLevel >= 2 };',
+    replace: 'when { principal == context.requester && context.riskLevel >= 3 };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'M04',
+    what: 'an access may be granted one day longer than its renewal period',
+    file: 'src/agents/access/service/eligibility.ts',
+    find: 'durationDays <= access.renewal_period) return;',
+    replace: 'durationDays <= access.renewal_period + 1) return;',
+    tests: ['test/access/just-in-time.test.ts'],
+  },
+  {
+    id: 'M05',
+    what: 'the first event sealed with a MAC may lack it',
+    file: 'src/core/audit/verify-audit.ts',
+    find: '} else if (seq >= macsFrom) {',
+    replace: '} else if (seq > macsFrom) {',
+    tests: ['test/core/audit-integrity.test.ts'],
+  },
+  {
+    id: 'M06',
+    what: 'recovery treats the calls of live runners as orphaned, and those of dead ones as alive',
+    file: 'src/core/runtime/recovery.ts',
+    find: 'runner === null || !alive.has(runner)',
+    replace: 'runner === null || alive.has(runner)',
+    tests: ['test/core/crash-recovery.test.ts'],
+  },
+  {
+    id: 'M07',
+    what: 'query-only PRAGMAs may be written on the read path',
+    file: 'src/agents/sandbox/engines/sql-guard.ts',
+    find: '(QUERY_ONLY_PRAGMAS.has(pragma) && arg2 === null)',
+    replace: 'QUERY_ONLY_PRAGMAS.has(pragma)',
+    tests: ['src/agents/sandbox/engines'],
+  },
+  {
+    id: 'M08',
+    what: 'the Helm safety net lets through an approval with a hash but no approver',
+    file: 'src/agents/helm/middleware/approval-hitl-middleware.ts',
+    find: '(!call.approval?.argsHash || !call.approval.approvedBy)',
+    replace: '(!call.approval?.argsHash && !call.approval?.approvedBy)',
+    tests: ['src/agents/helm/middleware'],
+  },
+  {
+    id: 'M09',
+    what: 'the validator allows one more level of nested wrappers than MAX_NESTING',
+    file: 'src/agents/troubleshoot/validator/command-validator.ts',
+    find: "if (depth > MAX_NESTING) throw new Blocked(structural('nesting-too-deep', source,",
+    replace: "if (depth > MAX_NESTING + 1) throw new Blocked(structural('nesting-too-deep', source,",
+    tests: ['src/agents/troubleshoot/validator/command-validator.test.ts'],
+  },
+  {
+    id: 'M10',
+    what: "the access tool lets a model-given user_id name someone else's account",
+    file: 'src/agents/access/client/catalog-lookup.ts',
+    find: "if (resolved.value.id === input.user_id) return { verdict: 'allow'",
+    replace: "if (true) return { verdict: 'allow'",
+    tests: ['test/access/access-tools.test.ts'],
+  },
+  {
+    id: 'B07',
+    what: "the audit's hash recomputation is switched off (pre-MAC events rely on it alone)",
+    file: 'src/core/audit/verify-audit.ts',
+    find: 'if (recomputed !== row.hash) return fail(',
+    replace: 'if (false) return fail(',
+    tests: ['test/core/audit-integrity.test.ts'],
+  },
+  {
+    id: 'X3',
+    what: "the audit's prev_hash link check is switched off",
+    file: 'src/core/audit/verify-audit.ts',
+    find: 'if (row.prev_hash !== prevHash) return fail(',
+    replace: 'if (false) return fail(',
+    tests: ['test/core/audit-integrity.test.ts'],
+  },
+  {
+    id: 'H05',
+    what: "the Helm safety-net middleware is removed from the helm agent's middleware list",
+    file: 'src/agents/helm/index.ts',
+    find: 'middleware: [new HelmApprovalHITLMiddleware(), ',
+    replace: 'middleware: [',
+    tests: ['test/helm/safety-net.test.ts'],
+  },
+  {
+    id: 'H06',
+    what: "a Secret's data: is no longer redacted (only stringData:)",
+    file: 'src/agents/helm/service/redact-secrets.ts',
+    find: "for (const field of ['data', 'stringData'])",
+    replace: "for (const field of ['stringData'])",
+    tests: ['test/helm/plan-content.test.ts'],
+  },
+  {
+    id: 'H02',
+    what: 'a rollback request is no longer classified as a Helm workflow',
+    file: 'src/agents/helm/workflow/route.ts',
+    find: "'uninstall', 'rollback', 'deploy'",
+    replace: "'uninstall', 'deploy'",
+    tests: ['src/agents/helm/workflow/route.test.ts'],
+  },
+  {
+    id: 'A08',
+    what: "the access service's own-account check is removed (the tool-side check masks it)",
+    file: 'src/agents/access/service/create-access-service.ts',
+    find: 'if (user.username !== caller) throw AccessServiceErrors.ACCESS_FORBIDDEN',
+    replace: 'if (false) throw AccessServiceErrors.ACCESS_FORBIDDEN',
+    tests: ['test/access/create-access-service.test.ts'],
+  },
+  {
+    id: 'A10',
+    what: 'a WRITE access weighs nothing in the access risk score',
+    file: 'src/agents/access/risk.ts',
+    find: "{ label: 'write', weight: 2,",
+    replace: "{ label: 'write', weight: 0,",
+    tests: ['src/agents/access/risk.test.ts'],
+  },
+  {
+    id: 'T01',
+    what: 'the mkfs / mkswap rule of the command validator is disabled',
+    file: 'src/agents/troubleshoot/validator/linux-blocklist.ts',
+    find: 'if (/^(?:mkfs(?:\\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs)$/.test(c.program)) {',
+    replace: 'if (false) {',
+    tests: ['src/agents/troubleshoot/validator/command-validator.property.test.ts'],
+  },
+  {
+    id: 'X2',
+    what: "the decision authorizer ignores the policy's refusal of an approver",
+    file: 'src/core/runtime/decisions/authorize-decision.ts',
+    find: '  const verdict = await askMayApprove(context, asItWillRun, approvalsSoFar);\n  if (!verdict.allowed) {',
+    replace: '  const verdict = await askMayApprove(context, asItWillRun, approvalsSoFar);\n  if (false) {',
+    tests: ['test/core/decision-authorizer.test.ts'],
+  },
+];
+
+const root = resolve(import.meta.dirname, '..');
+
+/** A copy of the tracked files (with this checkout's node_modules linked) that breaks are applied to. */
+function scratchCopy(): string {
+  const scratch = mkdtempSync(join(tmpdir(), 'opsgate-breaks-'));
+  const files = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+  // A tracked file deleted in the working tree is left out, as vitest would not see it either.
+  for (const file of files.filter((tracked) => existsSync(join(root, tracked)))) {
+    mkdirSync(dirname(join(scratch, file)), { recursive: true });
+    cpSync(join(root, file), join(scratch, file));
+  }
+  symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'));
+  return scratch;
+}
+
+/** Runs the suites in the scratch copy; undefined when they pass, else the end of vitest's report. */
+function suitesFail(scratch: string, tests: readonly string[]): string | undefined {
+  const run = spawnSync(process.execPath, [join(scratch, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=dot', ...tests], {
+    cwd: scratch,
+    encoding: 'utf8',
+  });
+  return run.status === 0 ? undefined : `${run.stdout}${run.stderr}`.split('\n').slice(-40).join('\n');
+}
+
+type Outcome = 'red' | 'GREEN' | 'does not apply' | 'inconclusive: the suites fail unbroken too';
+
+function tryBreak(scratch: string, entry: ReviewBreak): Outcome {
+  const path = join(scratch, entry.file);
+  const original = readFileSync(path, 'utf8');
+  if (original.split(entry.find).length !== 2) return 'does not apply';
+  writeFileSync(path, original.replace(entry.find, entry.replace));
+  let broken: string | undefined;
+  try {
+    broken = suitesFail(scratch, entry.tests);
+  } finally {
+    writeFileSync(path, original);
+  }
+  if (broken === undefined) return 'GREEN';
+  // Red must mean the break: the same suites pass on the unbroken copy (a loaded machine can time them out).
+  const unbroken = suitesFail(scratch, entry.tests);
+  if (unbroken === undefined) return 'red';
+  console.error(unbroken);
+  return 'inconclusive: the suites fail unbroken too';
+}
+
+function main(): void {
+  const asked = process.argv.slice(2);
+  const known = new Set(REVIEW_BREAKS.map((entry) => entry.id));
+  const unknown = asked.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    console.error(`unknown break ${unknown.join(', ')}; the breaks are: ${[...known].join(', ')}`);
+    process.exit(2);
+  }
+  const chosen = asked.length > 0 ? REVIEW_BREAKS.filter((entry) => asked.includes(entry.id)) : REVIEW_BREAKS;
+  const scratch = scratchCopy();
+  try {
+    console.log('| break | what it takes away | suites | result |');
+    console.log('| --- | --- | --- | --- |');
+    let failed = 0;
+    for (const entry of chosen) {
+      const outcome = tryBreak(scratch, entry);
+      if (outcome !== 'red') failed += 1;
+      console.log(`| ${entry.id} | ${entry.what} | ${entry.tests.join(', ')} | ${outcome} |`);
+    }
+    if (failed > 0) {
+      console.error(
+        `${failed} break(s) stayed green, no longer apply or were inconclusive: add a test that fails, update the entry to where the code moved, or run it again on a quieter machine`,
+      );
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) main();
