@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { helmSimulatorMigrations } from '../src/agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../src/agents/helm/backends/simulator/simulated-cluster.ts';
-import { ChartRepository } from '../src/agents/helm/charts/chart-repository.ts';
+import { ChartRepository, DEMO_REPOSITORY_DIR } from '../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent, helmAgent } from '../src/agents/helm/index.ts';
 import { HelmMcpClient } from '../src/agents/helm/mcp/mcp-client.ts';
 import { createHelmMcpServer } from '../src/agents/helm/mcp/mcp-server.ts';
@@ -108,7 +108,7 @@ try {
   const cliRuntime = await createRuntime({
     store: cliStore,
     agents: [createHelmAgent({ run: fake.run })],
-    agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+    agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
   });
   for (const [operation, command] of [
     ['install', 'install webapp as web version 1.0.0 set replicaCount=2'],

@@ -26,6 +26,11 @@ import type { WorkerReport, WorkerTask } from './load/opsgate-worker.ts';
 const quick = process.env.BENCH_QUICK === '1';
 const scenariosAt = (concurrency: number) => (quick ? { 1: 40, 64: 320, 256: 512 } : { 1: 300, 64: 2000, 256: 3000 })[concurrency] ?? 300;
 const warmupPerProcess = quick ? 20 : 100;
+// BENCH_QUICK=1 (about a minute on a quiet 2-core machine) keeps the rows the goals need at C=64:
+// SQLite C=1 and 64, PostgreSQL C=1, 1 and 8 processes at C=64, and the AI SDK anchor.
+const sqliteConcurrencies = quick ? [1, 64] : [1, 64, 256];
+const replicaCounts: readonly number[] = quick ? [1, 8] : REPLICA_COUNTS;
+const replicaConcurrencies = quick ? [64] : [64, 256];
 const ANCHOR_CONCURRENCY = 64;
 
 const cluster = startPostgresCluster({ fsync: true, maxConnections: 300 });
@@ -231,24 +236,31 @@ async function anchorRun(system: string, setup: AnchorSetup, counters: AnchorCou
 
 const rows: BenchRow[] = [];
 try {
-  for (const concurrency of [1, 64, 256]) rows.push(await opsgateRun('sqlite', 1, concurrency));
+  for (const concurrency of sqliteConcurrencies) rows.push(await opsgateRun('sqlite', 1, concurrency));
   rows.push(await opsgateRun('postgres', 1, 1));
-  for (const processes of REPLICA_COUNTS)
-    for (const concurrency of [64, 256]) rows.push(await opsgateRun('postgres', processes, concurrency));
+  for (const processes of replicaCounts)
+    for (const concurrency of replicaConcurrencies) rows.push(await opsgateRun('postgres', processes, concurrency));
   // A machine with the cores for it also runs 12 processes: CPU per round trip must not rise past 8.
   if (process.env.LOAD_TWELVE === '1') rows.push(await opsgateRun('postgres', 12, 256));
   const aiSdk = { transfers: 0 };
   rows.push(await anchorRun('anchor: AI SDK, messages JSON in one pg row', aiSdkAnchor(aiSdk), aiSdk));
-  const agents = { transfers: 0 };
-  rows.push(await anchorRun('anchor: OpenAI Agents, RunState in one pg row', openAiAgentsAnchor(agents), agents));
-  const langGraph = { transfers: 0 };
-  rows.push(await anchorRun('anchor: LangGraph, PostgresSaver', langGraphAnchor(langGraph), langGraph));
+  if (!quick) {
+    const agents = { transfers: 0 };
+    rows.push(await anchorRun('anchor: OpenAI Agents, RunState in one pg row', openAiAgentsAnchor(agents), agents));
+    const langGraph = { transfers: 0 };
+    rows.push(await anchorRun('anchor: LangGraph, PostgresSaver', langGraphAnchor(langGraph), langGraph));
+  }
   printTable('load (approval round trip)', rows);
   const replicas = replicaTableOf(rows);
   printTable('replicas (PostgreSQL): throughput and CPU per round trip against one process', replicas);
   const goals = loadGoalsOf(rows);
   printTable('goals (issue 32), from the rows above (bench:hitl-roundtrip has the one-at-a-time goal)', goals);
-  writeResults('load', rows, { postgres: 'throwaway cluster, fsync on, synchronous_commit on', replicas, goals });
+  // BENCH_RESULTS_NAME keeps a run on a busy machine from replacing the quiet run's load.json.
+  writeResults(process.env.BENCH_RESULTS_NAME ?? 'load', rows, {
+    postgres: `throwaway cluster, fsync on, synchronous_commit on; opsgate durable commits: ${process.env.OPSGATE_DURABLE_COMMITS || 'effects'}`,
+    replicas,
+    goals,
+  });
 } finally {
   await admin.end();
   cluster.dispose();

@@ -14,6 +14,10 @@ echo "== type check (tsc)"
 tsc -p tsconfig.json
 echo "== lint (biome)"
 biome check --diagnostic-level=error src test bench scripts eval examples
+echo "== unused files and dependencies (knip; kept exceptions and their reasons in knip.jsonc)"
+knip
+echo "== doc claims (paths, quotes, npm scripts)"
+node scripts/doc-claims.ts
 echo "== requirements coverage"
 node scripts/check-requirements-coverage.ts
 echo "== tests (vitest)"

@@ -35,7 +35,7 @@ const installed =
           ? await runtime.decide(session.id, { type: 'approve', callId: turn.interrupt.callId }, carol)
           : await runtime.decide(session.id, { type: 'answer', callId: turn.interrupt.callId, answer: 'yes' }, alice);
     }
-    if (!turn.messages.some((m) => /Workflow COMPLETED/.test(m.text))) throw new Error(`setup "${command}" did not complete`);
+    if (!turn.messages.some((m) => /Verified: release/.test(m.text))) throw new Error(`setup "${command}" did not complete`);
   };
 
 const query = (
@@ -62,7 +62,7 @@ const change = (id: string, title: string, message: string, tool: string, extra:
   messages: [message],
   tools: [PLAN, tool],
   approval: true,
-  facts: [/Workflow COMPLETED/],
+  facts: [/Verified: release/],
   ...extra,
 });
 

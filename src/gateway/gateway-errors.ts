@@ -39,6 +39,11 @@ export const GatewayErrors = defineErrorCodes({
     message:
       'No changed definition of {tool} on the upstream "{upstream}" waits for acceptance. List the changes with: opsgate gateway --check --config FILE.',
   },
+  GATEWAY_TOOL_CHANGE_STALE: {
+    status: 409,
+    message:
+      'The upstream "{upstream}" changed the definition of {tool} again since you reviewed it, so nothing was accepted. Review the newest definition and accept that one.',
+  },
   GATEWAY_UPSTREAM_NOT_CONFIGURED: {
     status: 404,
     message:

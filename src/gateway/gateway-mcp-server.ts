@@ -23,12 +23,12 @@ import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
 import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
-import { withoutControls } from './untrusted-text.ts';
+import { SAFE_TOOL_NAME, withoutControls, withoutControlsInTexts } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
-import { treatmentOf, upstreamAgentName } from './upstream-agent.ts';
+import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
-/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
-export const NAMESPACE_SEPARATOR = '__';
+export { NAMESPACE_SEPARATOR };
+
 /** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
 export const RESOURCE_SEPARATOR = '+';
 export const COLLECT_TOOL = 'gateway_collect';
@@ -118,6 +118,9 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         const mutable = treatment.mutability === 'mutable';
         tools.push({
           ...tool,
+          // Property descriptions and titles are upstream text a client shows and a model reads.
+          inputSchema: withoutControlsInTexts(tool.inputSchema),
+          ...(tool.outputSchema ? { outputSchema: withoutControlsInTexts(tool.outputSchema) } : {}),
           name: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
           ...(tool.title ? { title: withoutControls(tool.title) } : {}),
           description: `${withoutControls(tool.description ?? tool.name)}${mutable ? ' (A person approves it on the opsgate server before it runs.)' : ''}`,
@@ -173,7 +176,15 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
         lastProgress = Date.now();
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: ++progress, message: `${who} (${call?.status ?? 'pending'})` },
+          params: {
+            progressToken: token,
+            progress: ++progress,
+            // Once decided, the wait is the upstream's: say so rather than who may approve (F11).
+            message:
+              call?.status === 'approved' || call?.status === 'executing'
+                ? `approved; running on the upstream (${call.status})`
+                : `${who} (${call?.status ?? 'pending'})`,
+          },
         });
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -333,7 +344,8 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.prompts,
         ),
       ))
-        prompts.push({ ...prompt, name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
+        if (SAFE_TOOL_NAME.test(prompt.name))
+          prompts.push({ ...withoutControlsInTexts(prompt), name: `${upstream.name}${NAMESPACE_SEPARATOR}${prompt.name}` });
     return { prompts };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
@@ -355,7 +367,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resources,
         ),
       ))
-        resources.push({ ...resource, uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}` });
+        resources.push({
+          ...withoutControlsInTexts(resource),
+          name: withoutControls(resource.name),
+          uri: `${upstream.name}${RESOURCE_SEPARATOR}${resource.uri}`,
+        });
     return { resources };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
@@ -367,7 +383,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
           (page) => page.resourceTemplates,
         ),
       ))
-        resourceTemplates.push({ ...template, uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}` });
+        resourceTemplates.push({
+          ...withoutControlsInTexts(template),
+          name: withoutControls(template.name),
+          uriTemplate: `${upstream.name}${RESOURCE_SEPARATOR}${template.uriTemplate}`,
+        });
     return { resourceTemplates };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {

@@ -4,6 +4,7 @@ import type { Runtime } from '../core/runtime/index.ts';
 import type { GatewayConfig } from './config.ts';
 import { MinuteWindows } from './rate-limits.ts';
 import { SessionPool } from './session-pool.ts';
+import type { ChangedTool } from './tool-definitions.ts';
 import { Upstream, type UpstreamStatus } from './upstream.ts';
 import { upstreamAgent } from './upstream-agent.ts';
 
@@ -22,6 +23,7 @@ export class Gateway {
   readonly perUser: MinuteWindows;
   readonly perTool: MinuteWindows;
   readonly #results = new Map<string, { result: CallToolResult; at: number }>();
+  readonly #changeListeners = new Set<(change: ChangedTool) => void>();
   #runtime: Runtime | undefined;
   #pool: SessionPool | undefined;
 
@@ -33,10 +35,19 @@ export class Gateway {
         upstream,
         maxResultBytes: config.limits.maxResultBytes,
         onResult: (callId, result) => this.#keepResult(callId, result),
+        onDefinitionChanged: (change) => {
+          for (const listener of this.#changeListeners) listener(change);
+        },
       }),
     );
     this.perUser = new MinuteWindows(config.limits.perUserPerMinute);
     this.perTool = new MinuteWindows(config.limits.perToolPerMinute);
+  }
+
+  /** `listener` hears each tool definition change when it is first seen (webhook and Slack notices to admins). */
+  onDefinitionChanged(listener: (change: ChangedTool) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
   }
 
   attach(runtime: Runtime): void {

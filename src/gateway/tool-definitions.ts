@@ -77,10 +77,13 @@ type Db = Kysely<{ gateway_tool_definitions: DefinitionRow }>;
 export class ToolDefinitions {
   readonly #db: Db;
   readonly #audit: AuditLog;
+  readonly #onChanged: ((change: ChangedTool) => void) | undefined;
 
-  constructor(store: Store) {
+  /** `onChanged` hears each change once, when it is first recorded (the notices to admins). */
+  constructor(store: Store, options: { onChanged?: (change: ChangedTool) => void } = {}) {
     this.#db = store.db as unknown as Db;
     this.#audit = new AuditLog(store);
+    this.#onChanged = options.onChanged;
   }
 
   /** The names of the listed tools whose definition differs from the accepted one. */
@@ -128,6 +131,15 @@ export class ToolDefinitions {
         actor: agentActor(`gateway-${upstream}`),
         payload: { upstream, tool: tool.name, acceptedHash: row.accepted_hash, changedHash: hash },
       });
+      this.#onChanged?.({
+        upstream,
+        tool: tool.name,
+        acceptedHash: row.accepted_hash,
+        changedHash: hash,
+        accepted: JSON.parse(row.accepted_definition),
+        changed: definitionOf(tool),
+        changedAt: now,
+      });
     }
     return held;
   }
@@ -146,10 +158,21 @@ export class ToolDefinitions {
     }));
   }
 
-  /** An admin accepts the changed definition of one tool; the audit names them. */
-  async accept(upstream: string, tool: string, by: { actor: string; username: string }): Promise<ChangedTool> {
+  /**
+   * An admin accepts the changed definition of one tool; the audit names them and the door
+   * (`via`: cli, web). `expectedHash`: the definition the admin reviewed; if the upstream changed
+   * it again since, nothing is accepted.
+   */
+  async accept(
+    upstream: string,
+    tool: string,
+    by: { actor: string; username: string; via?: string },
+    expectedHash?: string,
+  ): Promise<ChangedTool> {
     const change = (await this.changed()).find((c) => c.upstream === upstream && c.tool === tool);
     if (!change) throw GatewayErrors.GATEWAY_TOOL_CHANGE_NOT_FOUND({ upstream, tool });
+    if (expectedHash !== undefined && expectedHash !== change.changedHash)
+      throw GatewayErrors.GATEWAY_TOOL_CHANGE_STALE({ upstream, tool });
     await this.#db
       .updateTable('gateway_tool_definitions')
       .set({
@@ -168,7 +191,14 @@ export class ToolDefinitions {
     await this.#audit.append({
       type: 'tool_definition_accepted',
       actor: by.actor,
-      payload: { upstream, tool, acceptedHash: change.changedHash, previousHash: change.acceptedHash, by: by.username },
+      payload: {
+        upstream,
+        tool,
+        acceptedHash: change.changedHash,
+        previousHash: change.acceptedHash,
+        by: by.username,
+        ...(by.via ? { via: by.via } : {}),
+      },
     });
     return change;
   }

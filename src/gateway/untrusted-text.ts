@@ -15,6 +15,22 @@ export function withoutControls(text: string): string {
   return text.replace(ESCAPE_SEQUENCES, '').replace(CONTROL_CHARACTERS, '');
 }
 
+/**
+ * `value` with every `description` and `title` text in it (at any depth: schema properties,
+ * prompt arguments) without escapes and control characters. Other strings (enums, patterns,
+ * defaults) are the upstream's contract and stay exactly as they are.
+ */
+export function withoutControlsInTexts<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withoutControlsInTexts(item)) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      (key === 'description' || key === 'title') && typeof item === 'string' ? withoutControls(item) : withoutControlsInTexts(item),
+    ]),
+  ) as T;
+}
+
 /** A tool name clients and approvers can read as is. */
 export const SAFE_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 

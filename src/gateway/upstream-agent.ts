@@ -9,11 +9,14 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
-import { ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import { type ChangedTool, ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+/** Separates the upstream from its tool in the names clients see: `files__write_file`. */
+export const NAMESPACE_SEPARATOR = '__';
 
 /** The agent name an upstream's calls run under (sessions, audit, policy `context.agent`). */
 export function upstreamAgentName(upstream: string): string {
@@ -69,6 +72,8 @@ export interface UpstreamAgentOptions {
   readonly maxResultBytes: number;
   /** Receives each raw result by call id, so the gateway hands the client the exact result (the stored one is shortened for models). */
   readonly onResult?: (callId: string, result: CallToolResult) => void;
+  /** Hears a tool definition change when it is first recorded. */
+  readonly onDefinitionChanged?: (change: ChangedTool) => void;
 }
 
 /**
@@ -86,7 +91,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
     migrations: [toolDefinitionsMigration],
     async setup(context) {
-      const definitions = new ToolDefinitions(context.store);
+      const definitions = new ToolDefinitions(context.store, options.onDefinitionChanged ? { onChanged: options.onDefinitionChanged } : {});
       upstream.reviewWith((tools) => definitions.review(upstream.name, tools));
       // A dead upstream must not keep opsgate from starting: it offers no tools until a client's
       // list or call finds it up (then `watchTools` brings them), and its status says why.
@@ -123,6 +128,18 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
               risk: treatment.risk,
               policyTarget: () => ({ name: `${upstream.name}/${tool.name}`, environment: policyEnvironment }),
               assessRisk: () => ({ level: treatment.risk, reason }),
+              // Approvers see the name the requester's client used, which says the upstream (F12); reads
+              // have no preview, so they keep the fast path.
+              ...(treatment.mutability === 'mutable'
+                ? {
+                    preview: (input: Record<string, unknown>) => ({
+                      kind: 'gateway-call',
+                      headline: `${upstream.name}${NAMESPACE_SEPARATOR}${tool.name}`,
+                      summary: `Calls ${tool.name} on the MCP upstream "${upstream.name}" with these arguments.`,
+                      details: input,
+                    }),
+                  }
+                : {}),
               // An upstream's answers change by themselves; never answer from the session's cache.
               cache: false,
               async execute(input: Record<string, unknown>, context) {

@@ -135,7 +135,11 @@ export class Upstream {
         stderr: 'ignore',
       });
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: config.headers },
+      // A broken stream is not resumed: the upstream is reconnected (and its tools reviewed) anew.
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+    });
   }
 
   /** The connected client; connects (or restarts a stdio server) when there is none. */
@@ -156,6 +160,12 @@ export class Upstream {
       client.onclose = () => {
         if (this.#client === client) this.#client = undefined;
       };
+      // A Streamable HTTP upstream that dies mid-answer only breaks the answer's SSE stream, and the
+      // call would wait for its timeout (F11). Closing now answers what is in flight: outcome unknown.
+      if (!(transport instanceof StdioClientTransport))
+        client.onerror = (error) => {
+          if (this.#client === client && error.message.startsWith('SSE stream disconnected')) void this.#restart();
+        };
       this.#client = client;
       this.#connectedAt = new Date().toISOString();
       this.#pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;

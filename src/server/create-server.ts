@@ -10,11 +10,13 @@ import { OAuthGrants } from '../core/identity/oauth-grants.ts';
 import { UserRepository } from '../core/identity/users.ts';
 import type { Runtime } from '../core/runtime/runtime-api.ts';
 import type { Store } from '../core/store/index.ts';
+import type { Gateway } from '../gateway/index.ts';
 import { ApiCatalog, apiRoute, openApiDocument } from './api-route.ts';
 import { AuditReader, type AuditVerifier } from './audit-reader.ts';
 import { Authenticator, installAuthentication } from './authenticate.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { installErrorHandler } from './error-handler.ts';
+import { announceToolChanges } from './gateway-notices.ts';
 import { IdentityChanges } from './identity-changes.ts';
 import { type ChatIntegrationOptions, installChatIntegrations } from './integrations/index.ts';
 import { type LoginLimitConfig, LoginLimits } from './login-limits.ts';
@@ -25,6 +27,7 @@ import { approvalRoutes } from './routes/approval-routes.ts';
 import { auditRoutes } from './routes/audit-routes.ts';
 import { type LoginRateLimit, privateAuthRoutes, publicAuthRoutes } from './routes/auth-routes.ts';
 import { eventSocketRoute } from './routes/event-socket.ts';
+import { gatewayAdminRoutes } from './routes/gateway-admin-routes.ts';
 import { type HelmClusterDirectory, helmClusterRoutes } from './routes/helm-cluster-routes.ts';
 import { type HostDirectory, hostRoutes } from './routes/host-routes.ts';
 import { type MetricsEndpoint, metricsRoute } from './routes/metrics-route.ts';
@@ -82,6 +85,8 @@ export interface ServerOptions {
   readonly metrics?: MetricsEndpoint;
   /** Slack and Teams approvals (set up by admins in the UI); options for tests. */
   readonly chat?: ChatIntegrationOptions;
+  /** The MCP gateway this server fronts: its admins review changed tool definitions here, and hear of them. */
+  readonly gateway?: Gateway;
 }
 
 /**
@@ -148,10 +153,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi())));
   installRunbookPages(app, options.runbookDir);
   await installStaticUi(app, options.webRoot ?? DEFAULT_WEB_ROOT);
+  let dispatcher: WebhookDispatcher | undefined;
   if (options.webhooks) {
-    const dispatcher = await WebhookDispatcher.create(options.store, options.webhooks, options.logger ? { logger: options.logger } : {});
+    dispatcher = await WebhookDispatcher.create(options.store, options.webhooks, options.logger ? { logger: options.logger } : {});
     dispatcher.start(options.runtime.events);
-    app.addHook('onClose', () => dispatcher.close());
+    const started = dispatcher;
+    app.addHook('onClose', () => started.close());
   }
 
   const chat = await installChatIntegrations(app, {
@@ -162,6 +169,16 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.chat ? { options: options.chat } : {}),
   });
+
+  if (options.gateway) {
+    const stop = announceToolChanges(options.gateway, {
+      users,
+      slack: chat,
+      ...(dispatcher ? { webhooks: dispatcher } : {}),
+      ...(options.chat?.publicUrl ? { publicUrl: options.chat.publicUrl } : {}),
+    });
+    app.addHook('onClose', async () => stop());
+  }
 
   // Private: one encapsulated context, authenticated once.
   await app.register(async (privateApp) => {
@@ -183,6 +200,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
     if (options.helmClusters) helmClusterRoutes(privateApp, catalog, options.helmClusters, audit);
     chat.privateRoutes(privateApp, catalog);
+    if (options.gateway) gatewayAdminRoutes(privateApp, catalog, options.gateway, options.store);
   });
   app.addHook('onClose', async () => {
     await changes.close();

@@ -27,6 +27,8 @@ export interface PostgresClusterOptions {
   readonly maxConnections?: number;
   /** Loads `pg_stat_statements` (the profile of bench/load/profile.ts). */
   readonly statementStatistics?: boolean;
+  /** Further server settings (`-c name=value`), e.g. `{ wal_writer_delay: '10s' }`. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /** The newest installed PostgreSQL's bin directory, or undefined when none is installed. */
@@ -77,6 +79,7 @@ export function startPostgresCluster(options: PostgresClusterOptions = {}): Post
       `-c fsync=${options.fsync ? 'on' : 'off'}`,
       `-c max_connections=${options.maxConnections ?? 300}`,
       ...(options.statementStatistics ? ['-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track=all'] : []),
+      ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
     ].join(' ');
   const startOn = (port: number) => run('pg_ctl', ['-D', data, '-o', serverOptions(port), '-w', '-l', join(dir, 'log'), 'start']);
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

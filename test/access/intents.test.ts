@@ -136,6 +136,15 @@ describe('access interpreter flows (spec examples, against the real service)', (
     expect(typo.text).not.toContain('DB_READ_PROD');
   });
 
+  it('a production access is a "nearest" suggestion only when the request names production (review A5: "Jira" offered DB_WRITE_PROD)', async () => {
+    const jira = await turn('I need access to Jira', []);
+    const suggested = jira.text!.slice(jira.text!.indexOf('The nearest ones are: '));
+    expect(suggested).toMatch(/^The nearest ones are: [A-Z]/);
+    expect(suggested).not.toMatch(/_PROD\b/);
+    const typo = await turn('I need DB_WRITE_PRD', []);
+    expect(typo.text).toMatch(/^There is no access named DB_WRITE_PRD\. The closest catalog accesses are: .*DB_WRITE_PROD/);
+  });
+
   it('an unknown access gets the closest catalog names and no proposal', async () => {
     const typo = await turn('I need DB_READ_PRD', []);
     expect(typo.text).toMatch(

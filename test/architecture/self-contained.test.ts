@@ -16,7 +16,7 @@ const OUTSIDE_FOLDER = /(?:\.\.|\/work)\/shared\b|(?:^|[\s(`'"])specs\/[\w-]+\.m
 /** The root folder of the machine the project is built on (worktrees, mirrors, tools). Spelled as a pattern so this file does not name it. */
 const MACHINE_FOLDER = new RegExp(`(?:^|[\\s'"\`(=])/${'work'}/`);
 /** The work diary names the worktrees it was written in; the eval results record real `ps` output of a run. */
-const MACHINE_PATHS_ALLOWED = ['notes/', 'NOTES.md', 'eval/results/'];
+const MACHINE_PATHS_ALLOWED = ['notes/', 'eval/results/'];
 
 const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.tools', 'dist', 'data', 'test-results', 'coverage']);
 

@@ -28,8 +28,7 @@ const BUDGET = {
 };
 
 /** The sealer chains journaled events in the background, as often as timing allows: not the round trip's cost. */
-const SEALER_STATEMENT =
-  /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit'/i;
+const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit', 'on'/i;
 
 interface Counts {
   statements: number;
@@ -41,8 +40,11 @@ interface Counts {
 
 /** The round trip runs alone, so a plain `select` is one of its own reads (its writes are inserts, updates and `with`s). */
 const READ = /^\s*select\b/i;
-/** `begin` and `commit` are counted as the transactions they open and close, not as statements. */
-const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b/i;
+/**
+ * `begin` and `commit` are counted as the transactions they open and close, not as statements; so is
+ * the setting that lets a commit skip waiting for its flush (`durableCommits`), sent with the commit.
+ */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b|^select set_config\('synchronous_commit', 'off', true\)$/i;
 
 /** A store of the factory's dialect that reports every statement (a SQLite file of its own: one writer per file). */
 async function openCountingStore(

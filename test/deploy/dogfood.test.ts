@@ -73,7 +73,7 @@ describe("opsgate's Helm agent installs opsgate's chart", () => {
     const gate2 = await runtime.decide(id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
     expect(gate2.interrupt?.type, lastText(gate2)).toBe('approval');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
-    expect(lastText(done), lastText(done)).toContain('Workflow COMPLETED');
+    expect(lastText(done), lastText(done)).toContain('Verified: release');
   }
 
   it('plans, is approved, installs, and an upgrade keeps the generated keys', async () => {

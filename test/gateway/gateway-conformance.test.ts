@@ -93,7 +93,8 @@ describe('conformance: the MCP Inspector CLI and the validating SDK client again
     timeoutMs: 3000
     tools:
       get-sum: { policy: ask, risk: low }
-      get-env: { policy: deny }`,
+      get-env: { policy: deny }
+      trigger-long-running-operation: { policy: ask, risk: low }`,
       'approvalWaitSeconds: 1\nlimits: { perUserPerMinute: 200, perToolPerMinute: 12, maxResultBytes: 1024 }',
     );
     writeFileSync(join(rig.files, 'seed.txt'), 'seed');
@@ -172,6 +173,9 @@ describe('conformance: the MCP Inspector CLI and the validating SDK client again
     const inspected = await inspectorCall('jane_smith', 'memory__create_entities', { entities });
     expect(inspected.error).toBeUndefined();
     expect(inspected.result?._meta?.[STATUS_META]).toBe('waiting_for_approval');
+    // Approvers read the name the client used, which names the upstream (F12).
+    const { pending } = await waitForPending(rig, 'alice', 'create_entities');
+    expect(pending.interrupt.preview).toMatchObject({ headline: 'memory__create_entities', details: { entities } });
     await decide('create_entities', 'approve');
     const done = await inspectorCall('jane_smith', 'gateway_collect', { ticket: inspected.result?._meta?.[TICKET_META] });
     expect(done.result?.isError).toBeFalsy();
@@ -268,12 +272,25 @@ describe('conformance: the MCP Inspector CLI and the validating SDK client again
     expect(again.result?.isError).toBeFalsy();
   }, 60_000);
 
-  it('upstream down after it was listed: an error result the client accepts, with and without an outputSchema', async () => {
+  it('upstream down mid-call (known at once, not at the timeout: F11) and after it was listed: error results the client accepts, with and without an outputSchema', async () => {
+    const waiting = await john.callTool({ name: 'remote__trigger-long-running-operation', arguments: { duration: 3, steps: 3 } });
+    const upstream = rig.gateway.upstreams.get('remote')!;
+    const sent = upstream.status().calls;
+    const decided = decide('trigger-long-running-operation', 'approve');
+    await expect.poll(() => upstream.status().calls).toBeGreaterThan(sent);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     remote!.kill('SIGKILL');
     await new Promise((done) => remote!.once('exit', done));
+    const callId = await decided;
+    const broken = await john.callTool({ name: 'gateway_collect', arguments: { ticket: waiting._meta?.[TICKET_META] } });
+    expect(broken.isError).toBe(true);
+    // Its answer's stream broke: that is an upstream gone mid-call, not one that did not answer in time.
+    expect(textOf(broken)).toMatch(/went away while running trigger-long-running-operation.*recorded the call as unknown/s);
+    expect((await auditEvents(rig, 'tool_unknown')).some((e) => e.payload.callId === callId)).toBe(true);
+
     for (const [tool, args] of [
       ['remote__get-structured-content', { location: 'Chicago' }],
-      ['remote__echo', { message: 'anyone?' }],
+      ['remote__get-tiny-image', {}],
     ] as const) {
       const down = await john.callTool({ name: tool, arguments: args });
       expect(down.isError).toBe(true);

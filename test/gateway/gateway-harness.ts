@@ -9,6 +9,7 @@ import { ResourceTokens } from '../../src/core/identity/oauth-grants.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { Gateway, parseGatewayConfig, startGatewayHttp } from '../../src/gateway/index.ts';
 import type { McpHttpHost } from '../../src/mcp/http-host.ts';
+import type { WebhookOptions } from '../../src/server/webhooks/index.ts';
 import { startWebServer, type WebServer } from '../web/web-harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -33,7 +34,11 @@ export interface GatewayRig {
 }
 
 /** opsgate's server (SQLite, demo people) with a gateway in front of the real filesystem MCP server. */
-export async function startGatewayRig(extraConfig = '', settings = 'approvalWaitSeconds: 20'): Promise<GatewayRig> {
+export async function startGatewayRig(
+  extraConfig = '',
+  settings = 'approvalWaitSeconds: 20',
+  server: { webhooks?: WebhookOptions } = {},
+): Promise<GatewayRig> {
   const files = mkdtempSync(join(tmpdir(), 'opsgate-gateway-files-'));
   const config = parseGatewayConfig(
     `${settings}
@@ -47,7 +52,7 @@ ${extraConfig}`,
     'test config',
   );
   const gateway = new Gateway(config);
-  const web = await startWebServer({ agents: gateway.agents });
+  const web = await startWebServer({ agents: gateway.agents, gateway, ...server });
   gateway.attach(web.runtime);
   const users = new UserRepository(web.store);
   const host = await startGatewayHttp(

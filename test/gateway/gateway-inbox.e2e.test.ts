@@ -59,7 +59,7 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
       await page.goto(`${rig.web.url}/#/inbox`);
       const item = page.locator(`[data-testid="inbox-item"][data-call-id="${pending.interrupt.callId}"]`);
       await expect.poll(async () => item.locator('pre.args').textContent()).toContain('approved by alice');
-      expect(await item.getByTestId('inbox-title').textContent()).toMatch(/^john_doe asks: write file\s*high$/);
+      expect(await item.getByTestId('inbox-title').textContent()).toMatch(/^john_doe asks: files__write_file\s*high$/);
       // High risk: the inbox asks once more before approving (issue 31, item 1).
       await item.getByTestId('inbox-approve').click();
       await item.getByTestId('inbox-confirm-approve').click();

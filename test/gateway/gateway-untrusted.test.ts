@@ -18,7 +18,11 @@ const LYING_TOOLS = {
     {
       name: 'fetch',
       description: 'Fetches a link.',
-      inputSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } }, required: ['url'] },
+      inputSchema: {
+        type: 'object',
+        properties: { url: { type: 'string', format: 'uri', description: '\u001b[8mThe link.\u001b[0m' } },
+        required: ['url'],
+      },
     },
     { name: 'esc\u001b[2Jname', description: 'A name with a terminal escape.', inputSchema: { type: 'object' } },
   ],

@@ -59,7 +59,7 @@ describe('charts from outside opsgate (C4)', () => {
       source: 'partners/hooked',
       digest: expect.stringMatching(/^sha256:/),
     });
-    expect(plan.risks.join(' ')).toMatch(/not in opsgate's repository.*partners\/hooked/);
+    expect(plan.risks.join(' ')).toMatch(/found in the `helm repo` repository partners\/hooked by name, version and appVersion/);
     const search = fake!.calls.find((argv) => argv[1] === 'search')!;
     expect(search.slice(0, 7)).toEqual(['helm', 'search', 'repo', '\\v[^/\\v]+/hooked\\v', '--regexp', '--version', '1.0.0']);
     const done = await helm.execute(upgrade, plan.planHash);

@@ -30,7 +30,7 @@ describe('a declined Helm workflow leaves its session usable', () => {
     const gate2 = await runtime.decide(id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
     expect(gate2.interrupt?.type, lastText(gate2)).toBe('approval');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
-    expect(lastText(done)).toContain('Workflow COMPLETED');
+    expect(lastText(done)).toContain('Verified: release');
     return done;
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
@@ -20,7 +21,7 @@ describe('server dry runs per approved change (helm CLI, in-process fake)', () =
     runtime = await createRuntime({
       store: testStore.store,
       agents: [createHelmAgent({ run: fake.run })],
-      agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+      agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
     });
   });
   afterEach(async () => {
@@ -36,7 +37,7 @@ describe('server dry runs per approved change (helm CLI, in-process fake)', () =
     const gate2 = await runtime.decide(id, { type: 'answer', callId: gate1.interrupt!.callId, answer: 'yes' }, alice);
     expect(gate2.interrupt?.type).toBe('approval');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
     const calls = fake.calls.slice(before);
     return { dryRuns: calls.filter((argv) => argv.includes('--dry-run=server')).length, processes: calls.length };
   }

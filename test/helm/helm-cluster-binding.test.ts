@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { ClusterRegistry, createHelmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
@@ -29,7 +30,7 @@ describe('helm approvals are bound to their cluster', () => {
     runtime = await createRuntime({
       store: testStore.store,
       agents: [createHelmAgent({ run: fake.run })],
-      agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+      agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
     });
     clusters = new ClusterRegistry(testStore.store);
     await clusters.add({ name: 'staging-eu', kubeContext: 'kind-staging', environment: 'staging', namespaces: ['*'] });
@@ -71,7 +72,7 @@ describe('helm approvals are bound to their cluster', () => {
     expect(installs(before, 'kind-dev')).toEqual([]);
     expect(installs(before, 'kind-staging')).toEqual([]);
     const done = await runtime.decide(id, { type: 'approve', callId: fresh.callId }, carol);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
     expect(installs(before, 'kind-dev')).toHaveLength(1);
     expect(installs(before, 'kind-staging')).toEqual([]);
   });

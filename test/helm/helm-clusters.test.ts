@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { ClusterRegistry, createHelmAgent } from '../../src/agents/helm/index.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
@@ -49,7 +50,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
       store: testStore.store,
       policyDir,
       agents: [createHelmAgent({ run: fake.run })],
-      agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+      agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
     });
     clusters = new ClusterRegistry(testStore.store);
   });
@@ -116,9 +117,9 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     );
     const first = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, dave);
     expect(first.interrupt?.type).toBe('approval');
-    expect(first.messages.at(-1)?.text ?? '').not.toContain('Workflow COMPLETED');
+    expect(first.messages.at(-1)?.text ?? '').not.toContain('Verified: release');
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, erin);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
 
     const calls = fake.calls.slice(before).filter((argv) => !(argv[0] === 'helm' && argv[1] === 'version'));
     expect(calls.length).toBeGreaterThan(5);
@@ -147,7 +148,7 @@ describe('helm clusters as targets (helm CLI, in-process fake)', () => {
     expect((gate2.interrupt as unknown as { preview: { summary: string } }).preview.summary).toContain('on cluster staging-eu (staging)');
     expect((await runtime.pendingApprovals(carol)).find((p) => p.sessionId === id)?.mayApprove).toBe(true);
     const done = await runtime.decide(id, { type: 'approve', callId: gate2.interrupt!.callId }, carol);
-    expect(done.messages.at(-1)?.text).toContain('Workflow COMPLETED');
+    expect(done.messages.at(-1)?.text).toContain('Verified: release');
     const helmInstall = fake.calls
       .slice(before)
       .find((argv) => argv[0] === 'helm' && argv[1] === 'install' && !argv.some((a) => a.startsWith('--dry-run')));

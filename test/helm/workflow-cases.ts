@@ -7,6 +7,7 @@ import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { SimulatedCluster } from '../../src/agents/helm/backends/simulator/simulated-cluster.ts';
+import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { createHelmAgent, helmAgent } from '../../src/agents/helm/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { createRuntime, type Runtime, type TurnResult } from '../../src/core/runtime/index.ts';
@@ -96,7 +97,11 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
-          runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'cli' } } });
+          runtime = await createRuntime({
+            store: testStore.store,
+            agents: [helmAgent],
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR } },
+          });
           cleanup = () => {
             spawnSync('helm', ['uninstall', 'web', '--namespace', 'default', '--wait'], { stdio: 'ignore' });
           };
@@ -121,7 +126,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: counting })],
-            agentOptions: { helm: { backend: 'cli', ...paths } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, ...paths } },
           });
           cleanup = async () => {
             await stub.close();
@@ -135,7 +140,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           runtime = await createRuntime({
             store: testStore.store,
             agents: [createHelmAgent({ run: fake.run })],
-            agentOptions: { helm: { backend: 'cli', helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
+            agentOptions: { helm: { backend: 'cli', charts: DEMO_REPOSITORY_DIR, helmPath: fake.helmPath, kubectlPath: fake.kubectlPath } },
           });
         } else {
           runtime = await createRuntime({ store: testStore.store, agents: [helmAgent], agentOptions: { helm: { backend: 'simulator' } } });
@@ -199,7 +204,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
           expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
           expect(done.status).toBe('completed');
-          expect(lastText(done)).toContain('Workflow COMPLETED');
+          expect(lastText(done)).toContain('Verified: release');
           const releases = await cluster.listReleases({ all: true });
           expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
           const session = await runtime.getSession(id, alice);
@@ -240,7 +245,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(plan.rollback.revision).toBe(1);
         expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const status = await cluster.status('web', 'default');
         expect(status.version).toBe(2);
@@ -298,7 +303,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const session = await runtime.getSession(id, alice);
         expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
         const done = await approve(id, again);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
@@ -312,7 +317,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         const gate2 = await answer(id, turn);
         expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
         const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expectProcessBudget(before);
         const history = await cluster.history('web', 'default');
         expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
@@ -375,7 +380,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(
           (gate2.interrupt as { preview: { details: { plan: { createNamespace: boolean } } } }).preview.details.plan.createNamespace,
         ).toBe(false);
-        expect(lastText(done)).toContain('Workflow COMPLETED');
+        expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
       });

@@ -49,17 +49,17 @@ describe('who decides through Slack: the identity rules, the hold after a change
   async function press(
     member: string,
     message: PostedMessage,
-    options: { secret?: string; team?: string } = {},
+    options: { secret?: string; team?: string; action?: 'opsgate_approve' | 'opsgate_reject' } = {},
   ): Promise<{ status: number; reply: () => string | undefined }> {
     const buttons = (message.blocks.find((b) => b.type === 'actions')?.elements ?? []) as Array<{ action_id: string; value: string }>;
-    const button = buttons.find((b) => b.action_id === 'opsgate_approve')!;
+    const button = buttons.find((b) => b.action_id === (options.action ?? 'opsgate_approve'))!;
     const id = `press-${++pressCount}`;
     const team = options.team ?? 'T0OPSGATE';
     const payload = {
       type: 'block_actions',
       user: { id: member, team_id: team },
       team: { id: team },
-      actions: [{ type: 'button', action_id: 'opsgate_approve', block_id: 'opsgate_decision', value: button.value }],
+      actions: [{ type: 'button', action_id: options.action ?? 'opsgate_approve', block_id: 'opsgate_decision', value: button.value }],
       response_url: slack.responseUrl(id),
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
@@ -128,6 +128,22 @@ describe('who decides through Slack: the identity rules, the hold after a change
     await slack?.close();
   });
 
+  /** The self-link flow: signed in as `username`, ask for a code, read it in Slack, confirm it. */
+  async function linkOwnAccount(username: string, memberId: string): Promise<void> {
+    const token = (await new UserRepository(server.store).createToken(username, `own-${Date.now()}`)).token;
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const before = slack.messages.length;
+    expect((await post('/api/me/chat/slack/link', { slackUserId: memberId })).status).toBe(200);
+    const dm = slack.messages.slice(before).find((message) => message.channel === `D${memberId.slice(1)}`);
+    const code = /link code is (\d{6})/.exec(dm?.text ?? '')?.[1];
+    expect((await post('/api/me/chat/slack/link/confirm', { code })).status).toBe(200);
+  }
+
   it('M3: the bot token, signing secret and Teams webhook are encrypted at rest and never come back from the API', async () => {
     const chatRows = await (server.store.db as unknown as Kysely<{ chat_integrations: { name: string; settings: string } }>)
       .selectFrom('chat_integrations')
@@ -145,7 +161,7 @@ describe('who decides through Slack: the identity rules, the hold after a change
     for (const secret of [BOT_TOKEN, SIGNING_SECRET, TEAMS_HOOK]) expect(audit).not.toContain(secret);
   });
 
-  it("H2: within the hold after an admin set her link, alice cannot approve another person's call through it; after it, she can", async () => {
+  it("H2: a link an admin set for alice never approves another person's call, not even days later; she can still reject through it", async () => {
     const { callId, message } = await asks(people.john, 'DB_WRITE_PROD');
     const held = await press('U0ALICE', message);
     expect(held.status).toBe(200);
@@ -154,7 +170,10 @@ describe('who decides through Slack: the identity rules, the hold after a change
     clockShift = 25 * HOUR;
     const later = await press('U0ALICE', message);
     expect(later.status).toBe(200);
-    await poll(() => statusOf(callId)).toBe('executed');
+    await poll(later.reply).toMatch(/alice may not approve .*issued by someone else/);
+    expect(await statusOf(callId)).toBe('proposed');
+    expect((await press('U0ALICE', message, { action: 'opsgate_reject' })).status).toBe(200);
+    await poll(() => statusOf(callId)).toBe('rejected');
   });
 
   it('H2: an admin who re-links alice to his own Slack account cannot approve his own call as alice, and the re-link is audited', async () => {
@@ -179,6 +198,8 @@ describe('who decides through Slack: the identity rules, the hold after a change
   });
 
   it("H2: an admin who replaces the signing secret signs presses himself, but within the hold they cannot approve another person's call", async () => {
+    // alice's link is her own here, so only the new secret can be what refuses the press.
+    await linkOwnAccount('alice', 'U0ALICE');
     const { callId, message } = await asks(people.admin, 'DB_WRITE_PROD');
     expect((await admin('PUT', '/api/admin/chat/slack', { signingSecret: OTHER_SECRET, channel: CHANNEL })).status).toBe(200);
     const forgedByAdmin = await press('U0ALICE', message, { secret: OTHER_SECRET });

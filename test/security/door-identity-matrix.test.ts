@@ -196,7 +196,11 @@ describe("every door × every kind of person, on another person's high-risk call
         emailConfirmed: true,
       })),
     });
-    server = await startWebServer({ chat: { slackApiUrl: slack.apiUrl, now: () => new Date(Date.now() + clockShift) } });
+    // Links here are set through the admin route and judged after a 24 h hold, so each persona's own
+    // rules decide; by default such a link never approves (test/security/chat-identity.test.ts).
+    server = await startWebServer({
+      chat: { slackApiUrl: slack.apiUrl, linkHoldMs: 24 * HOUR, now: () => new Date(Date.now() + clockShift) },
+    });
     users = new UserRepository(server.store);
     const admin = await ownToken('admin');
     const setUp = await api('/api/admin/chat/slack', {

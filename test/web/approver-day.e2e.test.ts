@@ -10,6 +10,7 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import type { TurnResult } from '../../src/core/runtime/index.ts';
 import { AuditReader } from '../../src/server/audit-reader.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
+import { developerIdentifiers, readableText, unreadableIn } from './readable-text.ts';
 import {
   approveInPanel,
   buildWeb,
@@ -116,6 +117,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
         ...(sshd ? [{ agent: 'troubleshoot', messages: ['run uptime'], shows: /web-1 \$ uptime\n/ }] : []),
       ];
       const alice = await signIn('alice');
+      const identifiers = developerIdentifiers(server.runtime.agents());
       // One at a time: two open sandbox transactions would wait on each other's lock.
       for (const kind of kinds) {
         const call = await pendingApproval(kind.agent, kind.messages);
@@ -125,12 +127,15 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
         const shown = await inSession.innerText();
         expect(shown, call.tool).toMatch(kind.shows);
         expect(shown, call.tool).toMatch(/^Risk: /);
+        // Issue 31: the approver reads no developer words unless she opens the details.
+        expect(unreadableIn(await alice.evaluate(readableText), identifiers), `${call.tool}: the session page shows`).toEqual([]);
         await alice.goto(`${server.url}/#/inbox`);
         const card = alice.locator(`[data-testid="inbox-item"][data-call-id="${call.callId}"]`);
         await card.getByTestId('approval-summary').waitFor();
         expect(await card.getByTestId('approval-summary').innerText(), `${call.tool} in the inbox`).toBe(shown);
         // Raw arguments are folded away, as in the session: never `{}` in place of a preview.
         expect(await card.locator('details.raw[open]').count()).toBe(0);
+        expect(unreadableIn(await alice.evaluate(readableText), identifiers), `${call.tool}: the inbox shows`).toEqual([]);
         await alice.screenshot({ path: join(SCREENS, `40-inbox-${call.tool}-1400x900.png`), fullPage: true });
         expect(await phoneWidth(alice), `the Approvals page with ${call.tool} overflows a phone`).toBeLessThanOrEqual(0);
         await server.runtime.decide(call.sessionId, { type: 'reject', callId: call.callId, reason: 'test done' }, people.get('alice')!);

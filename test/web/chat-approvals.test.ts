@@ -122,7 +122,7 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     const address = teamsHook.address();
     teamsUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/webhookb2/opsgate`;
     // No hold after a link or secret change here: test/security/chat-identity.test.ts tests the hold.
-    server = await startWebServer({ chat: { slackApiUrl: slack.apiUrl, publicUrl: SERVER_URL, changeHoldMs: 0 } });
+    server = await startWebServer({ chat: { slackApiUrl: slack.apiUrl, publicUrl: SERVER_URL, changeHoldMs: 0, linkHoldMs: 0 } });
     const users = new UserRepository(server.store);
     adminToken = (await users.createToken('admin', 'chat-setup')).token;
     const record = (await users.findByName('john_doe'))!;

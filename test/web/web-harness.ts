@@ -15,8 +15,10 @@ import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
+import type { Gateway } from '../../src/gateway/index.ts';
 import { createServer, type HelmClusterDirectory, type HostDirectory } from '../../src/server/index.ts';
 import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
+import type { WebhookOptions } from '../../src/server/webhooks/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -78,6 +80,10 @@ export async function startWebServer(
     chat?: ChatIntegrationOptions;
     /** A language model instead of the offline interpreter (e.g. a real provider pointed at the wire server). */
     model?: () => LanguageModelV4;
+    /** The MCP gateway the server fronts (its admin routes and notices). */
+    gateway?: Gateway;
+    /** Signed webhooks (a local receiver). */
+    webhooks?: WebhookOptions;
   } = {},
 ): Promise<WebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'opsgate-web-'));
@@ -125,6 +131,8 @@ export async function startWebServer(
         ? { helmClusters: new ClusterRegistry(store) }
         : {}),
     ...(options.chat ? { chat: options.chat } : {}),
+    ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -153,9 +153,18 @@ function heldStep(turn: InterpreterTurn): { held: Array<{ name: string }>; teams
   return { held: output.accesses, teams };
 }
 
-/** The nearest accesses the person could ask for: held ones are no suggestion (review A5). */
+/** The request names production ("production", "prod", a PROD or PRD access name). */
+const NAMES_PRODUCTION = /\bprod(uction)?\b|PRO?D\b/i;
+
+/**
+ * The nearest accesses the person could ask for (review A5): held ones are no suggestion, and a
+ * production access is suggested only to someone who named production ("Jira" offered DB_WRITE_PROD).
+ */
 function nearest(query: string, eligible: readonly CatalogEntry[], held: ReadonlyArray<{ name: string }> = []): string {
-  const open = eligible.filter((access) => !held.some((h) => h.name === access.name));
+  const production = NAMES_PRODUCTION.test(query);
+  const open = eligible.filter(
+    (access) => !held.some((h) => h.name === access.name) && (production || !/(^|_)PROD(_|$)/.test(access.name)),
+  );
   const names = closestAccesses(query, open).map((s) => `${s.name} (${s.description})`);
   return names.length > 0 ? names.join(', ') : 'none';
 }

@@ -44,6 +44,11 @@ export const HelmErrors = defineErrorCodes({
     message:
       'helm {operation} of {release} timed out waiting for its resources: {detail}. Helm recorded the revision as failed; read the release status and pod health, then roll back or retry with a longer timeout.',
   },
+  HELM_OBJECTS_INVALID: {
+    status: 422,
+    message:
+      'The cluster refuses {count} of the rendered objects in a server-side dry run with strict field validation: {detail}. Nothing was changed and there is no plan to approve; fix the values (or the chart) and plan again.',
+  },
   HELM_TIMEOUT_OVER_LIMIT: {
     status: 422,
     message:
@@ -67,6 +72,26 @@ export const HelmErrors = defineErrorCodes({
     status: 409,
     message:
       'The chart {chart} of release {release} is in several `helm repo` repositories ({candidates}). Give the one it came from as the chart reference.',
+  },
+  HELM_CHART_SOURCE_CHANGED: {
+    status: 409,
+    message:
+      'Release {release} was installed from {recorded}; the upgrade would take chart {chart} from {source}, another source, which could swap an in-house chart for a namesake. Nothing was planned; name the chart the release came from, or set allowSourceChange to plan the switch (the approver sees it).',
+  },
+  HELM_CHART_SOURCE_MISMATCH: {
+    status: 409,
+    message:
+      'Release {release} runs chart {chart} with appVersion "{running}", but the chart of that name and version at {source} has appVersion "{found}": it is another chart. Nothing was planned; name the source the release came from (REPO/NAME or oci://…).',
+  },
+  HELM_NO_CHART_REPOSITORY: {
+    status: 404,
+    message:
+      "Chart {chart} names no source, and the helm CLI backend has no chart repository of opsgate's (the demo charts exist only with the simulator). Name the chart's source: REPO/NAME of a `helm repo` repository or oci://REGISTRY/PATH/NAME, or configure a repository folder (agentOptions.helm.charts).",
+  },
+  HELM_VALUES_FILE_INVALID: {
+    status: 400,
+    message:
+      'Values input {name} cannot be used: {detail}. Nothing was planned; correct it (a values file is YAML with a mapping at the top, as for `helm -f`) and ask again.',
   },
   HELM_CHART_SOURCE_UNSUPPORTED: {
     status: 400,

@@ -5,7 +5,7 @@ import { HelmCli } from './backends/cli/helm-cli.ts';
 import type { CommandRunner } from './backends/cli/run-command.ts';
 import { helmSimulatorMigrations } from './backends/simulator/migration.ts';
 import { SimulatedCluster } from './backends/simulator/simulated-cluster.ts';
-import { ChartRepository } from './charts/chart-repository.ts';
+import { openAgentRepository } from './charts/agent-repository.ts';
 import { helmClustersMigration } from './clusters/cluster-migration.ts';
 import { ClusterRegistry, type HelmCluster, registrationDigest } from './clusters/cluster-registry.ts';
 import { HelmTargets } from './clusters/helm-targets.ts';
@@ -49,7 +49,8 @@ export const HELM_PHASE_DEFINITIONS = [
 /**
  * The Helm agent. Options (`agentOptions.helm`): `backend` = `simulator` (default; the built-in
  * simulated cluster in the opsgate store) or `cli` (real `helm` 3 or 4 and `kubectl`); `charts` = a
- * chart repository folder (default: the demo repository); `maxTimeoutSeconds` (or
+ * chart repository folder of opsgate's own (default: the demo repository with the simulator, none with `cli`:
+ * then charts are named `REPO/NAME` or `oci://…`); `maxTimeoutSeconds` (or
  * `OPSGATE_HELM_MAX_TIMEOUT_SECONDS`, default 1800) = the longest Helm `--timeout` a requester may
  * ask for; for the CLI backend `kubeContext`, `kubeconfig`, and
  * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
@@ -86,7 +87,7 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
               ...(context.options.kubeconfig ? { kubeconfig: context.options.kubeconfig } : {}),
             })
           : new SimulatedCluster(context.store, context.clock);
-      const repository = await ChartRepository.open(context.options.charts);
+      const repository = await openAgentRepository(backendName, context.options.charts);
       // The key of the digests that stand in for hidden secrets: in the secret store, so every replica hashes plans alike.
       let redactionKey = await context.secrets.get(REDACTION_KEY_SECRET);
       if (!redactionKey) {

@@ -286,8 +286,7 @@ function workflowStep(command: WorkflowCommand, steps: readonly Step[]): Interpr
     problems: Array<{ object: string; reason: string }>;
     timedOut: boolean;
   };
-  if (report.healthy)
-    return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready. Workflow COMPLETED.`);
+  if (report.healthy) return say(`Done: ${confirmed}. Verified: release ${report.releaseStatus}, ${report.pods.length} pod(s) ready.`);
   return say(
     [
       `${confirmed}. Verification found problems (release ${report.releaseStatus}, revision ${report.revision}${report.timedOut ? ', timed out' : ''}):`,

@@ -72,6 +72,22 @@ export class SandboxRetryExhaustedError extends OpsgateError {
   }
 }
 
+/** SQLite busy or locked (node:sqlite's extended `errcode`, any variant); PostgreSQL's lock_not_available. */
+function isBusy(error: unknown): boolean {
+  const record = error as { code?: unknown; errcode?: unknown } | undefined;
+  if (typeof record?.errcode === 'number') return (record.errcode & 0xff) === 5 || (record.errcode & 0xff) === 6;
+  return record?.code === '55P03';
+}
+
+/**
+ * SQL_FAILED for a database driver's error, with the typed field `busy: true` when another writer
+ * holds the database (worth another attempt), so callers read a field instead of the message.
+ */
+export function sqlFailed(error: unknown): OpsgateError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return SandboxErrors.SQL_FAILED(isBusy(error) ? { detail, busy: true } : { detail }, { cause: error });
+}
+
 /** Rebuilds a typed error from its JSON form (as it crosses the MCP hop). */
 export function errorFromJson(value: { code: string; message: string; fields?: Record<string, unknown> }): OpsgateError {
   if (value.code === 'TRANSACTION_CONFLICT') return new TransactionConflictError(String(value.fields?.openTransactionId ?? 'unknown'));

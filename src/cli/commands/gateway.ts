@@ -50,7 +50,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       const [upstream, tool, extra] = values['accept-tool'].split('/');
       if (!upstream || !tool || extra !== undefined) throw new UsageError('--accept-tool takes UPSTREAM/TOOL, e.g. files/write_file');
       const by = `cli (os user ${io.env.USER ?? 'unknown'})`;
-      const change = await new ToolDefinitions(opsgate.store).accept(upstream, tool, { actor: SYSTEM_ACTOR, username: by });
+      const change = await new ToolDefinitions(opsgate.store).accept(upstream, tool, { actor: SYSTEM_ACTOR, username: by, via: 'cli' });
       io.stdout.write(`accepted the new definition of ${upstream}/${tool}: ${JSON.stringify(change.changed)}\n`);
       return 0;
     }

@@ -118,6 +118,7 @@ export async function startServe(options: ServeOptions): Promise<{ url: string; 
       ...(oidc ? { oidc } : {}),
       ...(options.webRoot ? { webRoot: options.webRoot } : {}),
       chat: chatOptionsFromEnv(options.env),
+      ...(opsgate.gateway ? { gateway: opsgate.gateway } : {}),
     });
     if (opsgate.gateway)
       await registerGatewayRoutes(app, {

@@ -3,7 +3,7 @@ import type { HelmBackend } from '../../agents/helm/backends/backend.ts';
 import { HelmCli } from '../../agents/helm/backends/cli/helm-cli.ts';
 import { helmSimulatorMigrations } from '../../agents/helm/backends/simulator/migration.ts';
 import { SimulatedCluster } from '../../agents/helm/backends/simulator/simulated-cluster.ts';
-import { ChartRepository, DEMO_REPOSITORY_DIR } from '../../agents/helm/charts/chart-repository.ts';
+import { openAgentRepository } from '../../agents/helm/charts/agent-repository.ts';
 import { createHelmMcpServer } from '../../agents/helm/mcp/mcp-server.ts';
 import { HelmService } from '../../agents/helm/service/helm-service.ts';
 import { openStore } from '../../core/store/index.ts';
@@ -12,7 +12,8 @@ import { parseCommandArgs } from '../parse-args.ts';
 
 export interface HelmServerArgs {
   readonly backend: 'cli' | 'simulator';
-  readonly charts: string;
+  /** A chart repository folder. Default: the demo repository with the simulator, none with the CLI (issue 30 N5). */
+  readonly charts?: string;
 }
 
 /** Parses the helm server's own arguments: `--backend cli|simulator`, `--charts DIR`. */
@@ -20,7 +21,7 @@ export function parseHelmServerArgs(args: readonly string[]): HelmServerArgs {
   const { values } = parseCommandArgs(args, { backend: { type: 'string' }, charts: { type: 'string' } });
   const backend = values.backend ?? 'simulator';
   if (backend !== 'cli' && backend !== 'simulator') throw new UsageError(`--backend must be "cli" or "simulator", got "${backend}"`);
-  return { backend, charts: values.charts ?? DEMO_REPOSITORY_DIR };
+  return { backend, ...(values.charts ? { charts: values.charts } : {}) };
 }
 
 /**
@@ -31,7 +32,7 @@ export function parseHelmServerArgs(args: readonly string[]): HelmServerArgs {
  */
 export async function createMcpServer(options: { args: readonly string[] }): Promise<McpServer> {
   const parsed = parseHelmServerArgs(options.args);
-  const repository = await ChartRepository.open(parsed.charts).catch((error: Error) => {
+  const repository = await openAgentRepository(parsed.backend, parsed.charts).catch((error: Error) => {
     throw new UsageError(`--charts ${parsed.charts} is not a chart repository (${error.message.split('\n')[0]})`);
   });
   let backend: HelmBackend;

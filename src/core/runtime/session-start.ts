@@ -71,6 +71,7 @@ export async function startSession(deps: SessionStartDeps, agent: LoadedAgent, i
     },
   });
   deps.events.record(uow, row.id, 'status', { status: 'idle' });
-  await uow.commit(deps.store);
+  // Nothing irreversible follows a start: lost in a server crash, the session is started again.
+  await uow.commit(deps.store, { effectFollows: false });
   return new WorkingSession(row, state, [], agent);
 }

@@ -246,11 +246,15 @@ export class TurnEngine {
     return 'waiting';
   }
 
-  /** A checkpoint: stores the turn so far with the session's new status, in one transaction. */
+  /**
+   * A checkpoint: stores the turn so far with the session's new status, in one transaction. It is a
+   * pause or the end of a turn, so nothing irreversible follows it (the checkpoint before a side
+   * effect is the tool call's own): it need not wait for its WAL flush (`durableCommits`).
+   */
   async #commit(session: WorkingSession, status: 'idle' | 'running' | 'waiting'): Promise<void> {
     session.save(status, this.#processor.env.now().toISOString());
     try {
-      await session.commit(this.#processor.env.store);
+      await session.commit(this.#processor.env.store, { effectFollows: false });
     } catch (error) {
       if (error instanceof StaleWriteError) throw CoreErrors.SESSION_BUSY({ sessionId: session.id, interrupt: 'another process' });
       throw error;

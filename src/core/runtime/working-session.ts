@@ -130,7 +130,7 @@ export class WorkingSession {
    * session never collide on message numbers (which would be retried as a transient conflict,
    * again and again, until 503). Rows of sessions committed together are written by one statement.
    */
-  async commit(store: Store): Promise<void> {
+  async commit(store: Store, options: { readonly effectFollows?: boolean } = {}): Promise<void> {
     if (this.#dirty) {
       const version = this.#storedVersion;
       const { id, status, phase, route, steps, title, state, interrupt, updated_at, runner } = this.row;
@@ -147,7 +147,7 @@ export class WorkingSession {
       this.#dirty = false;
     }
     try {
-      await this.uow.commit(store);
+      await this.uow.commit(store, options);
     } catch (error) {
       this.uow.discard();
       throw error;

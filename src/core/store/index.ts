@@ -1,6 +1,14 @@
 export { ListeningWhileNeeded } from './listening-while-needed.ts';
 export { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
-export { type AuditAnchorConfig, openStore, resolveDataDir, type Store, type StoreNotifications, type StoreOptions } from './open-store.ts';
+export {
+  type AuditAnchorConfig,
+  type DurableCommits,
+  openStore,
+  resolveDataDir,
+  type Store,
+  type StoreNotifications,
+  type StoreOptions,
+} from './open-store.ts';
 export type * from './schema.ts';
 export { SlotBatcher } from './slot-batcher.ts';
 export { executeByShape, insertRows, type ShapeDb } from './statement-shapes.ts';

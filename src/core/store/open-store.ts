@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { CoreErrors } from '../errors/index.ts';
 import { makeSqliteFilesPrivate } from './file-modes.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
@@ -35,6 +36,27 @@ export interface StoreOptions {
   readonly auditAnchorReadCommand?: string;
   /** Called with every statement the store runs (tests and benchmarks count a round trip's work with it). */
   readonly onStatement?: (sql: string) => void;
+  /**
+   * Which commits wait for their WAL flush on PostgreSQL. `effects` (the default): those followed by
+   * something irreversible (a tool's side effect); the others (a session's start, a pause for
+   * approval, the end of a turn) are acknowledged before their flush and made durable by the next
+   * flush (docs/load-and-faults.md, "What a server crash can lose"). `all`: every commit. Default:
+   * `OPSGATE_DURABLE_COMMITS`, else `effects`. SQLite commits as before either way.
+   */
+  readonly durableCommits?: DurableCommits;
+}
+
+/** Which commits wait for their WAL flush (`StoreOptions.durableCommits`). */
+export type DurableCommits = 'effects' | 'all';
+const DURABLE_COMMITS: readonly DurableCommits[] = ['effects', 'all'];
+
+function durableCommitsOf(options: StoreOptions): DurableCommits {
+  const chosen = options.durableCommits ?? (process.env.OPSGATE_DURABLE_COMMITS || 'effects');
+  if (!DURABLE_COMMITS.includes(chosen as DurableCommits))
+    throw CoreErrors.CONFIG_INVALID({
+      detail: `OPSGATE_DURABLE_COMMITS is "${chosen}"; use "effects" (the default: commits before a side effect wait for their flush) or "all" (every commit does)`,
+    });
+  return chosen as DurableCommits;
 }
 
 /**
@@ -63,6 +85,8 @@ export interface Store {
   readonly location: string;
   /** Connections the store opens at most (PostgreSQL's pool; SQLite has one). */
   readonly poolSize: number;
+  /** Which commits wait for their WAL flush (PostgreSQL). */
+  readonly durableCommits: DurableCommits;
   /**
    * Makes every write so far durable now. SQLite groups the writes of one event-loop turn into
    * one commit; call this before a side effect that must only happen after the state is stored.
@@ -155,6 +179,7 @@ function redactUrl(url: string): string {
 }
 
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
+  const durableCommits = durableCommitsOf(options);
   const databaseUrl = options.databaseUrl ?? process.env.OPSGATE_DATABASE_URL ?? '';
   let db: Kysely<CoreDatabase>;
   let dialect: StoreDialectName;
@@ -221,6 +246,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     dialect,
     location,
     poolSize: dialect === 'postgres' ? (options.poolSize ?? 10) : 1,
+    durableCommits,
     flush,
     ...(notifications ? { notifications } : {}),
     ...(auditAnchors ? { auditAnchors } : {}),

@@ -21,6 +21,12 @@ function storableValues(values: unknown[] | undefined): unknown[] | undefined {
 }
 
 /**
+ * The statement that lets a transaction commit without waiting for its WAL flush (unit-of-work.ts).
+ * It is sent with the transaction's `commit`, in one message, rather than as a round trip of its own.
+ */
+export const COMMIT_WITHOUT_FLUSH = "select set_config('synchronous_commit', 'off', true)";
+
+/**
  * Runs the store's frequent statements as named prepared statements on each PostgreSQL
  * connection, so the server parses and plans each one once per connection instead of every time.
  * Only DML of a stable shape is named; everything else runs as before.
@@ -38,10 +44,23 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
   };
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let commitWithoutFlush = false;
     return new Proxy(client, {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver);
         return (text: unknown, raw?: unknown[]) => {
+          if (text === COMMIT_WITHOUT_FLUSH) {
+            commitWithoutFlush = true;
+            return Promise.resolve({ command: 'SELECT', rowCount: 0, rows: [], fields: [] });
+          }
+          if (commitWithoutFlush && (text === 'commit' || text === 'rollback')) {
+            commitWithoutFlush = false;
+            // One simple-protocol message, two statements; Kysely reads the commit's own result.
+            if (text === 'commit')
+              return (query(`${COMMIT_WITHOUT_FLUSH}; commit`) as Promise<unknown>).then((results) =>
+                Array.isArray(results) ? results.at(-1) : results,
+              );
+          }
           const values = storableValues(raw);
           const name = typeof text === 'string' && (values?.length ?? 0) <= MAX_NAMED_PARAMETERS ? nameOf(text) : undefined;
           return name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values);

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Transaction } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
 import { CoreErrors } from '../errors/index.ts';
 import type { Store } from './open-store.ts';
+import { COMMIT_WITHOUT_FLUSH } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
 import { SlotBatcher } from './slot-batcher.ts';
 
@@ -11,13 +12,20 @@ export type Write = (trx: WriteTransaction) => Promise<void>;
 
 /** Transient conflicts of concurrent writers: the transaction is retried, never surfaced. */
 const TRANSIENT_CODES = new Set(['40001', '40P01', '23505', 'SQLITE_BUSY']);
+/** node:sqlite's `errcode` (extended result codes): busy or locked in any variant, a unique or primary-key clash. */
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const SQLITE_CONSTRAINT_CLASHES = new Set([1555, 2067]);
 /** Attempts before a transaction that keeps conflicting gives up. Default 12. */
 const DEFAULT_ATTEMPTS = 12;
 
-function isTransientConflict(error: unknown): boolean {
-  const record = error as { code?: unknown; errcode?: unknown; message?: unknown };
+/** Read from the driver's typed error fields, never from its message. */
+export function isTransientConflict(error: unknown): boolean {
+  const record = error as { code?: unknown; errcode?: unknown } | undefined;
   if (typeof record?.code === 'string' && TRANSIENT_CODES.has(record.code)) return true;
-  return /UNIQUE constraint failed|database is locked/i.test(String(record?.message ?? ''));
+  if (typeof record?.errcode !== 'number') return false;
+  const primary = record.errcode & 0xff;
+  return primary === SQLITE_BUSY || primary === SQLITE_LOCKED || SQLITE_CONSTRAINT_CLASHES.has(record.errcode);
 }
 
 /** What a transaction was for: a turn's checkpoint(s), the audit sealer's work, or anything else. */
@@ -72,6 +80,8 @@ interface SharedBatch {
 
 /** What one unit of work makes durable: its writes in order, then its shared batches (the `first` ones before the others). */
 interface PendingUnit {
+  /** Something irreversible follows the commit: it must be durable before it returns. */
+  readonly effectFollows: boolean;
   readonly writes: readonly Write[];
   readonly sharedFirst: ReadonlyMap<string, SharedBatch>;
   readonly shared: ReadonlyMap<string, SharedBatch>;
@@ -137,9 +147,20 @@ export class UnitOfWork {
     return this.#writes.length === 0 && this.#sharedFirst.size === 0 && this.#shared.size === 0 && this.#afterCommit.length === 0;
   }
 
-  /** Makes every queued write durable in one transaction, then runs the after-commit actions. */
-  async commit(store: Store): Promise<void> {
-    const unit: PendingUnit = { writes: this.#writes.splice(0), sharedFirst: new Map(this.#sharedFirst), shared: new Map(this.#shared) };
+  /**
+   * Makes every queued write durable in one transaction, then runs the after-commit actions.
+   * `effectFollows: false` says nothing irreversible follows (a session's start, a pause, the end of
+   * a turn): with the store's `durableCommits: 'effects'`, PostgreSQL then acknowledges the commit
+   * before flushing its WAL, and the next flushed commit (the one before any side effect, a signed
+   * audit checkpoint) makes it durable, since WAL is flushed in order. Default: true.
+   */
+  async commit(store: Store, options: { readonly effectFollows?: boolean } = {}): Promise<void> {
+    const unit: PendingUnit = {
+      effectFollows: options.effectFollows ?? true,
+      writes: this.#writes.splice(0),
+      sharedFirst: new Map(this.#sharedFirst),
+      shared: new Map(this.#shared),
+    };
     const after = this.#afterCommit.splice(0);
     this.#batches.clear();
     this.#sharedFirst.clear();
@@ -178,8 +199,14 @@ interface GroupMember {
   readonly reject: (error: unknown) => void;
 }
 
-/** Runs the units' writes in order, then each shared batch once with the items of every unit (the `first` ones first). */
-async function runUnits(trx: WriteTransaction, units: readonly PendingUnit[]): Promise<void> {
+/**
+ * Runs the units' writes in order, then each shared batch once with the items of every unit (the
+ * `first` ones first). Unless one of them is followed by a side effect (or the store makes every
+ * commit wait), a PostgreSQL transaction commits without waiting for its WAL flush.
+ */
+async function runUnits(store: Store, trx: WriteTransaction, units: readonly PendingUnit[]): Promise<void> {
+  if (store.dialect === 'postgres' && store.durableCommits === 'effects' && units.every((unit) => !unit.effectFollows))
+    await trx.executeQuery(CompiledQuery.raw(COMMIT_WITHOUT_FLUSH));
   const first = new Map<string, SharedBatch>();
   const shared = new Map<string, SharedBatch>();
   const merge = (into: Map<string, SharedBatch>, from: ReadonlyMap<string, SharedBatch>) => {
@@ -230,6 +257,7 @@ class GroupCommitter {
           this.#store,
           (trx) =>
             runUnits(
+              this.#store,
               trx,
               group.map((member) => member.unit),
             ),
@@ -243,7 +271,10 @@ class GroupCommitter {
     }
     await Promise.all(
       group.map((member) =>
-        runInTransaction(this.#store, (trx) => runUnits(trx, [member.unit]), { kind: 'checkpoint' }).then(member.resolve, member.reject),
+        runInTransaction(this.#store, (trx) => runUnits(this.#store, trx, [member.unit]), { kind: 'checkpoint' }).then(
+          member.resolve,
+          member.reject,
+        ),
       ),
     );
   }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type AuditLog, userActor } from '../../core/audit/index.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
-import type { ChatIntegrationStore } from './chat-integration-store.ts';
+import type { ChatIntegrationStore, SlackSettings } from './chat-integration-store.ts';
 import { IntegrationErrors } from './integration-errors.ts';
 import { SLACK, type SlackIntegration } from './slack/slack-integration.ts';
 
@@ -31,6 +31,66 @@ export function chatLinkRoutes(
   deps: { store: ChatIntegrationStore; slack: SlackIntegration; audit: AuditLog; now: () => Date },
 ): void {
   const { store, slack, audit, now } = deps;
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'GET',
+      path: '/api/me/chat/slack/link',
+      summary: 'My Slack link: the member it points to, who set it, and a code waiting to be entered.',
+      tag: 'auth',
+    },
+    async ({ request }) => {
+      const { identity } = request;
+      const link = (await store.links(SLACK)).find((candidate) => candidate.userId === identity.userId);
+      const pending = await store.offer(SLACK, identity.userId);
+      const waiting = pending && Date.parse(pending.expiresAt) > now().getTime() && pending.attempts < MAX_WRONG_CODES;
+      return {
+        slackEnabled: Boolean((await store.settings<SlackSettings>('slack'))?.botToken),
+        linked: link
+          ? {
+              slackUserId: link.externalId ?? '',
+              email: link.email ?? '',
+              linkedAt: link.linkedAt,
+              linkedBy: link.linkedBy ?? '',
+              yours: link.linkedBy === identity.username,
+            }
+          : null,
+        pending: waiting ? { slackUserId: pending.externalId, expiresAt: pending.expiresAt } : null,
+      };
+    },
+  );
+  apiRoute(
+    app,
+    catalog,
+    {
+      method: 'DELETE',
+      path: '/api/me/chat/slack/link',
+      summary: 'Unlink my Slack account: presses from it no longer decide anything as me.',
+      tag: 'auth',
+    },
+    async ({ request }) => {
+      const { identity } = request;
+      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      const before = (await store.links(SLACK)).find((link) => link.userId === identity.userId);
+      await store.dropOffer(SLACK, identity.userId);
+      if (!before) return { unlinked: false };
+      await store.link(SLACK, identity.userId, {}, identity.username);
+      await audit.append({
+        type: 'chat_link_changed',
+        actor: userActor(identity.username),
+        payload: {
+          provider: 'slack',
+          username: identity.username,
+          from: { slackUserId: before.externalId ?? '', email: before.email ?? '' },
+          to: { slackUserId: '', email: '' },
+          by: identity.username,
+          via: identity.channel ?? 'rest',
+        },
+      });
+      return { unlinked: true };
+    },
+  );
   apiRoute(
     app,
     catalog,

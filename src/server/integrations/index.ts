@@ -32,6 +32,13 @@ export interface ChatIntegrationOptions {
    * Milliseconds; default 24 hours.
    */
   readonly changeHoldMs?: number;
+  /**
+   * How long a person's Slack link that someone else set (an admin, through the admin route) counts
+   * as a credential that someone issued. Default: for as long as it stands, so only the link a
+   * person confirmed themselves with the code opsgate sends them in Slack approves other people's
+   * calls (review H2-new); an admin's link still notifies and rejects. Milliseconds.
+   */
+  readonly linkHoldMs?: number;
   /** The clock that dates changes and judges the hold. Default the system clock. */
   readonly now?: () => Date;
 }
@@ -54,7 +61,12 @@ export async function installChatIntegrations(
     /** Where the chat secrets are encrypted. Default: the store's secrets store (the key `OPSGATE_SECRETS_KEY` or `secrets.key`). */
     secrets?: SecretStore;
   },
-): Promise<{ privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void; drain(): Promise<void> }> {
+): Promise<{
+  privateRoutes(privateApp: FastifyInstance, catalog: ApiCatalog): void;
+  drain(): Promise<void>;
+  /** A notice for admins through Slack (see `SlackIntegration.notice`). */
+  notice(text: string, admins: readonly string[]): void;
+}> {
   await deps.store.migrate([chatIntegrationsMigration, chatLinkIssuerMigration, chatLinkCodesMigration]);
   const now = deps.options?.now ?? (() => new Date());
   const store = new ChatIntegrationStore(deps.store, deps.secrets ?? createStoreSecretStore(deps.store), now);
@@ -66,6 +78,7 @@ export async function installChatIntegrations(
     ...(deps.options?.slackApiUrl ? { slackApiUrl: deps.options.slackApiUrl } : {}),
     ...(deps.options?.publicUrl ? { publicUrl: deps.options.publicUrl } : {}),
     ...(deps.options?.changeHoldMs !== undefined ? { changeHoldMs: deps.options.changeHoldMs } : {}),
+    ...(deps.options?.linkHoldMs !== undefined ? { linkHoldMs: deps.options.linkHoldMs } : {}),
     now,
   });
   const teams = new TeamsIntegration({
@@ -93,5 +106,6 @@ export async function installChatIntegrations(
       chatLinkRoutes(privateApp, catalog, { store, slack, audit, now });
     },
     drain,
+    notice: (text, admins) => slack.notice(text, admins),
   };
 }

@@ -48,6 +48,22 @@ export type WebhookEvent =
       readonly createdAt: string;
       readonly sessionId: string;
       readonly decision: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly id: string;
+      /** An MCP gateway upstream changed a tool's definition: the tool is held back until an admin accepts it. */
+      readonly type: 'tool_definition.changed';
+      readonly createdAt: string;
+      readonly change: {
+        readonly upstream: string;
+        readonly tool: string;
+        readonly acceptedHash: string;
+        readonly changedHash: string;
+        /** Prompt-injection markers found in the new description. */
+        readonly markers: readonly string[];
+        /** Where an admin reviews and accepts it. */
+        readonly reviewUrl?: string;
+      };
     };
 
 class DeliveryFailed extends Error {}
@@ -129,6 +145,11 @@ export class WebhookDispatcher {
       const webhook = webhookEventFor(event, randomUUID());
       if (webhook) this.#track(this.dispatch(webhook));
     });
+  }
+
+  /** Delivers an event that is not a session's (e.g. a tool definition change) beside the runtime. */
+  notify(event: WebhookEvent): void {
+    this.#track(this.dispatch(event));
   }
 
   /** Delivers one event to every receiver; resolves when each delivery has succeeded or given up. */

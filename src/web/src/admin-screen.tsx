@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorText, type HostView, type Me, type TokenView, type UserView } from './api.ts';
+import { ChatLinkSection } from './chat-link-section.tsx';
 import { ChatSettingsSection } from './chat-settings-section.tsx';
 import { ClustersSection } from './clusters-section.tsx';
+import { ToolChangesSection } from './tool-changes-section.tsx';
 
 /** Runs an admin action and reports its outcome in plain language. */
 function useAction(reload: () => Promise<void>) {
@@ -211,29 +213,63 @@ class PlainError extends ApiError {
   }
 }
 
-/** One user: change the role, set a new password. */
+/** What a role lets its holder do, said before an admin gives it (review N13). */
+const ROLE_MEANS: Readonly<Record<string, string>> = {
+  user: 'They can then only ask: no approving, no administration.',
+  approver: "They can then approve other people's requests.",
+  admin: 'They can then change users, roles, hosts, tokens and chat settings.',
+};
+
+/** One user: change the role (asked once more: a role is a security change, one slip of a select must not do it), set a new password. */
 function UserRow({ user, run }: { user: UserView; run: (work: () => Promise<string>) => Promise<void> }) {
   const [password, setPassword] = useState('');
   const role = user.roles.includes('admin') ? 'admin' : user.roles.includes('approver') ? 'approver' : 'user';
+  const [pendingRole, setPendingRole] = useState<string | undefined>();
   return (
     <tr data-testid={`user-${user.username}`}>
       <td>{user.username}</td>
       <td>
         <select
           aria-label={`Role of ${user.username}`}
-          value={role}
+          value={pendingRole ?? role}
           onChange={(e) => {
             const next = e.currentTarget.value;
-            void run(async () => {
-              await api.setRoles(user.username, [next]);
-              return `${user.username} is now ${next}.`;
-            });
+            setPendingRole(next === role ? undefined : next);
           }}
         >
           <option value="user">user</option>
           <option value="approver">approver</option>
           <option value="admin">admin</option>
         </select>
+        {pendingRole && (
+          <div
+            class="actions"
+            role="alertdialog"
+            aria-label={`Confirm the new role of ${user.username}`}
+            data-testid={`role-confirm-${user.username}`}
+          >
+            <span class="confirm-text">
+              Make {user.username} {pendingRole}? {ROLE_MEANS[pendingRole]}
+            </span>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => {
+                const next = pendingRole;
+                setPendingRole(undefined);
+                void run(async () => {
+                  await api.setRoles(user.username, [next]);
+                  return `${user.username} is now ${next}.`;
+                });
+              }}
+            >
+              Yes, change the role
+            </button>
+            <button type="button" onClick={() => setPendingRole(undefined)}>
+              Cancel
+            </button>
+          </div>
+        )}
       </td>
       <td>
         <form
@@ -414,16 +450,18 @@ function TokensSection() {
   );
 }
 
-/** Admin: hosts (add, fingerprint, trust, remove), Helm clusters, users and roles; everyone: their API tokens. */
+/** Admin: hosts (add, fingerprint, trust, remove), Helm clusters, users and roles; everyone: their API tokens and Slack link. */
 export function AdminScreen({ me }: { me: Me }) {
   const admin = me.roles.includes('admin');
   return (
     <div class="admin-grid">
       <HostsSection admin={admin} />
+      {admin && <ToolChangesSection />}
       {admin && <ClustersSection />}
       {admin && <UsersSection />}
       {admin && <ChatSettingsSection />}
       <TokensSection />
+      <ChatLinkSection />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { ApprovalInterrupt } from '../../core/runtime/types.ts';
-import { FactList, flatRecord, PreviewView } from './preview-view.tsx';
+import { FactList, PreviewView } from './preview-view.tsx';
+import { readableFields } from './readable-fields.ts';
 import { RichText } from './rich-text.tsx';
 
 /**
@@ -8,7 +9,7 @@ import { RichText } from './rich-text.tsx';
  * the command and its host), and the exact arguments behind a toggle.
  */
 export function ApprovalSummary({ interrupt }: { interrupt: ApprovalInterrupt }) {
-  const fields = interrupt.preview ? undefined : flatRecord(interrupt.args);
+  const fields = interrupt.preview ? undefined : readableFields(interrupt.args);
   return (
     <div class="approval-summary" data-testid="approval-summary">
       {interrupt.riskReason && (

@@ -234,13 +234,7 @@ export function ChatScreen({ sessionId, me }: { sessionId: string; me: Me }) {
           <PhaseStepper phases={session.phases} current={session.phase} history={session.phaseHistory} />
         </div>
       )}
-      <MessageList
-        session={session}
-        streaming={streaming}
-        {...(agent?.notice ? { notice: agent.notice } : {})}
-        onSuggestion={(text) => send(text)}
-        busy={busy}
-      />
+      <MessageList session={session} streaming={streaming} onSuggestion={(text) => send(text)} busy={busy} />
       {showTerminal && <TerminalPanel chunks={terminal} />}
       {interrupt?.type === 'approval' && (
         <ApprovalPanel

@@ -5,6 +5,7 @@ import { ApprovalSummary } from './approval-summary.tsx';
 import { type DecidedApprovalView, inboxApi, type PendingApprovalView } from './inbox-api.ts';
 import { inboxChanged, refreshInbox, useInbox } from './inbox-store.ts';
 import { OfflineBanner } from './offline-banner.tsx';
+import { previewNote } from './preview-view.tsx';
 import { RejectForm } from './reject-form.tsx';
 import { askedAndExpiry } from './relative-time.ts';
 
@@ -161,6 +162,7 @@ function PendingItem({
   const [stale, setStale] = useState<string | undefined>();
   const { interrupt } = item;
   const headline = approvalHeadline(interrupt);
+  const note = previewNote(interrupt.preview);
   const others = interrupt.eligibleApprovers.filter((name) => name !== me.username);
   // As in the session's panel: an approval that can no longer run (e.g. after a restart) says so
   // before anyone clicks, and is re-planned in its session rather than approved here. Asked again
@@ -191,6 +193,11 @@ function PendingItem({
         {' · '}
         <a href={`#/sessions/${item.sessionId}`}>open the session</a>
       </p>
+      {note && (
+        <p class="notice" role="note" data-testid="plan-note">
+          {note}
+        </p>
+      )}
       <ApprovalSummary interrupt={interrupt} />
       <details class="raw">
         <summary>Policy</summary>

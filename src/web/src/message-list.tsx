@@ -9,6 +9,11 @@ import { RichText, safeHref } from './rich-text.tsx';
 
 type ToolCall = SessionSnapshot['toolCalls'][number];
 
+/** A step named in words ("commit transaction"), not by the tool's identifier (issue 31: no developer words on a first read). */
+function stepName(tool: string): string {
+  return tool.replace(/_/g, ' ');
+}
+
 /** An answer: text (without the suggestions block and the runbook section), runbook links (AR-20). */
 function AnswerText({ text }: { text: string }) {
   const headingAt = text.indexOf(RUNBOOK_LINKS_HEADING);
@@ -74,7 +79,7 @@ function Steps({ calls, sessionId, allCalls }: { calls: readonly ToolCall[]; ses
   return (
     <details class="steps" open={open} data-testid="steps">
       <summary>
-        {calls.length} step{calls.length === 1 ? '' : 's'}: {calls.map((c) => c.tool).join(', ')}
+        {calls.length} step{calls.length === 1 ? '' : 's'}: {calls.map((c) => stepName(c.tool)).join(', ')}
       </summary>
       {calls.map((call) => (
         <ToolCard key={call.id} call={call} sessionId={sessionId} allCalls={allCalls} />
@@ -117,12 +122,13 @@ function ToolCard({ call, sessionId, allCalls }: { call: ToolCall; sessionId: st
       data-status={call.status}
     >
       <summary>
-        <span class="tool-name">{call.tool}</span>
+        <span class="tool-name">{stepName(call.tool)}</span>
         {/* A blocked call never had a risk that matters: it could not run at all. */}
         {call.status !== 'blocked' && <span class={`risk ${call.risk}`}>{readOnly ? 'read-only' : `${call.risk} risk`}</span>}
         <span class={`call-status ${call.modification ? 'modified' : call.status}`}>{statusText(call)}</span>
+        {/* Which rule approved it is in the step's details: rule ids are not for a first read. */}
         {call.approvalRule ? (
-          <span class="muted">auto-approved by rule {call.approvalRule}</span>
+          <span class="muted">approved by a rule</span>
         ) : (
           call.approvedBy && <span class="muted">approved by {call.approvedBy.replace(/^user:/, '')}</span>
         )}
@@ -147,7 +153,12 @@ function ToolCard({ call, sessionId, allCalls }: { call: ToolCall; sessionId: st
       {call.error && <p class="error">{explainError(call.error)}</p>}
       {call.result !== undefined && call.result !== null && <ToolResult result={call.result} />}
       <details class="raw">
-        <summary>Arguments (JSON)</summary>
+        <summary>Details</summary>
+        {call.approvalRule && (
+          <p data-testid="approval-rule">
+            Approved by the rule <code>{call.approvalRule}</code>
+          </p>
+        )}
         <pre class="args">{JSON.stringify(call.args, null, 2)}</pre>
       </details>
       <FeedbackControl sessionId={sessionId} target={call.id} label="Was this step right?" compact />
@@ -159,14 +170,11 @@ export function MessageList({
   session,
   streaming,
   busy,
-  notice,
   onSuggestion,
 }: {
   session: SessionSnapshot;
   streaming: string;
   busy: boolean;
-  /** The agent's notice (e.g. a simulated cluster), repeated under its latest answer so no result is mistaken for a real system's. */
-  notice?: string;
   onSuggestion: (text: string) => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
@@ -184,11 +192,6 @@ export function MessageList({
             {parsed.text.trim() !== '' &&
               (message.role === 'assistant' ? <AnswerText text={parsed.text} /> : <div class="text">{parsed.text}</div>)}
             {cards.length > 0 && <Steps calls={cards} sessionId={session.id} allCalls={calls} />}
-            {message === lastAssistant && notice && (
-              <p class="notice" role="note" data-testid="answer-notice">
-                {notice}
-              </p>
-            )}
             {message === lastAssistant && parsed.suggestions.length > 0 && (
               <div class="chips" data-testid="suggestions">
                 {parsed.suggestions.map((s) => (

@@ -1,5 +1,6 @@
 import type { ApprovalPreview } from '../../core/tools/index.ts';
 import { DiffView } from './diff-view.tsx';
+import { readableFields } from './readable-fields.ts';
 import { asChangePreview, RowChangesView } from './row-changes.tsx';
 
 function findDiff(details: unknown): string | undefined {
@@ -29,18 +30,21 @@ function helmPlanOf(details: unknown): { plan: HelmPlanView; note?: string } | u
   return { plan: record.plan as HelmPlanView, ...(typeof record.note === 'string' ? { note: record.note } : {}) };
 }
 
-function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
+/**
+ * The backend's note on a plan ("SIMULATION: …"). Not part of the preview: the session page says it
+ * once in its banner, and an inbox card, which has no banner, says it once above the preview.
+ */
+export function previewNote(preview: ApprovalPreview | undefined): string | undefined {
+  return preview ? helmPlanOf(preview.details)?.note : undefined;
+}
+
+function HelmPlan({ plan }: { plan: HelmPlanView }) {
   const resources = plan.resources;
   return (
     <div class="helm-plan" data-testid="helm-plan">
       {plan.cluster && (
         <p class={`plan-target env-${plan.cluster.environment}`} data-testid="plan-cluster">
           Cluster <strong>{plan.cluster.name}</strong> ({plan.cluster.environment})
-        </p>
-      )}
-      {note && (
-        <p class="notice" role="note" data-testid="plan-note">
-          {note}
         </p>
       )}
       {resources && (
@@ -64,20 +68,6 @@ function HelmPlan({ plan, note }: { plan: HelmPlanView; note?: string }) {
       {plan.manifestDiff ? <DiffView text={plan.manifestDiff} title="Manifest" /> : <p class="muted">The manifest does not change.</p>}
     </div>
   );
-}
-
-type Scalar = string | number | boolean | null;
-
-/** A flat record (scalars and lists of scalars) as label/value pairs, if `details` is one. */
-export function flatRecord(details: unknown): Array<[string, string]> | undefined {
-  if (!details || typeof details !== 'object' || Array.isArray(details)) return undefined;
-  const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
-  const entries = Object.entries(details as Record<string, unknown>);
-  if (entries.length === 0 || !entries.every(([, v]) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))) return undefined;
-  return entries.map(([key, value]) => [
-    key.replace(/_/g, ' '),
-    Array.isArray(value) ? value.join(', ') : value === null ? '—' : String(value),
-  ]);
 }
 
 /** `user@host $ command` when the preview names where it runs, else `$ command`. */
@@ -114,7 +104,7 @@ export function PreviewView({
   const changes = asChangePreview(details);
   const diff = helm || changes ? undefined : findDiff(details);
   const command = details && typeof details === 'object' ? (details as Record<string, unknown>).command : undefined;
-  const fields = helm || changes || diff || typeof command === 'string' ? undefined : flatRecord(details);
+  const fields = helm || changes || diff || typeof command === 'string' ? undefined : readableFields(details);
   const readable = Boolean(helm || changes || diff || typeof command === 'string' || fields);
   return (
     <div class="preview" data-testid="preview">
@@ -124,7 +114,7 @@ export function PreviewView({
         </p>
       )}
       {typeof command === 'string' && <pre class="command">{commandLine(details as Record<string, unknown>, command)}</pre>}
-      {helm && <HelmPlan plan={helm.plan} {...(helm.note ? { note: helm.note } : {})} />}
+      {helm && <HelmPlan plan={helm.plan} />}
       {changes && <RowChangesView preview={changes} />}
       {diff && <DiffView text={diff} />}
       {fields && <FactList fields={fields} />}

@@ -27,6 +27,18 @@ describe('TerminalFilter', () => {
     expect(shown).toContain('10:00 up 3 days');
   });
 
+  it("never shows the shell's continuation prompt of the wrapper's second line before the output (review T8: '> Linux vm')", () => {
+    const filter = new TerminalFilter();
+    // The shell prints its PS2 prompt, then echoes the wrapper's second line in a later write.
+    const chunks = [
+      `ops@web-1:~$ { printf '__OPSGATE_%s_B__\\n' 9f3a; uname -a\r\n> `,
+      `}; printf '\\n__OPSGATE_%s_%s__\\n' 9f3a "$?"\r\n`,
+      '__OPSGATE_9f3a_B__\r\nLinux vm 6.1.0\r\n\r\n__OPSGATE_9f3a_0__\r\n',
+    ];
+    const shown = chunks.map((chunk) => filter.push(chunk)).join('');
+    expect(shown).toBe('ops@web-1:~$ uname -a\nLinux vm 6.1.0\r\n\r\n');
+  });
+
   it('passes ordinary output through at once, even without a line end', () => {
     const filter = new TerminalFilter();
     expect(filter.push('load average: 0.1\r\nprogress 50%')).toBe('load average: 0.1\r\nprogress 50%');

@@ -58,5 +58,8 @@ function stripTail(typed: string): string | undefined {
 
 function mayBecomeWrapper(partial: string): boolean {
   const plain = partial.replace(ANSI, '');
+  // A bare "> " is the shell's continuation prompt for the wrapper's second line, which it echoes
+  // in a later write; shown at once it prefixed the command's first line of output.
+  if (/^>\s*$/.test(plain)) return true;
   return (/[{_'}]|echo|printf/.test(plain) || plain.includes(String.fromCharCode(27))) && plain.length < 4096;
 }

@@ -66,12 +66,17 @@ export async function runFakeKubectl(
     if (command === 'get' && positional[0] === 'namespaces') {
       return `${list((await cluster.listNamespaces()).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })))}\n`;
     }
+    // A release revision's storage object, read for its labels only: the fake's releases carry none
+    // (its helm ignores --labels), so kubectl prints nothing, as it does for a Secret without labels.
+    if (command === 'get' && positional[0] === 'secret' && positional[1]?.startsWith('sh.helm.release.v1.')) return '';
     if (command === 'get' && positional[0] === 'pods') {
       return `${list(await cluster.podObjects(namespace, flags.get('--selector') ?? flags.get('-l') ?? ''))}\n`;
     }
     if (command === 'get' && positional.length > 0 && positional.every((ref) => ref.includes('/'))) {
       const refs = positional.map((ref) => {
-        const [type = '', name = ''] = ref.split('/');
+        const [typeAndGroup = '', name = ''] = ref.split('/');
+        // `deployment.apps/web` names the same objects as `deployment/web`.
+        const type = typeAndGroup.split('.')[0] ?? '';
         const kind = KINDS[type] ?? fail(`error: the server doesn't have a resource type "${type}"`);
         return { type, kind, name };
       });

@@ -126,14 +126,6 @@ function policiesFor(options: AccessApiClientOptions): BackendPolicies {
   return policies;
 }
 
-/** Forgets the shared policies of one backend (tests; a changed `ACCESS_API_URL`). */
-export function resetBackendPolicies(baseUrl?: string): void {
-  const normalized = baseUrl?.replace(/\/+$/, '');
-  for (const key of [...policiesByBackend.keys()]) {
-    if (normalized === undefined || (JSON.parse(key) as unknown[])[0] === normalized) policiesByBackend.delete(key);
-  }
-}
-
 /**
  * HTTP client of the access-catalog service: timeout, retries of safe reads with exponential
  * backoff, and a circuit breaker per backend (cockatiel). Returns results, never throws for

@@ -5,5 +5,4 @@ export {
   type ApiFailure,
   type ApiResult,
   classifyNetworkError,
-  resetBackendPolicies,
 } from './access-api-client.ts';

@@ -1,4 +1,5 @@
 import type { LoadedChart } from '../charts/load-chart.ts';
+import type { LiveRef } from '../service/live-drift.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { SchemaValidator } from '../values/validate-values.ts';
 import type {
@@ -10,6 +11,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from './types.ts';
 
@@ -27,6 +29,8 @@ export interface ReleaseRequest {
   readonly timeoutSeconds?: number;
   /** How many hooks run for this command: Helm waits up to `--timeout` for each, apart from the rollout. */
   readonly hooks?: number;
+  /** Labels recorded on the new revision (the chart's origin, see service/chart-origin.ts). */
+  readonly labels?: Readonly<Record<string, string>>;
   /** Install only: reuse the name of a release whose last revision is uninstalled or failed (`--replace`). */
   readonly replace?: boolean;
 }
@@ -80,9 +84,21 @@ export interface HelmBackend {
    * backend with a real `helm` has it; the simulator knows opsgate's repository only.
    */
   pullChart?(reference: string, version?: string): Promise<string>;
-  /** `REPO/NAME` of every `helm repo` repository that has chart `name` at `version` (`helm search repo`). */
-  findChart?(name: string, version: string): Promise<string[]>;
+  /** `REPO/NAME` and appVersion of every `helm repo` repository's chart `name` at `version` (`helm search repo`). */
+  findChart?(name: string, version: string): Promise<Array<{ readonly reference: string; readonly appVersion: string }>>;
+  /**
+   * The labels of a release's revision (`helm install|upgrade --labels`), where opsgate records the
+   * chart's origin; undefined when they cannot be read (another storage driver, no right to read).
+   */
+  releaseLabels?(release: string, namespace: string, revision: number): Promise<Readonly<Record<string, string>> | undefined>;
+  /**
+   * The objects as the cluster holds them now (`kubectl get … --ignore-not-found -o json`); an
+   * object that is gone is simply absent. Only a backend on a real cluster has it.
+   */
+  liveObjects?(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
+  /** The rendered objects through the API server's strict field validation, changing nothing (a real cluster only). */
+  checkObjects?(manifest: string, namespace: string): Promise<ServerCheck>;
   close?(): Promise<void>;
 }

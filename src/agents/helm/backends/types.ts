@@ -48,6 +48,8 @@ export interface HelmStatus {
   /** The user-supplied values of this revision. */
   readonly config: Record<string, unknown>;
   readonly manifest: string;
+  /** The revision's labels where the backend read them with the status (Helm 4's `get metadata`). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** One row of `helm history -o json`. */
@@ -113,6 +115,14 @@ export interface RenderedRelease {
   readonly clientSide?: true;
   /** The command of a client-side render (`helm template` on Helm 3, `helm install --dry-run=client` on Helm 4). */
   readonly renderedWith?: string;
+}
+
+/** What the API server said about the rendered objects in a server-side dry run with strict field validation. */
+export interface ServerCheck {
+  /** Objects the server refuses, with its words (`Deployment: unknown field "spec.replicaz"`): a plan with any is not approvable. */
+  readonly invalid: readonly string[];
+  /** What could not be checked, and why (a missing namespace or CRD, no rights): said in the plan's risks. */
+  readonly unchecked: readonly string[];
 }
 
 export interface ClusterInfo {

@@ -179,6 +179,19 @@ export class ChartRepository {
     return new ChartRepository(options.directory, options.name ?? DEMO_REPOSITORY_NAME, entries, warnings, options);
   }
 
+  /**
+   * A repository with no charts: what the agent has on a real cluster unless a folder is configured
+   * (issue 30 N5: the demo charts must not stand in for in-house charts of the same name).
+   */
+  static none(name = 'opsgate'): ChartRepository {
+    return ChartRepository.fromIndex('apiVersion: v1\nentries: {}\n', { directory: tmpdir(), name, source: '(none configured)' });
+  }
+
+  /** True when the repository holds no chart (none is configured). */
+  get empty(): boolean {
+    return this.#entries.size === 0;
+  }
+
   /** Strips the repository prefix: `demo/webapp` → `webapp`. */
   chartName(reference: string): string {
     return reference.startsWith(`${this.name}/`) ? reference.slice(this.name.length + 1) : reference;

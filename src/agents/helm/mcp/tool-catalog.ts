@@ -23,6 +23,12 @@ export const chartReference = z
   );
 const chartVersion = z.string().min(1).max(64);
 const userValues = z.record(z.string(), z.unknown());
+/** Values files by content (`helm -f`), in order; the approval binds their text. At most 20 of 1 MB each. */
+const valuesFiles = z.array(z.object({ name: z.string().min(1).max(255), content: z.string().max(1_000_000) })).max(20);
+/** `--set-file KEY=FILE` by content: the value at the dotted KEY is the text. */
+const setFiles = z
+  .array(z.object({ key: z.string().min(1).max(255), name: z.string().min(1).max(255), content: z.string().max(1_000_000) }))
+  .max(20);
 /** Helm's `--timeout` for the change; the server refuses more than its admin limit (default 1800). */
 const timeoutSeconds = z.number().int().min(30).max(86_400);
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
@@ -38,9 +44,13 @@ const planningInput = {
   chart: chartReference.optional(),
   version: chartVersion.optional(),
   values: userValues.optional(),
+  valuesFiles: valuesFiles.optional(),
+  setFiles: setFiles.optional(),
   resetValues: z.boolean().optional(),
   revision: z.number().int().min(1).optional(),
   createNamespace: z.boolean().optional(),
+  /** Upgrade only: take the chart from another source than the release's (refused otherwise; the plan flags it). */
+  allowSourceChange: z.boolean().optional(),
   timeoutSeconds: timeoutSeconds.optional(),
 };
 
@@ -161,6 +171,8 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference,
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       createNamespace: z.boolean().optional(),
       timeoutSeconds: timeoutSeconds.optional(),
       planHash,
@@ -178,7 +190,10 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       chart: chartReference.optional(),
       version: chartVersion.optional(),
       values: userValues.optional(),
+      valuesFiles: valuesFiles.optional(),
+      setFiles: setFiles.optional(),
       resetValues: z.boolean().optional(),
+      allowSourceChange: z.boolean().optional(),
       timeoutSeconds: timeoutSeconds.optional(),
       planHash,
     }),

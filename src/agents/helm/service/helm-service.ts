@@ -9,6 +9,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from '../backends/types.ts';
 import type { ChartRepository } from '../charts/chart-repository.ts';
@@ -19,8 +20,11 @@ import { HelmErrors } from '../errors.ts';
 import { mergeValues, type Values } from '../values/merge-values.ts';
 import { requiredFields, type SchemaValidator, type ValuesValidation, validateValues } from '../values/validate-values.ts';
 import { diffValues } from '../values/values-diff.ts';
+import { type SetFile, userValuesOf, type ValuesFile, valueInputDigests } from '../values/values-inputs.ts';
 import { type ChangeTimeout, chartSizeTimeout, DEFAULT_MAX_TIMEOUT_SECONDS, requestedTimeout } from './change-timeout.ts';
+import { checkReleaseOrigin, originLabels, type RecordedOrigin, recordedOrigin } from './chart-origin.ts';
 import { type ResolvedChart, resolveChart, resolveReleaseChart } from './chart-source.ts';
+import { compareLive, type LiveDrift, liveRefs } from './live-drift.ts';
 import { buildPlan, canonicalJson, type HelmOperation, type InstallationPlan, type PlanCluster } from './plan.ts';
 import { SecretRedactor } from './redact-secrets.ts';
 import { maskRenderTimes, RENDER_TIME } from './render-times.ts';
@@ -44,11 +48,20 @@ export interface PlanRequest {
   readonly version?: string;
   /** New user values; on upgrade merged over the release's current user values unless `resetValues`. */
   readonly values?: Values;
+  /** Values files by content, merged in order before `values` (`helm -f`). */
+  readonly valuesFiles?: readonly ValuesFile[];
+  /** `--set-file`: each key's value is the file's text, set after `values`. */
+  readonly setFiles?: readonly SetFile[];
   /** Upgrade only: start from the chart defaults instead of the current user values. Default false. */
   readonly resetValues?: boolean;
   /** Rollback only: the revision to return to. Default: the one before the current. */
   readonly revision?: number;
   readonly createNamespace?: boolean;
+  /**
+   * Upgrade only: plan a chart from another source than the one the release was installed from
+   * (refused otherwise, issue 30 N5); the plan's risks then say so. Default false.
+   */
+  readonly allowSourceChange?: boolean;
   /** Helm's `--timeout` in seconds, within the admin limit. Default: from the chart's size. */
   readonly timeoutSeconds?: number;
 }
@@ -89,6 +102,9 @@ export function splitChartString(chart: string): { name: string; version: string
 function hooksRunningOn(plan: InstallationPlan, event: string): number {
   return (plan.hooks ?? []).filter((hook) => hook.events.includes(`pre-${event}`) || hook.events.includes(`post-${event}`)).length;
 }
+
+/** How long one read of a release's live objects serves its plans (they are shown, not bound). */
+const LIVE_DRIFT_REUSE_MS = 60_000;
 
 /** How long a server dry run, and the cluster's version, nodes and namespaces, are reused. */
 const RENDER_REUSE_MS = 5 * 60_000;
@@ -157,6 +173,27 @@ export class HelmService {
   readonly #manifests = new Memo<string>({ maxEntries: 64 });
   readonly #hooks = new Memo<ReleaseHook[]>({ maxEntries: 64 });
   readonly #values = new Memo<Values>({ maxEntries: 64 });
+  /** The labels opsgate set on a stored revision (its chart's origin): they never change. */
+  readonly #labels = new Memo<Readonly<Record<string, string>> | undefined>({ maxEntries: 64 });
+  /** The live state of a release's objects: informational, so one read serves the plans of one request chain. */
+  readonly #liveStates = new Memo<LiveDrift>({ maxEntries: 16, maxAgeMs: LIVE_DRIFT_REUSE_MS });
+
+  /** The API server's strict check of a render, by the render's inputs (as the renders are). */
+  readonly #serverChecks = new Memo<ServerCheck>({ maxEntries: 16, maxAgeMs: RENDER_REUSE_MS });
+
+  /**
+   * Issue 30 N6: the objects Helm would apply (hooks too), strictly validated by the API server in a
+   * dry run, so an unknown field (`spec.replicaz`) stops planning instead of the approved change.
+   */
+  async #checkObjects(request: RenderRequest, rendered: RenderedRelease): Promise<ServerCheck | undefined> {
+    const check = this.backend.checkObjects?.bind(this.backend);
+    if (!check) return undefined;
+    const objects = [rendered.manifest, ...rendered.hooks.flatMap((hook) => (hook.manifest ? [`---\n${hook.manifest}\n`] : []))].join('\n');
+    const result = await this.#serverChecks.get(canonicalJson({ ...request, chart: undefined }), () => check(objects, request.namespace));
+    if (result.invalid.length > 0)
+      throw HelmErrors.HELM_OBJECTS_INVALID({ count: result.invalid.length, detail: result.invalid.join('; '), objects: result.invalid });
+    return result;
+  }
 
   /** The history as of `current` (the status just read): a new revision or state is another key. */
   #history(current: HelmStatus): Promise<HelmHistoryItem[]> {
@@ -284,11 +321,26 @@ export class HelmService {
   }
 
   /** The chart named by the request; an upgrade naming none keeps the release's chart and version, wherever it came from. */
-  async #chartFor(request: PlanRequest, current?: HelmStatus): Promise<ResolvedChart> {
+  async #chartFor(request: PlanRequest, current?: HelmStatus, recorded?: RecordedOrigin): Promise<ResolvedChart> {
     if (request.chart) return resolveChart(this.backend, this.repository, request.chart, request.version);
     if (!current) throw HelmErrors.HELM_CHART_NOT_FOUND({ chart: '(none given)', version: '' });
     if (request.version) return resolveChart(this.backend, this.repository, current.chart.metadata.name, request.version);
-    return resolveReleaseChart(this.backend, this.repository, request.release, current);
+    return resolveReleaseChart(this.backend, this.repository, request.release, current, recorded);
+  }
+
+  /**
+   * The origin opsgate recorded on the running revision (release labels), read with the status
+   * where the backend could. The simulator has no such method: its one repository is the only source.
+   */
+  async #recordedOrigin(request: PlanRequest, current: HelmStatus): Promise<RecordedOrigin | undefined> {
+    if (current.labels) return recordedOrigin(current.labels);
+    const { releaseLabels } = this.backend;
+    if (!releaseLabels) return undefined;
+    return recordedOrigin(
+      await this.#labels.get(`${releaseLife(current)}#${current.version}`, () =>
+        releaseLabels.call(this.backend, request.release, request.namespace, current.version),
+      ),
+    );
   }
 
   /**
@@ -296,8 +348,9 @@ export class HelmService {
    * Helm, they are reused from the last *deployed* revision: a failed one's values never ran.
    */
   async effectiveValues(request: PlanRequest, current?: HelmStatus): Promise<Values> {
-    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, request.values ?? {});
-    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), request.values ?? {});
+    const given = userValuesOf(request);
+    if (request.operation !== 'upgrade' || !current || request.resetValues) return mergeValues({}, given);
+    return mergeValues(await this.#deployedValues(request.release, request.namespace, current), given);
   }
 
   async #deployedValues(release: string, namespace: string, current: HelmStatus): Promise<Values> {
@@ -310,7 +363,7 @@ export class HelmService {
 
   async validate(request: PlanRequest): Promise<ValuesValidation & { readonly userValues: Values; readonly chart: string }> {
     const current = request.operation === 'upgrade' ? await this.backend.status(request.release, request.namespace) : undefined;
-    const { chart } = await this.#chartFor(request, current);
+    const { chart } = await this.#chartFor(request, current, current ? await this.#recordedOrigin(request, current) : undefined);
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     return {
@@ -394,8 +447,14 @@ export class HelmService {
     if (request.operation === 'upgrade' && scenario.scenario === 'INSTALL')
       throw HelmErrors.HELM_RELEASE_NOT_FOUND({ release: request.release, namespace: request.namespace });
     const current = scenario.scenario === 'UPGRADE' ? scenario.current : undefined;
-    const resolved = await this.#chartFor(request, current);
+    const recorded = current ? await this.#recordedOrigin(request, current) : undefined;
+    const resolved = await this.#chartFor(request, current, recorded);
     const { chart } = resolved;
+    // Issue 30 N5: an upgrade takes its chart from the source the release came from, or says it cannot know.
+    const originRisks =
+      current && this.backend.releaseLabels
+        ? checkReleaseOrigin(request.release, current, recorded, { chart, origin: resolved.origin }, request.allowSourceChange === true)
+        : [];
     const userValues = await this.effectiveValues(request, current);
     const validation = validateValues(chart, userValues, await this.#schemaValidator());
     if (!validation.valid) {
@@ -433,6 +492,7 @@ export class HelmService {
       ...(replaces ? { replace: true } : {}),
     };
     const renders = await this.#renderTwice(renderRequest);
+    const serverCheck = await this.#checkObjects(renderRequest, renders[0]);
     // Stamps of the render time (`now | date …`) are shown as <render time> and not bound, so the
     // same plan an hour or a day later is still the same plan; the rest of each object stays bound.
     const renderedAt = Date.now();
@@ -448,7 +508,7 @@ export class HelmService {
     const volatileHooks = rendered.hooks.filter((hook) => hookAgain.get(hook.key) !== hook.manifest).map((hook) => hook.key);
     const hooks = rendered.hooks.map((hook) => (volatileHooks.includes(hook.key) ? { key: hook.key, events: hook.events } : hook));
     const volatile = [...volatileObjects(rendered.manifest, again.manifest, request.namespace), ...volatileHooks];
-    const risks: string[] = [];
+    const risks: string[] = [...originRisks];
     if (current && current.chart.metadata.version !== chart.metadata.version)
       risks.push(`chart version changes ${current.chart.metadata.version} → ${chart.metadata.version}`);
     if (current?.info.status === 'failed') risks.push(`the current revision ${current.version} is failed; its values are not reused`);
@@ -456,13 +516,15 @@ export class HelmService {
       risks.push(
         `planned with a client-side render (${rendered.renderedWith ?? 'a client-side dry run'}): the chart's CRDs (crds/) are not on the cluster yet, so Helm's server dry run cannot map their custom resources (helm/helm#13159). Not checked: lookup (it returned nothing), the cluster's API versions (Helm's defaults stood in${rendered.renderedWith === 'helm template' ? `, with the chart's CRDs and Kubernetes ${prerequisites.cluster.kubernetesVersion}` : ''}), and the server's acceptance of the objects`,
       );
+    if (serverCheck && serverCheck.unchecked.length > 0)
+      risks.push(`the API server's strict check (a dry run) could not check ${serverCheck.unchecked.join('; ')}`);
     if (validation.unresolvedRefs.length > 0)
       risks.push(
         `values were checked without the schema documents ${[...new Set(validation.unresolvedRefs.map((r) => r.ref))].join(', ')} (referred to by $ref; opsgate never fetches a chart's URLs): ${this.backend.kind === 'helm-cli' ? "Helm fetched them and validated against them in this plan's server dry run" : 'the simulator does not validate against them; Helm will, when it installs on a real cluster'}`,
       );
     if (resolved.foundBySearch)
       risks.push(
-        `the release's chart ${chart.metadata.name}-${chart.metadata.version} is not in opsgate's repository; it was found in the \`helm repo\` repository ${resolved.source} by name and version (Helm records no source in a release)`,
+        `the release's chart ${chart.metadata.name}-${chart.metadata.version} was found in the \`helm repo\` repository ${resolved.source} by ${recorded ? 'the source opsgate recorded on the release' : 'name, version and appVersion'} (Helm records no source in a release)`,
       );
     if (stamped.length > 0)
       risks.push(
@@ -478,7 +540,8 @@ export class HelmService {
         name: chart.metadata.name,
         version: chart.metadata.version,
         appVersion: chart.metadata.appVersion ?? '',
-        ...(resolved.source ? { source: resolved.source, digest: resolved.digest } : {}),
+        source: resolved.origin.source,
+        digest: resolved.origin.digest,
       },
       ...(current
         ? {
@@ -493,11 +556,27 @@ export class HelmService {
       volatile,
       ...(replaces ? { replace: true } : {}),
       values: this.#redact.values(userValues),
+      valueInputs: valueInputDigests(request),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
       timeout: this.#timeout(request, rendered.manifest, rendered.hooks),
     });
-    return { plan, resolved, values: userValues };
+    const liveDrift = current && this.backend.liveObjects ? await this.#liveDrift(current, request.namespace) : undefined;
+    return { plan: liveDrift ? { ...plan, liveDrift } : plan, resolved, values: userValues };
+  }
+
+  /** The running release's objects against the cluster (not bound: see service/live-drift.ts). */
+  #liveDrift(current: HelmStatus, namespace: string): Promise<LiveDrift> {
+    return this.#liveStates.get(`${releaseLife(current)}#${current.version}`, async () => {
+      const resources = parseManifest(current.manifest, namespace);
+      try {
+        return compareLive(resources, await this.backend.liveObjects!(liveRefs(resources, namespace)), namespace);
+      } catch (error) {
+        // Informational: a read this identity may not make (a cluster-scoped kind) must not block the plan.
+        if (!OpsgateError.isInstance(error)) throw error;
+        return { checked: 0, drifted: [], missing: [], skipped: [], unread: error.message };
+      }
+    });
   }
 
   async #planRemoval(request: PlanRequest): Promise<InstallationPlan> {
@@ -576,6 +655,7 @@ export class HelmService {
         values: values ?? {},
         createNamespace: plan.createNamespace,
         hooks: hooksRunningOn(plan, plan.operation),
+        labels: originLabels(resolved.origin),
         ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
         ...(plan.replace ? { replace: true } : {}),
       };

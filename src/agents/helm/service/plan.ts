@@ -5,6 +5,11 @@ import { parseManifest } from '../charts/render-chart.ts';
 import { planRisks } from '../risk.ts';
 import type { Values } from '../values/merge-values.ts';
 import type { ValueChange } from '../values/values-diff.ts';
+import type { valueInputDigests } from '../values/values-inputs.ts';
+import type { LiveDrift } from './live-drift.ts';
+
+type ValueInputDigests = ReturnType<typeof valueInputDigests>;
+
 import type { ChangeTimeout } from './change-timeout.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
@@ -13,7 +18,10 @@ export interface PlanChart {
   readonly name: string;
   readonly version: string;
   readonly appVersion: string;
-  /** A chart from outside opsgate's repository: `REPO/NAME` of a `helm repo` repository or `oci://…`. */
+  /**
+   * Where the chart comes from: `REPO/NAME` of a `helm repo` repository, `oci://…`, or the url of
+   * opsgate's repository folder and the chart's name. Every install and upgrade plan names it.
+   */
   readonly source?: string;
   /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
   readonly digest?: string;
@@ -44,6 +52,8 @@ export interface InstallationPlan {
   /** The user-supplied values the release will have (exactly what is applied). */
   readonly values?: Values;
   readonly valueChanges?: readonly ValueChange[];
+  /** The values files and `--set-file` inputs by name and sha256 (their text is in the approved arguments). */
+  readonly valueInputs?: ValueInputDigests;
   readonly resources: {
     readonly create: readonly string[];
     readonly change: readonly string[];
@@ -67,6 +77,11 @@ export interface InstallationPlan {
   /** Helm's `--timeout` for this change (issue 30 N8): the approval binds it like everything else. */
   readonly timeout?: ChangeTimeout;
   readonly planHash: string;
+  /**
+   * Upgrade, on a real cluster: the running release's objects against their live state. Shown to
+   * the approver, not bound by `planHash` (added after hashing; see service/live-drift.ts).
+   */
+  readonly liveDrift?: LiveDrift;
 }
 
 /** JSON with sorted keys, so equal plans hash equally. */
@@ -112,6 +127,7 @@ export interface PlanInput {
   readonly proposedManifest: string;
   readonly values?: Values;
   readonly valueChanges?: readonly ValueChange[];
+  readonly valueInputs?: ValueInputDigests;
   readonly rollbackRevision?: number;
   readonly createNamespace?: boolean;
   readonly risks?: readonly string[];
@@ -166,6 +182,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     ...(input.nextRevision !== undefined ? { nextRevision: input.nextRevision } : {}),
     ...(input.values ? { values: input.values } : {}),
     ...(input.valueChanges ? { valueChanges: input.valueChanges } : {}),
+    ...(input.valueInputs && Object.keys(input.valueInputs).length > 0 ? { valueInputs: input.valueInputs } : {}),
     resources: { create: create.sort(), change: change.sort(), delete: remove.sort(), unchanged: unchanged.sort() },
     manifestDiff,
     ...(input.hooks && input.hooks.length > 0 ? { hooks: input.hooks } : {}),

@@ -142,7 +142,7 @@ describe('state pollution prevention (3_MCP-RISK-202)', () => {
         attempts = attempt;
         handleSeen = transaction;
         await transaction.execute(INSERT.replace('42', String(100 + attempt)).replace('alan@', `alan${attempt}@`));
-        throw SandboxErrors.SQL_FAILED({ detail: 'database is locked' });
+        throw SandboxErrors.SQL_FAILED({ detail: 'database is locked', busy: true });
       },
       { maxAttempts: 3, logger },
     ).catch((caught: unknown) => caught);
@@ -172,7 +172,9 @@ describe('state pollution prevention (3_MCP-RISK-202)', () => {
 
   it('classifies retryable sandbox errors', () => {
     expect(isRetryableSandboxError(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'x' }))).toBe(true);
-    expect(isRetryableSandboxError(SandboxErrors.SQL_FAILED({ detail: 'database is busy' }))).toBe(true);
+    expect(isRetryableSandboxError(SandboxErrors.SQL_FAILED({ detail: 'database is busy', busy: true }))).toBe(true);
+    // The typed field decides, not the words of the message.
+    expect(isRetryableSandboxError(SandboxErrors.SQL_FAILED({ detail: 'database is locked' }))).toBe(false);
     expect(isRetryableSandboxError(SandboxErrors.SQL_FAILED({ detail: 'syntax error' }))).toBe(false);
     expect(isRetryableSandboxError(new Error('database is locked'))).toBe(false);
   });

@@ -16,7 +16,7 @@ export interface WriteDispatchOptions {
 export function isRetryableSandboxError(error: unknown): boolean {
   if (!OpsgateError.isInstance(error)) return false;
   if (error.code === 'SANDBOX_UNAVAILABLE') return true;
-  return error.code === 'SQL_FAILED' && /database is (locked|busy)/i.test(error.message);
+  return error.code === 'SQL_FAILED' && error.fields.busy === true;
 }
 
 /**

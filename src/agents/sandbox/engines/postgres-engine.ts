@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { OpsgateError } from '../../../core/errors/index.ts';
-import { SandboxErrors, TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
+import { SandboxErrors, sqlFailed, TransactionConflictError, WriteOutsideTransactionError } from '../errors.ts';
 import {
   type ChangePreview,
   type ColumnSummary,
@@ -381,5 +381,5 @@ function classify(error: unknown, stage: 'prepare' | 'execute' | 'read', timeMs:
   if (code === '57014' && /statement timeout/.test(message)) {
     return SandboxErrors.READ_BUDGET_EXCEEDED({ detail: `it ran longer than ${timeMs} ms`, limit: 'time', timeMs }, { cause: error });
   }
-  return SandboxErrors.SQL_FAILED({ detail: message }, { cause: error });
+  return sqlFailed(error);
 }

@@ -1,6 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { OpsgateError } from '../../../core/errors/index.ts';
-import { SandboxErrors } from '../errors.ts';
+import { SandboxErrors, sqlFailed } from '../errors.ts';
 import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
 import { type ReadBudget, ReadMeter } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';
@@ -66,9 +66,7 @@ function serve(path: string, budget: Pick<ReadBudget, 'maxRows' | 'maxBytes'>): 
     try {
       reply = { id: request.id, result: read(db, guard, cache, request, budget) };
     } catch (error) {
-      const typed = OpsgateError.isInstance(error)
-        ? error
-        : SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) });
+      const typed = OpsgateError.isInstance(error) ? error : sqlFailed(error);
       reply = { id: request.id, error: { code: typed.code, message: typed.message, fields: { ...typed.fields } } };
     }
     process.send?.(reply);

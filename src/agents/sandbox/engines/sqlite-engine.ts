@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DatabaseSync, type Session, type StatementSync } from 'node:sqlite';
-import { SandboxErrors, TransactionConflictError } from '../errors.ts';
+import { SandboxErrors, sqlFailed, TransactionConflictError } from '../errors.ts';
 import { BudgetedReader } from './budgeted-reader.ts';
 import { parseChangeset, type RowChange } from './changeset.ts';
 import {
@@ -145,7 +145,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
       return this.#transaction.id;
     } catch (error) {
       db.close();
-      throw SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
+      throw sqlFailed(error);
     }
   }
 
@@ -208,7 +208,7 @@ export class SqliteSandboxEngine implements SandboxEngine {
     try {
       transaction.authorizer.control(() => transaction.db.exec(command));
     } catch (error) {
-      throw SandboxErrors.SQL_FAILED({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
+      throw sqlFailed(error);
     } finally {
       if (!transaction.db.isTransaction || command === 'ROLLBACK') this.#dispose(transaction);
     }

@@ -36,6 +36,7 @@ export class SlackIntegration {
   readonly #slackApiUrl: string | undefined;
   readonly #publicUrl: string | undefined;
   readonly #changeHoldMs: number;
+  readonly #linkHoldMs: number;
   readonly #now: () => Date;
   /** The workspace the bot token belongs to, by bot token (Slack's `auth.test`). */
   readonly #workspaces = new Map<string, string>();
@@ -52,6 +53,8 @@ export class SlackIntegration {
     publicUrl?: string;
     /** Default 24 hours (see `ChatIntegrationOptions.changeHoldMs`). */
     changeHoldMs?: number;
+    /** Default: for as long as the link stands (see `ChatIntegrationOptions.linkHoldMs`). */
+    linkHoldMs?: number;
     now?: () => Date;
   }) {
     this.#runtime = deps.runtime;
@@ -61,6 +64,7 @@ export class SlackIntegration {
     this.#slackApiUrl = deps.slackApiUrl;
     this.#publicUrl = deps.publicUrl;
     this.#changeHoldMs = deps.changeHoldMs ?? DEFAULT_CHANGE_HOLD_MS;
+    this.#linkHoldMs = deps.linkHoldMs ?? Number.POSITIVE_INFINITY;
     this.#now = deps.now ?? (() => new Date());
   }
 
@@ -100,6 +104,22 @@ export class SlackIntegration {
       unfurl_links: false,
     });
     return true;
+  }
+
+  /**
+   * A notice for admins, without buttons (e.g. an MCP gateway tool whose definition changed): to
+   * the configured channel, else to the direct messages of the named admins who linked Slack.
+   */
+  notice(text: string, admins: readonly string[]): void {
+    this.#track(this.#notice(text, admins));
+  }
+
+  async #notice(text: string, admins: readonly string[]): Promise<void> {
+    const settings = await this.#settings();
+    if (!settings) return;
+    const client = await this.client(settings.slack);
+    const targets = settings.slack.channel ? [settings.slack.channel] : await this.#approverIds(client, admins);
+    for (const channel of targets) await client.chat.postMessage({ channel, text, unfurl_links: false });
   }
 
   /** A verified button press: decide as the linked user, or tell the presser why not (only they see it). */
@@ -197,18 +217,19 @@ export class SlackIntegration {
     return answer?.team_id;
   }
 
-  /** Someone other than `username` set this within the hold: a press through it is a credential they issued. */
-  #recentChangeBy(username: string, by: string | undefined, at: string | undefined): string | undefined {
+  /** Someone other than `username` set this within `holdMs`: a press through it is a credential they issued. */
+  #recentChangeBy(username: string, by: string | undefined, at: string | undefined, holdMs: number): string | undefined {
     if (!by || !at || by === username) return undefined;
-    return this.#now().getTime() - Date.parse(at) < this.#changeHoldMs ? by : undefined;
+    return this.#now().getTime() - Date.parse(at) < holdMs ? by : undefined;
   }
 
   /**
    * The opsgate user a Slack member acts as, by the identity rules every door applies: the explicit
    * link, else the e-mail Slack has confirmed; never a disabled account, never from another
-   * workspace. When someone else set the link, or the app's secrets (whoever holds the signing
-   * secret can sign a press as anyone), within the hold, the identity names them as its issuer, so
-   * the policy refuses its approvals of other people's calls.
+   * workspace. When someone else set the link (for as long as it stands, by default: only the
+   * person's own, code-confirmed link approves), or the app's secrets within the hold (whoever holds
+   * the signing secret can sign a press as anyone), the identity names them as its issuer, so the
+   * policy refuses its approvals of other people's calls.
    */
   async #identityOf(client: WebClient, action: SlackBlockAction, settings: SlackSettings): Promise<Identity | string> {
     const workspace = await this.#workspaceOf(client, settings.botToken);
@@ -223,12 +244,12 @@ export class SlackIntegration {
       if (email && info?.user?.is_email_confirmed === true) link = links.find((l) => l.email === email);
     }
     if (!link)
-      return 'Your Slack account is not linked to an opsgate user, so you cannot decide here. Ask an opsgate admin to link it (Admin → Chat approvals), or decide in opsgate.';
+      return 'Your Slack account is not linked to an opsgate user, so you cannot decide here. Link it yourself in opsgate (Hosts & tokens, or Admin, → Your Slack account), or decide in opsgate.';
     const user = await this.#users.findById(link.userId);
     const issuedBy =
       user &&
-      (this.#recentChangeBy(user.username, link.linkedBy, link.linkedAt) ??
-        this.#recentChangeBy(user.username, settings.credentialsChangedBy, settings.credentialsChangedAt));
+      (this.#recentChangeBy(user.username, link.linkedBy, link.linkedAt, this.#linkHoldMs) ??
+        this.#recentChangeBy(user.username, settings.credentialsChangedBy, settings.credentialsChangedAt, this.#changeHoldMs));
     const identity = identityOf(user, { channel: 'slack', ...(issuedBy ? { issuedBy } : {}) });
     return (
       identity ??

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
+import type { LiveRef } from '../../service/live-drift.ts';
 import type { SchemaValidator } from '../../values/validate-values.ts';
 import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '../backend.ts';
 import { Memo } from '../memo.ts';
@@ -15,6 +16,7 @@ import type {
   PodHealth,
   ReleaseHook,
   RenderedRelease,
+  ServerCheck,
   WorkloadHealth,
 } from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
@@ -34,6 +36,7 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
+import { parseServerCheck, serverCheckArgs } from './server-check.ts';
 import { parseTemplateOutput, templateArgs } from './template-render.ts';
 
 /** Helm's default `--timeout` for install, upgrade, rollback and uninstall. */
@@ -124,6 +127,14 @@ export class HelmCli implements HelmBackend {
     namespace = '',
     timeoutMs = this.#options.commandTimeoutMs ?? 120_000,
   ): Promise<string> {
+    return this.#invoke(tool, args, operation, timeoutMs).catch((error: unknown) => {
+      if (!(error instanceof CommandFailed)) throw error;
+      throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
+    });
+  }
+
+  /** Runs one command with the cluster's routing flags; a failure is the raw CommandFailed (stderr whole). */
+  async #invoke(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, timeoutMs: number): Promise<string> {
     const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
     const kubeContext = this.#kubeContext();
     // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
@@ -138,12 +149,33 @@ export class HelmCli implements HelmBackend {
     if (tool === 'helm' && operation !== 'version') await this.helmVersion();
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
-    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) }).catch(
-      (error: unknown) => {
-        if (!(error instanceof CommandFailed)) throw error;
-        throw classifyHelmError(operation, `${error.stderr}\n${error.message}`, release, namespace);
-      },
-    );
+    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Issue 30 N6: the rendered objects through the API server's own strict field validation, changing
+   * nothing (see server-check.ts). Helm's dry run does not validate on servers that advertise
+   * `fieldValidation`, and Helm 4 applies with Strict: a `spec.replicaz` failed only after approval.
+   */
+  async checkObjects(manifest: string, namespace: string): Promise<ServerCheck> {
+    const dir = await mkdtemp(join(tmpdir(), 'opsgate-helm-check-'));
+    const file = join(dir, 'objects.yaml');
+    try {
+      // The manifest may hold Secrets: a private file, removed at once.
+      await writeFile(file, manifest, { mode: 0o600 });
+      const output = await this.#invoke(
+        'kubectl',
+        serverCheckArgs(file, namespace),
+        'check objects',
+        this.#options.commandTimeoutMs ?? 120_000,
+      );
+      return parseServerCheck(output, '');
+    } catch (error) {
+      if (!(error instanceof CommandFailed)) throw error;
+      return parseServerCheck('', error.stderr);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Writes values to a private temporary file (values may hold secrets) for `--values`. */
@@ -225,6 +257,7 @@ export class HelmCli implements HelmBackend {
     return {
       ...status,
       chart: { metadata: { ...status.chart.metadata, name: metadata.chart, version: metadata.version, appVersion: metadata.appVersion } },
+      ...(metadata.labels ? { labels: metadata.labels } : {}),
     };
   }
 
@@ -311,12 +344,88 @@ export class HelmCli implements HelmBackend {
    * search's text per chart is `NAME\vREPO/NAME\v…`, v3 `cmd/helm/search/search.go` indstr) at
    * exactly `version`.
    */
-  async findChart(name: string, version: string): Promise<string[]> {
+  async findChart(name: string, version: string): Promise<Array<{ reference: string; appVersion: string }>> {
     const pattern = `\\v[^/\\v]+/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\v`;
     const output = await this.#run('helm', ['search', 'repo', pattern, '--regexp', '--version', version, '--output', 'json'], 'search');
     return parseHelmSearch(output)
       .filter((found) => found.version === version && found.name.endsWith(`/${name}`))
-      .map((found) => found.name);
+      .map((found) => ({ reference: found.name, appVersion: found.app_version }));
+  }
+
+  /**
+   * A revision's labels. Helm 4 prints them in `get metadata`; Helm 3.17 does not, so they are read
+   * from the revision's storage object (`sh.helm.release.v1.NAME.vN`, labels only: its data holds
+   * the values). Another storage driver (sql, memory) or no right to read gives undefined.
+   */
+  async releaseLabels(release: string, namespace: string, revision: number): Promise<Readonly<Record<string, string>> | undefined> {
+    if ((await this.helmMajorVersion()) >= 4)
+      return parseHelmMetadata(
+        await this.#run(
+          'helm',
+          ['get', 'metadata', release, '--namespace', namespace, '--revision', String(revision), '--output', 'json'],
+          'get metadata',
+          release,
+          namespace,
+        ),
+      ).labels;
+    const driver = ((this.#options.env ?? process.env).HELM_DRIVER ?? 'secret').toLowerCase();
+    const kind =
+      driver === '' || driver === 'secret' || driver === 'secrets' ? 'secret' : driver.startsWith('configmap') ? 'configmap' : undefined;
+    if (!kind) return undefined;
+    const output = await this.#run(
+      'kubectl',
+      [
+        'get',
+        kind,
+        `sh.helm.release.v1.${release}.v${revision}`,
+        '--namespace',
+        namespace,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.metadata.labels}',
+      ],
+      'get release labels',
+      release,
+      namespace,
+    ).catch((error: unknown) => {
+      if (OpsgateError.isInstance(error) && error.code === 'HELM_FORBIDDEN') return '';
+      throw error;
+    });
+    if (!output.trim()) return undefined;
+    try {
+      return JSON.parse(output) as Record<string, string>;
+    } catch {
+      throw HelmErrors.HELM_BAD_OUTPUT({ command: 'kubectl get release labels', detail: 'the labels are not JSON' });
+    }
+  }
+
+  /**
+   * The live objects, one `kubectl get` per namespace, each named `kind.group/name` (so a custom
+   * resource's kind is not taken for another group's).
+   */
+  async liveObjects(refs: readonly LiveRef[]): Promise<Array<Record<string, unknown>>> {
+    const found: Array<Record<string, unknown>> = [];
+    for (const [namespace, group] of Map.groupBy(refs, (ref) => ref.namespace)) {
+      const names = group.map((ref) => {
+        const apiGroup = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.indexOf('/')) : '';
+        return `${ref.kind.toLowerCase()}${apiGroup ? `.${apiGroup}` : ''}/${ref.name}`;
+      });
+      const output = await this.#run(
+        'kubectl',
+        ['get', ...names, '--namespace', namespace, '--ignore-not-found', '-o', 'json'],
+        'get live objects',
+        '',
+        namespace,
+      );
+      if (output.trim()) found.push(...parseKubectlObjects(output));
+    }
+    return found;
+  }
+
+  /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
+  #labelArgs(request: ReleaseRequest): string[] {
+    const labels = Object.entries(request.labels ?? {});
+    return labels.length ? ['--labels', labels.map(([key, value]) => `${key}=${value}`).join(',')] : [];
   }
 
   /**
@@ -410,6 +519,7 @@ export class HelmCli implements HelmBackend {
       request.namespace,
       ...(request.createNamespace ? ['--create-namespace'] : []),
       ...(request.replace ? ['--replace'] : []),
+      ...this.#labelArgs(request),
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
@@ -427,6 +537,7 @@ export class HelmCli implements HelmBackend {
       '--namespace',
       request.namespace,
       '--reset-values',
+      ...this.#labelArgs(request),
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),

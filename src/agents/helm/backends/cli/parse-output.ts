@@ -98,6 +98,8 @@ export interface HelmReleaseMetadata {
   readonly chart: string;
   readonly version: string;
   readonly appVersion: string;
+  /** The release's labels (Helm 4 prints them; Helm 3.17 does not). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -116,6 +118,9 @@ export function parseHelmMetadata(output: string): HelmReleaseMetadata {
     chart: text(row.chart),
     version: text(row.version),
     appVersion: text(row.appVersion),
+    ...(row.labels && typeof row.labels === 'object' && !Array.isArray(row.labels)
+      ? { labels: Object.fromEntries(Object.entries(row.labels as Record<string, unknown>).map(([key, value]) => [key, text(value)])) }
+      : {}),
   };
 }
 

@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
+import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
+import { DIGEST_LABEL, SOURCE_LABEL } from '../../src/agents/helm/service/chart-origin.ts';
+import { HelmService, type PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
+import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
+import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
+
+const run = promisify(execFile);
+const INHOUSE_CHART = new URL('./charts-inhouse/webapp-1.0.0', import.meta.url).pathname;
+
+// Issue 30 N5 (review 2026-11-26 §2 N5): opsgate's demo repository holds `webapp 1.0.0` (appVersion
+// 1.25.3, a Deployment and a Service); a team's `helm repo` repository `corp` holds its own
+// `webapp 1.0.0` (appVersion 9.9, one ConfigMap). The real Helm 3.17.2 and 4.1.4 against the stub API
+// server, the `corp` repository served over HTTP from this process (async execFile only: the stub
+// and the repository answer from this process).
+describe('a chart is taken from the source its release came from, and every plan names source and digest (N5)', () => {
+  let stub: KubeApiStub;
+  let repositoryServer: Server;
+  let home: string;
+  let kubeconfig: string;
+  let demo: ChartRepository;
+
+  beforeAll(async () => {
+    stub = await startKubeApiStub();
+    home = mkdtempSync(join(tmpdir(), 'opsgate-helm-origin-'));
+    kubeconfig = join(home, 'kubeconfig');
+    writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
+    const repositoryDir = join(home, 'corp');
+    mkdirSync(repositoryDir);
+    repositoryServer = createServer((request, response) => {
+      try {
+        response.end(readFileSync(join(repositoryDir, (request.url ?? '/').replace(/^\/+/, '').replace(/\.\./g, ''))));
+      } catch {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => repositoryServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(repositoryServer.address() as AddressInfo).port}`;
+    const helm = realHelmBinaries('v4').helm;
+    const env = { ...process.env, HOME: home };
+    await run(helm, ['package', INHOUSE_CHART, '--destination', repositoryDir], { env });
+    await run(helm, ['repo', 'index', repositoryDir, '--url', url], { env });
+    await run(helm, ['repo', 'add', 'corp', url], { env });
+    demo = await ChartRepository.open();
+  }, 120_000);
+  afterAll(async () => {
+    await stub?.close();
+    await new Promise((resolve) => repositoryServer?.close(resolve));
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  describe.each(['v3', 'v4'] as const)('real Helm %s', (major: HelmMajor) => {
+    const binaries = () => realHelmBinaries(major);
+    const env = () => ({ ...process.env, HOME: home });
+    const helm = (args: string[]) => run(binaries().helm, [...args, '--kubeconfig', kubeconfig], { env: env() });
+    const service = () =>
+      new HelmService(new HelmCli({ helmPath: binaries().helm, kubectlPath: binaries().kubectl, kubeconfig, env: env() }), demo);
+    const legacy = `legacy-${major}`;
+    const inhouse = `inhouse-${major}`;
+
+    beforeAll(async () => {
+      // What a team did before opsgate: the in-house chart, installed by hand (no record of its source).
+      await helm(['install', legacy, 'corp/webapp', '--version', '1.0.0', '--namespace', 'default']);
+    }, 120_000);
+
+    it('an upgrade naming no chart keeps the in-house chart, not the demo namesake, and says the source is unproven', async () => {
+      const plan = await service().plan({ operation: 'upgrade', release: legacy, namespace: 'default', values: { greeting: 'hi' } });
+      expect(plan.chart).toMatchObject({ name: 'webapp', version: '1.0.0', appVersion: '9.9', source: 'corp/webapp' });
+      expect(plan.chart?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(plan.resources).toMatchObject({ create: [], delete: [], change: [`ConfigMap/${legacy}-inhouse`] });
+      expect(plan.risks.join('\n')).toContain(`release ${legacy} carries no record of its chart's source`);
+    });
+
+    it('the demo namesake named explicitly is refused: same name and version, another appVersion', async () => {
+      const request: PlanRequest = { operation: 'upgrade', release: legacy, namespace: 'default', chart: 'webapp', version: '1.0.0' };
+      await expect(service().plan(request)).rejects.toMatchObject({ code: 'HELM_CHART_SOURCE_MISMATCH' });
+      const allowed = await service().plan({ ...request, allowSourceChange: true });
+      expect(allowed.chart).toMatchObject({ appVersion: '1.25.3', source: `${demo.url}webapp` });
+    });
+
+    it('an install through opsgate records the source on the release; an upgrade from another source is refused unless allowed, then flagged', async () => {
+      const helmService = service();
+      const install: PlanRequest = { operation: 'install', release: inhouse, namespace: 'default', chart: 'corp/webapp', version: '1.0.0' };
+      const plan = await helmService.plan(install);
+      expect(plan.chart).toMatchObject({ source: 'corp/webapp', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+      await helmService.execute(install, plan.planHash);
+      const labels = await new HelmCli({
+        helmPath: binaries().helm,
+        kubectlPath: binaries().kubectl,
+        kubeconfig,
+        env: env(),
+      }).releaseLabels(inhouse, 'default', 1);
+      expect(labels).toMatchObject({
+        [SOURCE_LABEL]: expect.stringMatching(/^[0-9a-f]{56}$/),
+        [DIGEST_LABEL]: plan.chart!.digest!.slice(7, 63),
+      });
+
+      const switchToDemo: PlanRequest = {
+        operation: 'upgrade',
+        release: inhouse,
+        namespace: 'default',
+        chart: 'demo/webapp',
+        version: '1.0.0',
+      };
+      await expect(helmService.plan(switchToDemo)).rejects.toMatchObject({
+        code: 'HELM_CHART_SOURCE_CHANGED',
+        message: expect.stringContaining('allowSourceChange'),
+      });
+      const flagged = await helmService.plan({ ...switchToDemo, allowSourceChange: true });
+      expect(flagged.risks.join('\n')).toContain('the chart source changes');
+      const kept = await helmService.plan({ operation: 'upgrade', release: inhouse, namespace: 'default' });
+      expect(kept.chart).toMatchObject({ source: 'corp/webapp', digest: plan.chart!.digest });
+      expect(kept.risks.join('\n')).not.toContain('no record');
+    });
+
+    it("a chart of opsgate's repository folder is named by its url and index digest", async () => {
+      const plan = await service().plan({ operation: 'install', release: `web-${major}`, namespace: 'default', chart: 'webapp' });
+      expect(plan.chart).toMatchObject({ source: `${demo.url}webapp`, digest: `sha256:${demo.entry('webapp', '1.1.0').digest}` });
+    });
+  });
+});
