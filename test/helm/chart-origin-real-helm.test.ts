@@ -14,6 +14,8 @@ import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-s
 import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 
 const run = promisify(execFile);
+/** Generous for a loaded 2-core machine (each real helm/kubectl process costs 0.3–1 s of CPU); not a timed assertion. */
+const REAL_BINARY_TIMEOUT_MS = 120_000;
 const INHOUSE_CHART = new URL('./charts-inhouse/webapp-1.0.0', import.meta.url).pathname;
 
 // Issue 30 N5 (review 2026-11-26 §2 N5): opsgate's demo repository holds `webapp 1.0.0` (appVersion
@@ -51,7 +53,7 @@ describe('a chart is taken from the source its release came from, and every plan
     await run(helm, ['repo', 'index', repositoryDir, '--url', url], { env });
     await run(helm, ['repo', 'add', 'corp', url], { env });
     demo = await ChartRepository.open();
-  }, 120_000);
+  }, REAL_BINARY_TIMEOUT_MS);
   afterAll(async () => {
     await stub?.close();
     await new Promise((resolve) => repositoryServer?.close(resolve));
@@ -70,61 +72,83 @@ describe('a chart is taken from the source its release came from, and every plan
     beforeAll(async () => {
       // What a team did before opsgate: the in-house chart, installed by hand (no record of its source).
       await helm(['install', legacy, 'corp/webapp', '--version', '1.0.0', '--namespace', 'default']);
-    }, 120_000);
+    }, REAL_BINARY_TIMEOUT_MS);
 
-    it('an upgrade naming no chart keeps the in-house chart, not the demo namesake, and says the source is unproven', async () => {
-      const plan = await service().plan({ operation: 'upgrade', release: legacy, namespace: 'default', values: { greeting: 'hi' } });
-      expect(plan.chart).toMatchObject({ name: 'webapp', version: '1.0.0', appVersion: '9.9', source: 'corp/webapp' });
-      expect(plan.chart?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-      expect(plan.resources).toMatchObject({ create: [], delete: [], change: [`ConfigMap/${legacy}-inhouse`] });
-      expect(plan.risks.join('\n')).toContain(`release ${legacy} carries no record of its chart's source`);
-    });
+    it(
+      'an upgrade naming no chart keeps the in-house chart, not the demo namesake, and says the source is unproven',
+      async () => {
+        const plan = await service().plan({ operation: 'upgrade', release: legacy, namespace: 'default', values: { greeting: 'hi' } });
+        expect(plan.chart).toMatchObject({ name: 'webapp', version: '1.0.0', appVersion: '9.9', source: 'corp/webapp' });
+        expect(plan.chart?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(plan.resources).toMatchObject({ create: [], delete: [], change: [`ConfigMap/${legacy}-inhouse`] });
+        expect(plan.risks.join('\n')).toContain(`release ${legacy} carries no record of its chart's source`);
+      },
+      REAL_BINARY_TIMEOUT_MS,
+    );
 
-    it('the demo namesake named explicitly is refused: same name and version, another appVersion', async () => {
-      const request: PlanRequest = { operation: 'upgrade', release: legacy, namespace: 'default', chart: 'webapp', version: '1.0.0' };
-      await expect(service().plan(request)).rejects.toMatchObject({ code: 'HELM_CHART_SOURCE_MISMATCH' });
-      const allowed = await service().plan({ ...request, allowSourceChange: true });
-      expect(allowed.chart).toMatchObject({ appVersion: '1.25.3', source: `${demo.url}webapp` });
-    });
+    it(
+      'the demo namesake named explicitly is refused: same name and version, another appVersion',
+      async () => {
+        const request: PlanRequest = { operation: 'upgrade', release: legacy, namespace: 'default', chart: 'webapp', version: '1.0.0' };
+        await expect(service().plan(request)).rejects.toMatchObject({ code: 'HELM_CHART_SOURCE_MISMATCH' });
+        const allowed = await service().plan({ ...request, allowSourceChange: true });
+        expect(allowed.chart).toMatchObject({ appVersion: '1.25.3', source: `${demo.url}webapp` });
+      },
+      REAL_BINARY_TIMEOUT_MS,
+    );
 
-    it('an install through opsgate records the source on the release; an upgrade from another source is refused unless allowed, then flagged', async () => {
-      const helmService = service();
-      const install: PlanRequest = { operation: 'install', release: inhouse, namespace: 'default', chart: 'corp/webapp', version: '1.0.0' };
-      const plan = await helmService.plan(install);
-      expect(plan.chart).toMatchObject({ source: 'corp/webapp', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
-      await helmService.execute(install, plan.planHash);
-      const labels = await new HelmCli({
-        helmPath: binaries().helm,
-        kubectlPath: binaries().kubectl,
-        kubeconfig,
-        env: env(),
-      }).releaseLabels(inhouse, 'default', 1);
-      expect(labels).toMatchObject({
-        [SOURCE_LABEL]: expect.stringMatching(/^[0-9a-f]{56}$/),
-        [DIGEST_LABEL]: plan.chart!.digest!.slice(7, 63),
-      });
+    it(
+      'an install through opsgate records the source on the release; an upgrade from another source is refused unless allowed, then flagged',
+      async () => {
+        const helmService = service();
+        const install: PlanRequest = {
+          operation: 'install',
+          release: inhouse,
+          namespace: 'default',
+          chart: 'corp/webapp',
+          version: '1.0.0',
+        };
+        const plan = await helmService.plan(install);
+        expect(plan.chart).toMatchObject({ source: 'corp/webapp', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+        await helmService.execute(install, plan.planHash);
+        const labels = await new HelmCli({
+          helmPath: binaries().helm,
+          kubectlPath: binaries().kubectl,
+          kubeconfig,
+          env: env(),
+        }).releaseLabels(inhouse, 'default', 1);
+        expect(labels).toMatchObject({
+          [SOURCE_LABEL]: expect.stringMatching(/^[0-9a-f]{56}$/),
+          [DIGEST_LABEL]: plan.chart!.digest!.slice(7, 63),
+        });
 
-      const switchToDemo: PlanRequest = {
-        operation: 'upgrade',
-        release: inhouse,
-        namespace: 'default',
-        chart: 'demo/webapp',
-        version: '1.0.0',
-      };
-      await expect(helmService.plan(switchToDemo)).rejects.toMatchObject({
-        code: 'HELM_CHART_SOURCE_CHANGED',
-        message: expect.stringContaining('allowSourceChange'),
-      });
-      const flagged = await helmService.plan({ ...switchToDemo, allowSourceChange: true });
-      expect(flagged.risks.join('\n')).toContain('the chart source changes');
-      const kept = await helmService.plan({ operation: 'upgrade', release: inhouse, namespace: 'default' });
-      expect(kept.chart).toMatchObject({ source: 'corp/webapp', digest: plan.chart!.digest });
-      expect(kept.risks.join('\n')).not.toContain('no record');
-    });
+        const switchToDemo: PlanRequest = {
+          operation: 'upgrade',
+          release: inhouse,
+          namespace: 'default',
+          chart: 'demo/webapp',
+          version: '1.0.0',
+        };
+        await expect(helmService.plan(switchToDemo)).rejects.toMatchObject({
+          code: 'HELM_CHART_SOURCE_CHANGED',
+          message: expect.stringContaining('allowSourceChange'),
+        });
+        const flagged = await helmService.plan({ ...switchToDemo, allowSourceChange: true });
+        expect(flagged.risks.join('\n')).toContain('the chart source changes');
+        const kept = await helmService.plan({ operation: 'upgrade', release: inhouse, namespace: 'default' });
+        expect(kept.chart).toMatchObject({ source: 'corp/webapp', digest: plan.chart!.digest });
+        expect(kept.risks.join('\n')).not.toContain('no record');
+      },
+      REAL_BINARY_TIMEOUT_MS,
+    );
 
-    it("a chart of opsgate's repository folder is named by its url and index digest", async () => {
-      const plan = await service().plan({ operation: 'install', release: `web-${major}`, namespace: 'default', chart: 'webapp' });
-      expect(plan.chart).toMatchObject({ source: `${demo.url}webapp`, digest: `sha256:${demo.entry('webapp', '1.1.0').digest}` });
-    });
+    it(
+      "a chart of opsgate's repository folder is named by its url and index digest",
+      async () => {
+        const plan = await service().plan({ operation: 'install', release: `web-${major}`, namespace: 'default', chart: 'webapp' });
+        expect(plan.chart).toMatchObject({ source: `${demo.url}webapp`, digest: `sha256:${demo.entry('webapp', '1.1.0').digest}` });
+      },
+      REAL_BINARY_TIMEOUT_MS,
+    );
   });
 });

@@ -50,11 +50,6 @@ export function isRecordedSource(recorded: RecordedOrigin, origin: ChartOrigin):
   return recorded.sourceHash === sourceHash(origin.source);
 }
 
-/** Whether `origin` is the very archive the release was installed from (same source and digest). */
-export function isRecordedArchive(recorded: RecordedOrigin, origin: ChartOrigin): boolean {
-  return isRecordedSource(recorded, origin) && recorded.digestPrefix === originLabels(origin)[DIGEST_LABEL];
-}
-
 /** A chart that might replace the running one: its content and origin. */
 export interface CandidateChart {
   readonly chart: LoadedChart;
