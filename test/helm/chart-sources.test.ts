@@ -10,6 +10,9 @@ import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import type { FakeChartSources } from './fake-helm/fake-chart-sources.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: OCI registries (oci://, a tag pushed again) cannot run here; the `helm repo` path runs
+// on the real Helm 3.17/4.1 in chart-origin-real-helm.test.ts.
+
 // Issue 20 C4 (review 2026-11-24-helm §2 C4): releases already on a real cluster come from `helm
 // repo` repositories or OCI registries, not from opsgate's one repository. The charts are
 // test/helm/charts (hooked, operator, secretive) packed by buildRepository; `helm pull` and

@@ -12,6 +12,10 @@ import { HelmService, splitChartString } from '../../src/agents/helm/service/hel
 import { buildPlan } from '../../src/agents/helm/service/plan.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: it makes what the real binaries against the stub cannot: a Helm older than 3.13 (C5;
+// no such binary here), in-cluster config without a context (a pod's ServiceAccount files), a Job deleted
+// between Helm's answer and kubectl's read (L2); N1 runs on the real binaries in workflow-cases.ts.
+
 // Issue 20 (review 2026-11-24-helm): what a team meets the first day opsgate runs against its own
 // cluster. Origins: C3 and C5 from §2 "Certain breaks", L1 and L2 from "Likely breaks"; error
 // texts are kubectl 1.32.4's (the review ran Debian's kubectl against a stub API server).

@@ -6,6 +6,9 @@ import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: it counts dry runs in the fake's argv log; on the real binaries the whole change is
+// counted by the N7 process budget (workflow-cases.ts, expectProcessBudget), which bounds the dry runs too.
+
 // Issue 20 acceptance: "an approved change costs at most 4 server dry runs (plans reused by input
 // hash)". The review counted 12 per change from the fake's argv log (M2): 6 plans of 2 renders.
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'], channel: 'web' };

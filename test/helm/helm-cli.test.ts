@@ -6,6 +6,10 @@ import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.t
 import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { type FakeHelmVersion, type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: the argv and output shapes per Helm version are checked against Helm's own flag tables
+// without a cluster, in-process and fast; the same commands run on the real Helm 3.17/4.1 in
+// workflow-helm3/4.test.ts.
+
 describe.each(['v3', 'v4'] as const)('CLI backend against a fake helm %s and kubectl (Helm output shapes)', (version: FakeHelmVersion) => {
   let fake: InProcessFakeHelm;
   let cli: HelmCli;

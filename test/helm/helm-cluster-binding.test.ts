@@ -7,6 +7,9 @@ import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: several clusters need one cluster per context; what is under test is opsgate's binding
+// of the approval to the cluster, not Helm, and one fake per context costs no processes.
+
 // Issue 20, "several clusters": an approval is bound to the cluster it was given for. Approving a
 // change planned for cluster A never runs it on B: editing the call's cluster is a fresh proposal,
 // and a cluster re-registered with another context between proposal and approval voids the plan.

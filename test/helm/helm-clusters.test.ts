@@ -11,6 +11,9 @@ import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { sqliteTestStore, type TestStore } from '../../src/testing/test-stores.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: several clusters need one cluster per context; the allow-list, the plan's cluster and
+// Cedar's view are opsgate's logic, not Helm's, and one fake per context costs no processes.
+
 // Issue 20, "several clusters": registered clusters are the targets of the workflow, allow-listed
 // by namespace, named in the plan (and its hash), the approval and the audit, and seen by Cedar.
 const alice: Identity = { userId: 1, username: 'alice', roles: ['user'], channel: 'web' };

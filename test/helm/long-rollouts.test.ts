@@ -12,6 +12,9 @@ import { createHelmMcpServer } from '../../src/agents/helm/mcp/mcp-server.ts';
 import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { type FakeHelm, type InProcessFakeHelm, inProcessFakeHelm, installFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: Helm-time (90 s rollouts, 250 s hooks) is compressed by fake timers; the real binaries
+// would take it in real time (the 2026-11-26 review ran a 75 s rollout on Helm 4.1 by hand).
+
 // Issue 20, break 1 (review 2026-11-24-helm C1 and baseline point 5): a Helm call stopped after the
 // MCP SDK's default 60 s while `helm` ran on, and `--timeout` + 60 s killed commands whose hooks
 // each took most of Helm's per-hook `--timeout`. The fake's cluster takes Helm-time (FakeTiming);

@@ -10,6 +10,9 @@ import { createHelmMcpServer } from '../../src/agents/helm/mcp/mcp-server.ts';
 import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: not moved yet: hook text changed between plan and execution is opsgate's comparison
+// over the dry run's JSON; Secret redaction on the real Helm 4.1 is in secret-redaction-real-helm.test.ts.
+
 // Issue 20 M3 and M4 (review 2026-11-24-helm §2 "Misleading"). M3: hooks were bound by kind, name
 // and events only (parse-output.ts), so a changed migration hook was neither shown nor covered by
 // the approval hash. M4: the dry run's and status's Secret data and the user values reached the

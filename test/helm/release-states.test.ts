@@ -13,6 +13,9 @@ import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { type InProcessFakeHelm, inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 
+// Why the fake `helm`: the states an interrupted Helm leaves (pending-*, uninstalling, a failed revision
+// beside the deployed one) cannot be made with the real binary against the stub without killing it mid-write.
+
 const TEST_CHARTS = new URL('./charts/', import.meta.url).pathname;
 
 /** The demo charts plus the test charts (a hook chart), packaged into a throwaway repository. */

@@ -13,6 +13,9 @@ import { schemaDraft, type ValuesValidation, validateValues } from '../../src/ag
 import { inProcessFakeHelm } from './fake-helm/install-fakes.ts';
 import { HELM_TESTDATA, loadTestChart } from './support/helm-testcharts.ts';
 
+// Why the fake `helm`: it compares opsgate's schema failures with Helm's own golden texts; the schema check
+// on the real Helm 3.17 (N3) runs in workflow-cases.ts.
+
 const readText = (file: string) => readFileSync(join(HELM_TESTDATA, file), 'utf8');
 const readJson = (file: string) => JSON.parse(readText(file)) as SchemaDocument;
 const readValues = (file: string) => parseYaml(readText(file)) as Record<string, unknown>;
