@@ -76,7 +76,7 @@ export const REVIEW_BREAKS: readonly ReviewBreak[] = [
     file: 'src/agents/sandbox/engines/sql-guard.ts',
     find: '(QUERY_ONLY_PRAGMAS.has(pragma) && arg2 === null)',
     replace: 'QUERY_ONLY_PRAGMAS.has(pragma)',
-    tests: ['src/agents/sandbox/engines'],
+    tests: ['src/agents/sandbox/engines/sql-guard.test.ts'],
   },
   {
     id: 'M08',
