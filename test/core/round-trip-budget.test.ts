@@ -28,7 +28,8 @@ const BUDGET = {
 };
 
 /** The sealer chains journaled events in the background, as often as timing allows: not the round trip's cost. */
-const SEALER_STATEMENT = /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit', 'on'/i;
+const SEALER_STATEMENT =
+  /"audit_events"|"audit_checkpoints"|from "audit_pending"|pg_(?:try_)?advisory_xact_lock|set_config\('synchronous_commit', 'on'/i;
 
 interface Counts {
   statements: number;
