@@ -200,7 +200,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (options.hosts) hostRoutes(privateApp, catalog, options.hosts, audit);
     if (options.helmClusters) helmClusterRoutes(privateApp, catalog, options.helmClusters, audit);
     chat.privateRoutes(privateApp, catalog);
-    if (options.gateway) gatewayAdminRoutes(privateApp, catalog, options.gateway, options.store);
+    gatewayAdminRoutes(privateApp, catalog, options.gateway, options.store);
   });
   app.addHook('onClose', async () => {
     await changes.close();

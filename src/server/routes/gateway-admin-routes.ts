@@ -24,8 +24,10 @@ function requireAdmin(request: FastifyRequest): void {
  * The gateway's tool pinning for admins in the web UI (F3): the changed definitions held back,
  * each as a diff against the accepted one, and accepting exactly the reviewed one — the same
  * `tool_definition_accepted` audit event as `opsgate gateway --accept-tool`, naming the person.
+ * The list is served without a gateway too (an empty list that says so), so the admin screen asks
+ * without a 404; the gateway's tables exist only where a gateway has run.
  */
-export function gatewayAdminRoutes(app: FastifyInstance, catalog: ApiCatalog, gateway: Gateway, store: Store): void {
+export function gatewayAdminRoutes(app: FastifyInstance, catalog: ApiCatalog, gateway: Gateway | undefined, store: Store): void {
   const definitions = new ToolDefinitions(store);
   apiRoute(
     app,
@@ -38,9 +40,11 @@ export function gatewayAdminRoutes(app: FastifyInstance, catalog: ApiCatalog, ga
     },
     async ({ request }) => {
       requireAdmin(request);
-      return { changes: (await definitions.changed()).map(toolChangeView) };
+      if (!gateway) return { gateway: false, changes: [] };
+      return { gateway: true, changes: (await definitions.changed()).map(toolChangeView) };
     },
   );
+  if (!gateway) return;
   apiRoute(
     app,
     catalog,

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, errorText, request } from './api.ts';
+import { errorText, request } from './api.ts';
 import { DiffView } from './diff-view.tsx';
 
 /** A changed MCP gateway tool definition, as the server's review route gives it. */
@@ -13,7 +13,7 @@ interface ToolChangeView {
 }
 
 const toolChangesApi = {
-  list: () => request<{ changes: ToolChangeView[] }>('GET', '/api/gateway/tool-changes').then((a) => a.changes),
+  list: () => request<{ gateway: boolean; changes: ToolChangeView[] }>('GET', '/api/gateway/tool-changes'),
   accept: (change: ToolChangeView) =>
     request('POST', '/api/gateway/tool-changes/accept', { upstream: change.upstream, tool: change.tool, changedHash: change.changedHash }),
 };
@@ -28,13 +28,9 @@ export function ToolChangesSection() {
   const [changes, setChanges] = useState<ToolChangeView[] | undefined | 'absent'>();
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>();
   const reload = useCallback(async () => {
-    try {
-      setChanges(await toolChangesApi.list());
-    } catch (error) {
-      // No gateway on this server: the route does not exist, and neither does the section.
-      if (error instanceof ApiError && error.status === 404) setChanges('absent');
-      else throw error;
-    }
+    const answer = await toolChangesApi.list();
+    // This server runs no gateway: nothing to review, and no section.
+    setChanges(answer.gateway ? answer.changes : 'absent');
   }, []);
   useEffect(() => {
     reload().catch((error: unknown) => setMessage({ ok: false, text: errorText(error) }));
