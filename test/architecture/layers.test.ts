@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTERFACES, importCycles, layerOf, relativeImports, root, sourceFiles, src } from './source-graph.ts';
@@ -86,5 +87,12 @@ describe('architecture', () => {
       'agents/x/d.ts',
       'cli/e.ts',
     ]);
+  });
+
+  it('every module names what it re-exports: no export * (adding a name to a boundary is a decision, not a side effect)', () => {
+    const starExports = allFiles
+      .filter((file) => /^export (?:type )?\* from /m.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(starExports).toEqual([]);
   });
 });

@@ -168,7 +168,8 @@ describe('the decision authorizer through the runtime', () => {
     const turn = await runtime.send(session.id, 'pay twice', paula);
     const callId = turn.interrupt!.callId;
     const expiresAt = '2026-11-27T05:01:00.000Z';
-    clock.advance(60_000);
+    // A second after the expiry, so the error names the expiry and not the moment of the decision.
+    clock.advance(61_000);
     const refused = await runtime.decide(session.id, { type: 'approve', callId }, alice).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'APPROVAL_EXPIRED', fields: { tool: 'transfer', expiresAt } });
     expect((refused as Error).message).toBe(
@@ -178,7 +179,7 @@ describe('the decision authorizer through the runtime', () => {
     const [expired] = await new AuditLog(store.store).list({ type: 'tool_expired' });
     expect(expired).toMatchObject({ actor: 'user:alice', payload: { callId, tool: 'transfer', expiresAt } });
     const row = await store.store.db.selectFrom('tool_calls').select(['status', 'decided_at']).where('id', '=', callId).executeTakeFirst();
-    expect(row).toEqual({ status: 'expired', decided_at: expiresAt });
+    expect(row).toEqual({ status: 'expired', decided_at: '2026-11-27T05:01:01.000Z' });
     const after = await runtime.getSession(session.id, paula);
     expect(after.status).toBe('idle');
     expect(after.messages.filter((message) => message.role === 'tool').map((message) => message.text)).toEqual([

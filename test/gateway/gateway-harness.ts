@@ -9,6 +9,7 @@ import { ResourceTokens } from '../../src/core/identity/oauth-grants.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { Gateway, parseGatewayConfig, startGatewayHttp } from '../../src/gateway/index.ts';
 import type { McpHttpHost } from '../../src/mcp/http-host.ts';
+import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 import type { WebhookOptions } from '../../src/server/webhooks/index.ts';
 import { startWebServer, type WebServer } from '../web/web-harness.ts';
 
@@ -37,7 +38,7 @@ export interface GatewayRig {
 export async function startGatewayRig(
   extraConfig = '',
   settings = 'approvalWaitSeconds: 20',
-  server: { webhooks?: WebhookOptions } = {},
+  server: { webhooks?: WebhookOptions; chat?: ChatIntegrationOptions } = {},
 ): Promise<GatewayRig> {
   const files = mkdtempSync(join(tmpdir(), 'opsgate-gateway-files-'));
   const config = parseGatewayConfig(

@@ -86,7 +86,8 @@ describe('long rollouts and hooks, with virtual time (in-process fake helm)', ()
     const { cli, service } = await setUp({});
     const hooked = { release: 'app', namespace: 'default', chart: 'hooked' };
     await service.execute({ operation: 'install', ...hooked }, (await service.plan({ operation: 'install', ...hooked })).planHash);
-    const upgrade = { operation: 'upgrade' as const, ...hooked, values: { replicaCount: 2 } };
+    // The hooked chart's migration Job gets 600 s by default (issue 30 N8); this change asks for 300 s.
+    const upgrade = { operation: 'upgrade' as const, ...hooked, values: { replicaCount: 2 }, timeoutSeconds: 300 };
     const plan = await service.plan(upgrade);
     expect(plan.hooks?.map(({ key, events }) => ({ key, events }))).toEqual(
       expect.arrayContaining([{ key: 'Job/app-migrate', events: ['pre-upgrade', 'pre-install'] }]),
@@ -112,7 +113,8 @@ describe('long rollouts and hooks, with virtual time (in-process fake helm)', ()
     const { service } = await setUp({});
     const hooked = { release: 'app', namespace: 'default', chart: 'hooked' };
     await service.execute({ operation: 'install', ...hooked }, (await service.plan({ operation: 'install', ...hooked })).planHash);
-    const upgrade = { operation: 'upgrade' as const, ...hooked, values: { replicaCount: 2 } };
+    // The hooked chart's migration Job gets 600 s by default (issue 30 N8); this change asks for 300 s.
+    const upgrade = { operation: 'upgrade' as const, ...hooked, values: { replicaCount: 2 }, timeoutSeconds: 300 };
     const plan = await service.plan(upgrade);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     const timed = new HelmService(

@@ -127,6 +127,12 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
         const shown = await inSession.innerText();
         expect(shown, call.tool).toMatch(kind.shows);
         expect(shown, call.tool).toMatch(/^Risk: /);
+        // Review A11: the facts of a grant say days as days and dates in the page's format, not ISO.
+        if (call.tool === 'grant_access_to_user') {
+          const facts = await alice.getByTestId('approval-panel').getByTestId('preview-fields').innerText();
+          expect(facts).toMatch(/renewal period\s*14 days/);
+          expect(facts).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+        }
         // Issue 31: the approver reads no developer words unless she opens the details.
         expect(unreadableIn(await alice.evaluate(readableText), identifiers), `${call.tool}: the session page shows`).toEqual([]);
         await alice.goto(`${server.url}/#/inbox`);
@@ -276,6 +282,10 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
       await poll(async () => [...new Set(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type'))))]).toEqual([
         'session_started',
       ]);
+      // Broken 3's withdrawal reads as one, not as a rejection (review N8).
+      await admin.locator('#audit-type').selectOption('tool_rejected');
+      await admin.getByRole('button', { name: 'Filter' }).click();
+      await poll(() => admin.getByTestId('audit-type').allTextContents()).toContain('tool withdrawn');
       await admin.locator('#audit-type').selectOption('');
       await admin.locator('#audit-tool').fill('execute_query');
       await admin.getByRole('button', { name: 'Filter' }).click();

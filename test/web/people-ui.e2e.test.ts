@@ -349,6 +349,16 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
       expect(shown).toContain('echo hello-from-$((6*7))');
       // The shell's continuation prompt never prefixes the output (review T8).
       expect(shown).not.toContain('> hello-from-42');
+      // The last row is not cut by the panel's edge (review T9): the rows end inside the host's content box.
+      const fits = await john.getByTestId('terminal').evaluate((panel) => {
+        const host = panel.querySelector('.terminal-host')!;
+        const rowsBox = panel.querySelector('.xterm-rows')!.getBoundingClientRect();
+        const hostBox = host.getBoundingClientRect();
+        const paddingBottom = Number.parseFloat(getComputedStyle(host).paddingBottom);
+        const panelBox = panel.getBoundingClientRect();
+        return { rowsBottom: rowsBox.bottom, limit: Math.min(hostBox.bottom - paddingBottom, panelBox.bottom) };
+      });
+      expect(fits.rowsBottom, "the terminal's last row is cut off").toBeLessThanOrEqual(fits.limit + 0.5);
       await john.getByTestId('suggestions').getByRole('button', { name: 'hosts' }).click();
       await john.getByText(/web-1: .*host key confirmed/).waitFor();
       await screens(john, '15-troubleshoot-terminal');

@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../core/errors/index.ts';
+import { defineErrorCodes, type OpsgateError } from '../../core/errors/index.ts';
 
 /**
  * What the access tools tell the model, verbatim from the spec's tables
@@ -28,5 +28,7 @@ export const GRANTED_MESSAGE = 'Access granted successfully';
 
 /** The message text of a code, without fields. */
 export function toolMessage(code: keyof typeof AccessToolErrors, fields?: Record<string, unknown>): string {
-  return AccessToolErrors[code](fields).message;
+  // Any code by name: the caller passes the fields its message names (ACCESS_TOOL_ACCESS_NOT_FOUND: accessName).
+  const factory = AccessToolErrors[code] as (fields?: Record<string, unknown>) => OpsgateError;
+  return factory(fields).message;
 }

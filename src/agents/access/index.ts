@@ -28,10 +28,3 @@ export const accessAgent = defineAgent({
     };
   },
 });
-
-export * from './client/index.ts';
-export { accessInterpreter } from './intents.ts';
-export { ACCESS_INSTRUCTIONS } from './prompt.ts';
-export { type AccessBackend, startAccessBackend } from './service/embedded-service.ts';
-export * from './service/index.ts';
-export { createAccessTools } from './tools/access-tools.ts';

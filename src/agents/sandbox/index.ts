@@ -7,18 +7,7 @@ import { sandboxInterpreter } from './intents.ts';
 import { SANDBOX_INSTRUCTIONS } from './prompt.ts';
 import { bridgesPerSession, STAGING_TOOLS, sandboxTools } from './tools/sandbox-tools.ts';
 
-export { directChannel, mcpChannel, type SandboxChannel } from './bridge/channel.ts';
-export { connectHttp, connectInMemory, connectStdio, type SandboxConnection } from './bridge/connect.ts';
-export { DbBridge, type SandboxSession, TransactionHandle, type TransactionState } from './bridge/db-bridge.ts';
-export { createSandboxMcpServer } from './bridge/mcp-server.ts';
-export { dispatchWriteCall, isRetryableSandboxError, type WriteDispatchOptions } from './bridge/orchestrator.ts';
-export { demoDatabasePath, ensureDemoDatabase } from './demo/index.ts';
-export type { ChangePreview, QueryResult, SandboxEngine, SqlParam } from './engines/engine.ts';
-export { openSandboxEngine } from './engines/open-engine.ts';
-export { SqliteSandboxEngine } from './engines/sqlite-engine.ts';
-export * from './errors.ts';
-export { SANDBOX_INSTRUCTIONS } from './prompt.ts';
-export { type BridgeFor, STAGING_TOOLS, sandboxTools } from './tools/sandbox-tools.ts';
+export { demoDatabasePath } from './demo/index.ts';
 
 /** The name of the auto-approve rule for calls that only touch an uncommitted transaction. */
 export const STAGING_RULE = 'sandbox-uncommitted-transaction';

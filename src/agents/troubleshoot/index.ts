@@ -16,12 +16,9 @@ import { readOutputTool } from './tools/read-output.ts';
 import { suggestSshCommandTool } from './tools/suggest-ssh-command.ts';
 
 export { TroubleshootErrors } from './errors.ts';
-export { CommandHistory } from './history/command-history.ts';
-export { type AddHostInput, type Host, HostRepository } from './hosts/host-repository.ts';
-export { AUTO_APPROVE_RULE, agentModeAutoApprove } from './policy/policy.ts';
-export { MAX_ITERATIONS, TROUBLESHOOT_INSTRUCTIONS } from './prompt.ts';
-export { ShellSession } from './ssh/shell-session.ts';
-export { probeHostKey, sshFingerprint } from './ssh/ssh-connect.ts';
+export { HostRepository } from './hosts/host-repository.ts';
+export { MAX_ITERATIONS } from './prompt.ts';
+export { probeHostKey } from './ssh/ssh-connect.ts';
 export { troubleshootMigrations } from './store/migrations.ts';
 
 /**
@@ -41,7 +38,7 @@ export const troubleshootAgent = defineAgent({
 });
 
 /** Default soft timeout of a command before "Read Output & Continue" (AR-12): 2 minutes. */
-export const DEFAULT_SOFT_TIMEOUT_MS = 120_000;
+const DEFAULT_SOFT_TIMEOUT_MS = 120_000;
 
 export interface TroubleshootOverrides {
   readonly checkCommand?: CommandCheck;

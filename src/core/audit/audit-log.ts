@@ -132,6 +132,7 @@ export class AuditLog {
   #anchor: Anchor | undefined;
   #sealTimer: NodeJS.Timeout | undefined;
   #sealFailures = 0;
+  #replicas = 1;
   #sealing: Promise<number> | undefined;
   #sealAgain = false;
   #onAppend: ((ms: number) => void) | undefined;
@@ -143,6 +144,21 @@ export class AuditLog {
     this.#checkpointEveryMs = options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS;
     this.#checkpointEveryEvents = options.checkpointEveryEvents ?? DEFAULT_CHECKPOINT_EVERY_EVENTS;
     this.#key = options.key;
+  }
+
+  /**
+   * Tells the background sealer how many replicas share the store (the runtime counts them at each
+   * heartbeat). Any replica's seal chains every replica's journal, so each waits `replicas` times the
+   * seal delay: together they seal about as often as one process does, instead of each paying a
+   * sealing transaction (mostly finding the sealers' lock taken) per delay. Readers still seal first.
+   */
+  shareSealing(replicas: number): void {
+    this.#replicas = Math.max(1, Math.floor(replicas));
+  }
+
+  /** How long a journaled event waits before the background sealer chains it, in ms. */
+  get sealDelayMs(): number {
+    return this.#sealDelayMs * this.#replicas;
   }
 
   /** Observes the time from journaling an event to its sealing (metrics). */
@@ -205,7 +221,7 @@ export class AuditLog {
 
   #scheduleSeal(): void {
     if (this.#sealTimer) return;
-    const delay = Math.min(this.#sealDelayMs * 2 ** this.#sealFailures, MAX_SEAL_RETRY_MS);
+    const delay = Math.min(this.sealDelayMs * 2 ** this.#sealFailures, MAX_SEAL_RETRY_MS);
     this.#sealTimer = setTimeout(() => {
       this.#sealTimer = undefined;
       void this.#sealUnlessBusy().then(

@@ -43,14 +43,25 @@ function fillTemplate(template: string, fields: Record<string, unknown>): string
   return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in fields ? String(fields[key]) : whole));
 }
 
+/** The `{name}` placeholders of a message template, as a union of names. */
+export type TemplateFields<Message extends string> = Message extends `${string}{${infer Field}}${infer Rest}`
+  ? Field | TemplateFields<Rest>
+  : never;
+
+/**
+ * A code's factory. Every `{name}` of its message is a required field, so a forgotten one is a
+ * type error rather than a literal `{name}` in front of a person; more fields may ride along.
+ */
+export type ErrorFactory<Message extends string> = [TemplateFields<Message>] extends [never]
+  ? (fields?: Record<string, unknown>, options?: ErrorOptions) => OpsgateError
+  : (fields: Record<TemplateFields<Message>, unknown> & Record<string, unknown>, options?: ErrorOptions) => OpsgateError;
+
 /**
  * Declares a table of error codes and returns a typed factory per code:
- * `const E = defineErrorCodes({ NOT_FOUND: { status: 404, message: '...' } }); throw E.NOT_FOUND({ id })`.
+ * `const E = defineErrorCodes({ NOT_FOUND: { status: 404, message: 'No {thing}…' } }); throw E.NOT_FOUND({ thing })`.
  */
-export function defineErrorCodes<T extends Record<string, ErrorSpec>>(
-  table: T,
-): { [K in keyof T]: (fields?: Record<string, unknown>, options?: ErrorOptions) => OpsgateError } {
-  const factories = {} as { [K in keyof T]: (fields?: Record<string, unknown>, options?: ErrorOptions) => OpsgateError };
+export function defineErrorCodes<const T extends Record<string, ErrorSpec>>(table: T): { [K in keyof T]: ErrorFactory<T[K]['message']> } {
+  const factories = {} as Record<string, (fields?: Record<string, unknown>, options?: ErrorOptions) => OpsgateError>;
   for (const [code, spec] of Object.entries(table) as Array<[keyof T & string, ErrorSpec]>) {
     const existing = registry.get(code);
     if (existing && (existing.message !== spec.message || existing.status !== spec.status)) {
@@ -59,7 +70,7 @@ export function defineErrorCodes<T extends Record<string, ErrorSpec>>(
     registry.set(code, spec);
     factories[code] = (fields = {}, options) => new OpsgateError(code, fillTemplate(spec.message, fields), spec.status, fields, options);
   }
-  return factories;
+  return factories as { [K in keyof T]: ErrorFactory<T[K]['message']> };
 }
 
 /** Every code declared so far (for documentation and the test that checks it). */

@@ -77,6 +77,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const turns = new SessionTurns({ store, audit, events, engine, sessions, observer, logger, now, generateId });
   const heartbeat = new InstanceHeartbeat({
     store,
+    audit,
     instance,
     lifecycle: processor.env.lifecycle,
     now,

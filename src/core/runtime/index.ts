@@ -8,4 +8,24 @@ export { SESSION_STATE_VERSION } from './session-state.ts';
 export type { SessionUsage } from './session-usage.ts';
 export type { TeamDirectory } from './team-directory.ts';
 export { ToolContinuation } from './tool-continuation.ts';
-export type * from './types.ts';
+export type {
+  ApprovalInterrupt,
+  ApprovalReadiness,
+  ChatMessage,
+  ContinueInterrupt,
+  Decision,
+  DirectRead,
+  DirectReadOutcome,
+  Interrupt,
+  QuestionAnswer,
+  QuestionInterrupt,
+  SessionEvent,
+  SessionSnapshot,
+  SessionStatus,
+  SessionSummary,
+  StaleApprovalReason,
+  StartSessionInput,
+  ToolCallRecord,
+  ToolCallStatus,
+  TurnResult,
+} from './types.ts';

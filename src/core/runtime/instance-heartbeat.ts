@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/index.ts';
 import { type Store, shareCommitSlots } from '../store/index.ts';
 import { type RecoveryReport, recoverInterruptedCalls } from './recovery.ts';
 import type { RuntimeInstance } from './runtime-instance.ts';
@@ -7,6 +8,8 @@ import type { WorkingSession } from './working-session.ts';
 
 export interface InstanceHeartbeatOptions {
   readonly store: Store;
+  /** Its background sealer shares the sealing with the other replicas. */
+  readonly audit: Pick<AuditLog, 'shareSealing'>;
   readonly instance: RuntimeInstance;
   readonly lifecycle: ToolCallLifecycle;
   readonly now: () => Date;
@@ -18,7 +21,7 @@ export interface InstanceHeartbeatOptions {
 /**
  * This runtime instance's life in the store: it registers, says it is alive every `intervalMs`, and
  * each time recovers what dead instances left `executing` or `running`. Live replicas keep theirs,
- * and the replicas alive share the commit slots.
+ * and the replicas alive share the commit slots and the sealing.
  */
 export class InstanceHeartbeat {
   readonly #options: InstanceHeartbeatOptions;
@@ -38,9 +41,10 @@ export class InstanceHeartbeat {
   }
 
   async recover(): Promise<RecoveryReport> {
-    const { store, instance, lifecycle, now, load } = this.#options;
+    const { store, audit, instance, lifecycle, now, load } = this.#options;
     const alive = await instance.aliveInstances();
     shareCommitSlots(store, alive.size);
+    audit.shareSealing(alive.size);
     return recoverInterruptedCalls({ store, lifecycle, now, load, alive });
   }
 

@@ -199,18 +199,26 @@ export const sessionRepository = {
     const sessionIds = [...new Set(requests.map((request) => request.sessionId))];
     const callIds = [...new Set(requests.flatMap((request) => (request.callId === undefined ? [] : [request.callId])))];
     const found = new Map<string, { version: number; calls: Map<string, ToolCallRow> }>();
+    // Built once per number of sessions and calls (statement-shapes.ts): this read precedes many turns.
     if (callIds.length === 0) {
-      const rows = await db.selectFrom('sessions').select(['id', 'version']).where('id', 'in', sessionIds).execute();
+      const { rows } = await executeByShape(db, `session versions × ${sessionIds.length}`, sessionIds, () =>
+        db.selectFrom('sessions').select(['id', 'version']).where('id', 'in', sessionIds),
+      );
       for (const row of rows) found.set(row.id, { version: row.version, calls: new Map() });
       return found;
     }
-    const rows = await db
-      .selectFrom('sessions')
-      .leftJoin('tool_calls', (join) => join.onRef('tool_calls.session_id', '=', 'sessions.id').on('tool_calls.id', 'in', callIds))
-      .selectAll('tool_calls')
-      .select(['sessions.id as stored_session_id', 'sessions.version as stored_version'])
-      .where('sessions.id', 'in', sessionIds)
-      .execute();
+    const { rows } = await executeByShape(
+      db,
+      `session versions × ${sessionIds.length}, calls × ${callIds.length}`,
+      [...callIds, ...sessionIds],
+      () =>
+        db
+          .selectFrom('sessions')
+          .leftJoin('tool_calls', (join) => join.onRef('tool_calls.session_id', '=', 'sessions.id').on('tool_calls.id', 'in', callIds))
+          .selectAll('tool_calls')
+          .select(['sessions.id as stored_session_id', 'sessions.version as stored_version'])
+          .where('sessions.id', 'in', sessionIds),
+    );
     for (const row of rows) {
       const { stored_session_id: sessionId, stored_version: version, ...call } = row;
       const entry = found.get(sessionId) ?? { version, calls: new Map<string, ToolCallRow>() };

@@ -9,7 +9,7 @@ export {
   type StoreNotifications,
   type StoreOptions,
 } from './open-store.ts';
-export type * from './schema.ts';
+export type { CoreDatabase, FeedbackTable, UsersTable } from './schema.ts';
 export { SlotBatcher } from './slot-batcher.ts';
 export { executeByShape, insertRows, type ShapeDb } from './statement-shapes.ts';
 export { isStoreError, isStoreUnavailable } from './store-unavailable.ts';

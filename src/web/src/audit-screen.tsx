@@ -36,6 +36,12 @@ function targetOf(payload: unknown): string {
   return '';
 }
 
+/** The event's type in words; a withdrawal is stored as a rejection marked `withdrawn` and reads as one (review N8). */
+function typeText(event: AuditEventView): string {
+  if (event.type === 'tool_rejected' && record(event.payload).withdrawn === true) return 'tool withdrawn';
+  return event.type.replace(/_/g, ' ');
+}
+
 /** `user:alice` → alice; `rule:x` → rule x; `agent:helm` → agent helm. */
 function actorText(actor: string): string {
   return actor.replace(/^user:/, '').replace(/^(rule|agent|system):/, '$1 ');
@@ -204,7 +210,9 @@ export function AuditScreen({ me, sessionId }: { me: Me; sessionId?: string }) {
                     <td>
                       <time dateTime={event.createdAt}>{new Date(event.createdAt).toLocaleString()}</time>
                     </td>
-                    <td class="type">{event.type.replace(/_/g, ' ')}</td>
+                    <td class="type" data-testid="audit-type">
+                      {typeText(event)}
+                    </td>
                     <td data-testid="audit-tool">{String(record(event.payload).tool ?? '')}</td>
                     <td>{targetOf(event.payload)}</td>
                     <td>{actorText(event.actor)}</td>

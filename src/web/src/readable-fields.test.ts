@@ -19,6 +19,16 @@ describe('readable fields of a call’s arguments', () => {
     ]);
   });
 
+  it('a count of days reads with its unit and a timestamp in the local format, not ISO (review A11)', () => {
+    const at = '2026-11-27T05:00:00.000Z';
+    expect(readableFields({ renewal_period: 14, grace_days: 1, expires_at: at, retries: 3 })).toEqual([
+      ['renewal period', '14 days'],
+      ['grace days', '1 day'],
+      ['expires at', new Date(at).toLocaleString()],
+      ['retries', '3'],
+    ]);
+  });
+
   it('nothing to show, or too much, leaves it to the raw JSON', () => {
     expect(readableFields({})).toBeUndefined();
     expect(readableFields(['a'])).toBeUndefined();

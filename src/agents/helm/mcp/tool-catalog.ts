@@ -30,7 +30,12 @@ const setFiles = z
   .array(z.object({ key: z.string().min(1).max(255), name: z.string().min(1).max(255), content: z.string().max(1_000_000) }))
   .max(20);
 /** Helm's `--timeout` for the change; the server refuses more than its admin limit (default 1800). */
-const timeoutSeconds = z.number().int().min(30).max(86_400);
+const timeoutSeconds = z
+  .number()
+  .int()
+  .min(30)
+  .max(86_400)
+  .describe("Helm's --timeout for this change, in seconds; leave it out for the default from the chart's size (shown in the plan)");
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */

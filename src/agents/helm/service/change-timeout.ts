@@ -3,11 +3,11 @@ import { parseManifest } from '../charts/render-chart.ts';
 import { HelmErrors } from '../errors.ts';
 
 /** Helm's own `--timeout` default, enough for a chart of a few workloads. */
-export const HELM_DEFAULT_TIMEOUT_SECONDS = 300;
+const HELM_DEFAULT_TIMEOUT_SECONDS = 300;
 /** The admin limit when none is configured (`agentOptions.helm.maxTimeoutSeconds`, `OPSGATE_HELM_MAX_TIMEOUT_SECONDS`). */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 1800;
 /** Below this Helm cannot even finish a small rollout against a real cluster. */
-export const MIN_TIMEOUT_SECONDS = 30;
+const MIN_TIMEOUT_SECONDS = 30;
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet']);
 

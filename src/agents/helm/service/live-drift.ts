@@ -101,7 +101,7 @@ function declaredDifferences(declared: unknown, live: unknown, path: string, out
       out.push({ path, release: declared, live });
       return;
     }
-    declared.forEach((item, index) => declaredDifferences(item, live[index], `${path}[${index}]`, out));
+    for (const [index, item] of declared.entries()) declaredDifferences(item, live[index], `${path}[${index}]`, out);
     return;
   }
   if (!sameLeaf(declared, live, path)) out.push({ path, release: declared, live });
