@@ -24,7 +24,13 @@ export interface SafetyModule {
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
-const AUDIT_SUITES = ['src/core/audit/**/*.test.ts', 'test/core/audit-integrity.test.ts', 'test/core/runtime.test.ts'];
+const AUDIT_SUITES = [
+  'src/core/audit/**/*.test.ts',
+  'test/core/audit-integrity.test.ts',
+  // The off-host checkpoint anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND, --checkpoints FILE).
+  'test/core/audit-anchor.test.ts',
+  'test/core/runtime.test.ts',
+];
 
 /** The safety modules: the code that decides, binds, records or refuses. */
 export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
