@@ -14,6 +14,7 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createServer } from '../../src/server/index.ts';
 import { login } from '../../src/server/testing/server-fixture.ts';
 import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
+import { postgresTestStore, testDatabaseUrl } from '../../src/testing/test-stores.ts';
 import { sshdAvailable, startTestSshd, type TestSshd } from '../support/sshd.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -73,6 +74,18 @@ describe('M6: the store and host secrets at rest', () => {
     ).rejects.toMatchObject({
       code: 'SECRETS_KEY_INVALID',
     });
+  });
+
+  it.skipIf(!testDatabaseUrl)('on PostgreSQL the key file is made in a data dir nobody created yet (a first start), 0700', async () => {
+    const postgres = await postgresTestStore.create();
+    const freshDataDir = join(root, 'first-start', 'data');
+    try {
+      await createStoreSecretStore(postgres.store, undefined, { env: { OPSGATE_DATA_DIR: freshDataDir } }).set('x', 'y');
+      expect(mode(freshDataDir)).toBe(0o700);
+      expect(mode(join(freshDataDir, 'secrets.key'))).toBe(0o600);
+    } finally {
+      await postgres.dispose();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveDataDir, type Store } from '../store/index.ts';
 import type { SecretStore } from './define-agent.ts';
@@ -35,6 +35,8 @@ function loadSecretsKey(store: Store, options: SecretKeyOptions): { key: Buffer;
   const dir = store.dialect === 'sqlite' ? dirname(store.location) : resolveDataDir(env.OPSGATE_DATA_DIR);
   const file = join(dir, 'secrets.key');
   if (!existsSync(file)) {
+    // On PostgreSQL nothing else may have created the data directory yet (a first start).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     try {
       writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
     } catch (error) {
