@@ -5,27 +5,9 @@ import { createRuntime } from '../../../src/core/runtime/index.ts';
 import { type DurableCommits, openStore } from '../../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../../src/testing/index.ts';
 import { type PostgresCluster, postgresBinDir, startPostgresCluster } from '../../../src/testing/postgres-cluster.ts';
+import { walSyncs } from './wal-syncs.ts';
 
 const ROUND_TRIPS = 10;
-
-/** The cluster's WAL fsyncs so far; backends report theirs when they exit, so callers close their pools first. */
-async function walSyncs(cluster: PostgresCluster): Promise<number> {
-  let last = -1;
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const client = new pg.Client({ connectionString: cluster.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ wal_sync: string }>('select wal_sync from pg_stat_wal');
-      const now = Number(rows[0]!.wal_sync);
-      if (now === last) return now;
-      last = now;
-    } finally {
-      await client.end();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return last;
-}
 
 const approver = { userId: 1, username: 'approver', roles: ['approver'] };
 
