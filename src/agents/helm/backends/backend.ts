@@ -34,6 +34,8 @@ export interface ReleaseRequest {
   readonly labels?: Readonly<Record<string, string>>;
   /** Install only: reuse the name of a release whose last revision is uninstalled or failed (`--replace`). */
   readonly replace?: boolean;
+  /** Helm undoes the change if it fails within `--timeout` (Helm 3 `--atomic`, Helm 4 `--rollback-on-failure`). */
+  readonly rollbackOnFailure?: boolean;
 }
 
 /** How long a rollback or uninstall may wait: Helm's `--timeout`, and the hooks that each may take all of it. */

@@ -76,6 +76,11 @@ export interface InstallationPlan {
   readonly createNamespace: boolean;
   /** Helm's `--timeout` for this change (issue 30 N8): the approval binds it like everything else. */
   readonly timeout?: ChangeTimeout;
+  /**
+   * Install/upgrade only: Helm undoes a change that fails within its `--timeout` (Helm 3 `--atomic`,
+   * Helm 4 `--rollback-on-failure`): an install is uninstalled, an upgrade rolled back. Bound by the hash.
+   */
+  readonly rollbackOnFailure?: boolean;
   readonly planHash: string;
   /**
    * Upgrade, on a real cluster: the running release's objects against their live state. Shown to
@@ -135,6 +140,7 @@ export interface PlanInput {
   readonly volatile?: readonly string[];
   readonly replace?: boolean;
   readonly timeout?: ChangeTimeout;
+  readonly rollbackOnFailure?: boolean;
 }
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
@@ -192,6 +198,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     risks,
     createNamespace: input.createNamespace ?? false,
     ...(input.timeout ? { timeout: input.timeout } : {}),
+    ...(input.rollbackOnFailure ? { rollbackOnFailure: true } : {}),
   };
   return { ...plan, planHash: hashPlan(plan, input.proposedManifest) };
 }

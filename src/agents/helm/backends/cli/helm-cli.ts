@@ -532,7 +532,13 @@ export class HelmCli implements HelmBackend {
     return ['--wait', '--wait-for-jobs', '--timeout', `${timeoutSeconds}s`];
   }
 
-  installArgs(request: ReleaseRequest, valuesFile: string): string[] {
+  /** Helm 3 `--atomic`, Helm 4 `--rollback-on-failure` (the same behaviour, renamed); both imply `--wait`. */
+  #rollbackOnFailureArgs(request: ReleaseRequest, major: number): string[] {
+    if (!request.rollbackOnFailure) return [];
+    return [major >= 4 ? '--rollback-on-failure' : '--atomic'];
+  }
+
+  installArgs(request: ReleaseRequest, valuesFile: string, major: number): string[] {
     return [
       'install',
       request.release,
@@ -545,12 +551,13 @@ export class HelmCli implements HelmBackend {
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
+      ...this.#rollbackOnFailureArgs(request, major),
       '--output',
       'json',
     ];
   }
 
-  upgradeArgs(request: ReleaseRequest, valuesFile: string): string[] {
+  upgradeArgs(request: ReleaseRequest, valuesFile: string, major: number): string[] {
     // --reset-values: the values file already holds the complete, deliberately merged user values.
     return [
       'upgrade',
@@ -563,17 +570,20 @@ export class HelmCli implements HelmBackend {
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
+      ...this.#rollbackOnFailureArgs(request, major),
       '--output',
       'json',
     ];
   }
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#change('install', request, (file) => this.installArgs(request, file));
+    const major = await this.helmMajorVersion();
+    return this.#change('install', request, (file) => this.installArgs(request, file, major));
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#change('upgrade', request, (file) => this.upgradeArgs(request, file));
+    const major = await this.helmMajorVersion();
+    return this.#change('upgrade', request, (file) => this.upgradeArgs(request, file, major));
   }
 
   /** Runs an install or upgrade with its values file, under the process limit past Helm's `--timeout`. */
