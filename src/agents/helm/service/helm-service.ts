@@ -457,6 +457,8 @@ export class HelmService {
     const recorded = current ? await this.#recordedOrigin(request, current) : undefined;
     const resolved = await this.#chartFor(request, current, recorded);
     const { chart } = resolved;
+    // A configured keyring: a chart without a valid signed .prov is refused before anything is approved.
+    const provenance = await this.backend.verifyChart?.(resolved.archive);
     // Issue 30 N5: an upgrade takes its chart from the source the release came from, or says it cannot know.
     const originRisks =
       current && this.backend.releaseLabels
@@ -556,6 +558,7 @@ export class HelmService {
         appVersion: chart.metadata.appVersion ?? '',
         source: resolved.origin.source,
         digest: resolved.origin.digest,
+        ...(provenance ? { provenance: { signedBy: provenance.signedBy, fingerprint: provenance.fingerprint } } : {}),
       },
       ...(current
         ? {

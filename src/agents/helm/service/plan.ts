@@ -25,6 +25,8 @@ export interface PlanChart {
   readonly source?: string;
   /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
   readonly digest?: string;
+  /** With an admin-configured keyring: who signed the archive's `.prov` (`helm verify`), bound like the rest. */
+  readonly provenance?: { readonly signedBy: string; readonly fingerprint: string };
 }
 
 /** The registered cluster a plan targets (absent when none is registered: the agent's default backend). */

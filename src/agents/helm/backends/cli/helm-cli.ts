@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { LiveRef } from '../../service/live-drift.ts';
@@ -9,6 +9,7 @@ import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '
 import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
+  ChartProvenance,
   ClusterInfo,
   HelmHistoryItem,
   HelmListItem,
@@ -37,6 +38,7 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { failedTestPods, parseHelmTestOutput } from './parse-test-output.ts';
+import { parseVerifyOutput } from './parse-verify-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
 import { parseServerCheck, serverCheckArgs } from './server-check.ts';
 import { parseTemplateOutput, templateArgs } from './template-render.ts';
@@ -60,6 +62,11 @@ export interface HelmCliOptions {
   readonly kubeContext?: string;
   /** `--kubeconfig` for both tools (a registered cluster's file). Default: $KUBECONFIG or ~/.kube/config. */
   readonly kubeconfig?: string;
+  /**
+   * An admin-configured public keyring (legacy `pubring.gpg` format): every chart must carry a `.prov`
+   * signed by one of its keys (`helm verify` in planning, `--verify --keyring` on install/upgrade).
+   */
+  readonly keyring?: string;
   /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
@@ -444,6 +451,28 @@ export class HelmCli implements HelmBackend {
     }
   }
 
+  /** `helm verify` against the configured keyring; undefined without one. */
+  async verifyChart(archive: string): Promise<ChartProvenance | undefined> {
+    const keyring = this.#options.keyring;
+    if (!keyring) return undefined;
+    let stdout: string;
+    try {
+      stdout = await this.#invoke('helm', ['verify', archive, '--keyring', keyring], 'verify', this.#options.commandTimeoutMs ?? 120_000);
+    } catch (error) {
+      if (!(error instanceof CommandFailed)) throw error;
+      const detail = error.stderr.trim().replace(/^Error: /, '') || error.message;
+      throw HelmErrors.HELM_CHART_UNVERIFIED({ archive: basename(archive), detail });
+    }
+    const provenance = parseVerifyOutput(stdout);
+    if (!provenance)
+      throw HelmErrors.HELM_CHART_UNVERIFIED({ archive: basename(archive), detail: `unexpected helm verify output: ${stdout.trim()}` });
+    return provenance;
+  }
+
+  #verifyArgs(): string[] {
+    return this.#options.keyring ? ['--verify', '--keyring', this.#options.keyring] : [];
+  }
+
   /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
   #labelArgs(request: ReleaseRequest): string[] {
     const labels = Object.entries(request.labels ?? {});
@@ -552,6 +581,7 @@ export class HelmCli implements HelmBackend {
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
       ...this.#rollbackOnFailureArgs(request, major),
+      ...this.#verifyArgs(),
       '--output',
       'json',
     ];
@@ -571,6 +601,7 @@ export class HelmCli implements HelmBackend {
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
       ...this.#rollbackOnFailureArgs(request, major),
+      ...this.#verifyArgs(),
       '--output',
       'json',
     ];
