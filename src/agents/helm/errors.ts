@@ -146,6 +146,16 @@ export const HelmErrors = defineErrorCodes({
     status: 502,
     message: 'helm {operation} failed: {detail}. Check the release status and history before retrying.',
   },
+  HELM_CHART_UNVERIFIED: {
+    status: 422,
+    message:
+      "Chart archive {archive} has no valid provenance for the configured keyring: {detail}. Nothing was planned; publish the chart with its signed .prov file (helm package --sign) by a key in the keyring, or ask an admin to add the signer's public key.",
+  },
+  HELM_CHANGE_ROLLED_BACK: {
+    status: 502,
+    message:
+      "helm {operation} of {release} failed and was undone as the plan asked ({undone}): {detail}. Nothing of the change is left running; find the cause (the detail, the workloads' events) and plan again.",
+  },
   HELM_REVISION_NOT_FOUND: {
     status: 404,
     message: 'Release {release} has no revision {revision}. Read its history (helm_get_release_status) and pick an existing revision.',

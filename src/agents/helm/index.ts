@@ -53,7 +53,8 @@ export const HELM_PHASE_DEFINITIONS = [
  * then charts are named `REPO/NAME` or `oci://…`); `maxTimeoutSeconds` (or
  * `OPSGATE_HELM_MAX_TIMEOUT_SECONDS`, default 1800) = the longest Helm `--timeout` a requester may
  * ask for; for the CLI backend `kubeContext`, `kubeconfig`, and
- * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH).
+ * `helmPath` / `kubectlPath` (or `OPSGATE_HELM_PATH` / `OPSGATE_KUBECTL_PATH`; default: found on PATH),
+ * and `keyring` (or `OPSGATE_HELM_KEYRING`) = a public keyring every chart's `.prov` must verify against.
  * Tools reach the Helm MCP server through a real MCP client (in-process transport).
  * `createHelmAgent({ run })` runs the CLI backend's commands through another runner (tests
  * answer them in-process); `helmAgent` runs real processes.
@@ -72,12 +73,14 @@ export function createHelmAgent(overrides: { readonly run?: CommandRunner } = {}
       const helmPath = context.options.helmPath ?? context.env.OPSGATE_HELM_PATH;
       const maxTimeoutSeconds = maxTimeoutFrom(context.options.maxTimeoutSeconds ?? context.env.OPSGATE_HELM_MAX_TIMEOUT_SECONDS);
       const kubectlPath = context.options.kubectlPath ?? context.env.OPSGATE_KUBECTL_PATH;
+      const keyring = context.options.keyring ?? context.env.OPSGATE_HELM_KEYRING;
       const cli = (target: { kubeContext?: string; kubeconfig?: string }) =>
         new HelmCli({
           ...(target.kubeContext ? { kubeContext: target.kubeContext } : {}),
           ...(target.kubeconfig ? { kubeconfig: target.kubeconfig } : {}),
           ...(helmPath ? { helmPath } : {}),
           ...(kubectlPath ? { kubectlPath } : {}),
+          ...(keyring ? { keyring } : {}),
           ...(overrides.run ? { run: overrides.run } : {}),
         });
       const backend: HelmBackend =

@@ -4,6 +4,7 @@ import type { Values } from '../values/merge-values.ts';
 import type { SchemaValidator } from '../values/validate-values.ts';
 import type {
   BackendKind,
+  ChartProvenance,
   ClusterInfo,
   HelmHistoryItem,
   HelmListItem,
@@ -34,6 +35,8 @@ export interface ReleaseRequest {
   readonly labels?: Readonly<Record<string, string>>;
   /** Install only: reuse the name of a release whose last revision is uninstalled or failed (`--replace`). */
   readonly replace?: boolean;
+  /** Helm undoes the change if it fails within `--timeout` (Helm 3 `--atomic`, Helm 4 `--rollback-on-failure`). */
+  readonly rollbackOnFailure?: boolean;
 }
 
 /** How long a rollback or uninstall may wait: Helm's `--timeout`, and the hooks that each may take all of it. */
@@ -102,6 +105,11 @@ export interface HelmBackend {
    * result, not an error (the change it follows has happened). Only a backend with a real `helm` has it.
    */
   runTests?(release: string, namespace: string, timeoutSeconds: number): Promise<ReleaseTestResult>;
+  /**
+   * With an admin-configured keyring: the archive's signed provenance (`helm verify`, the `.prov`
+   * beside it), or `HELM_CHART_UNVERIFIED`. Undefined when no keyring is configured.
+   */
+  verifyChart?(archive: string): Promise<ChartProvenance | undefined>;
   /** The values-schema validator of the Helm in use (it changed in 3.18.5). Default: Helm 4's. */
   schemaValidator?(): Promise<SchemaValidator>;
   /** The rendered objects through the API server's strict field validation, changing nothing (a real cluster only). */

@@ -139,6 +139,15 @@ export const SIMULATION_NOTE =
   "SIMULATION: this answer comes from opsgate's built-in simulated cluster (no real Kubernetes cluster was touched).";
 
 /** What `helm test` reported: each test hook Pod's phase. */
+/** A chart archive's provenance as `helm verify` checked it against the configured keyring. */
+export interface ChartProvenance {
+  /** The signing key's user id, `NAME <EMAIL>`. */
+  readonly signedBy: string;
+  readonly fingerprint: string;
+  /** The archive's sha256 the signed `.prov` names. */
+  readonly hash: string;
+}
+
 export interface ReleaseTestResult {
   readonly passed: boolean;
   readonly suites: ReadonlyArray<{ readonly name: string; readonly phase: string }>;

@@ -36,6 +36,12 @@ const timeoutSeconds = z
   .min(30)
   .max(86_400)
   .describe("Helm's --timeout for this change, in seconds; leave it out for the default from the chart's size (shown in the plan)");
+/** Helm 3 `--atomic` / Helm 4 `--rollback-on-failure`: a change that fails within its timeout is undone. */
+const rollbackOnFailure = z
+  .boolean()
+  .describe(
+    'install/upgrade: if the change fails or is not ready within its timeout, Helm undoes it (uninstall / roll back); shown in the plan',
+  );
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
 
 /** Phases of the workflow path, in order (the detailed phase list of the spec). */
@@ -57,6 +63,7 @@ const planningInput = {
   /** Upgrade only: take the chart from another source than the release's (refused otherwise; the plan flags it). */
   allowSourceChange: z.boolean().optional(),
   timeoutSeconds: timeoutSeconds.optional(),
+  rollbackOnFailure: rollbackOnFailure.optional(),
 };
 
 export interface HelmToolSpec {
@@ -180,6 +187,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       setFiles: setFiles.optional(),
       createNamespace: z.boolean().optional(),
       timeoutSeconds: timeoutSeconds.optional(),
+      rollbackOnFailure: rollbackOnFailure.optional(),
       planHash,
     }),
     mutability: 'mutable',
@@ -200,6 +208,7 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
       resetValues: z.boolean().optional(),
       allowSourceChange: z.boolean().optional(),
       timeoutSeconds: timeoutSeconds.optional(),
+      rollbackOnFailure: rollbackOnFailure.optional(),
       planHash,
     }),
     mutability: 'mutable',

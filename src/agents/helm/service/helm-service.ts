@@ -66,6 +66,11 @@ export interface PlanRequest {
   readonly allowSourceChange?: boolean;
   /** Helm's `--timeout` in seconds, within the admin limit. Default: from the chart's size. */
   readonly timeoutSeconds?: number;
+  /**
+   * Install/upgrade only: if the change fails within its timeout, Helm undoes it (Helm 3 `--atomic`,
+   * Helm 4 `--rollback-on-failure`): an install is uninstalled, an upgrade rolled back. Default false.
+   */
+  readonly rollbackOnFailure?: boolean;
 }
 
 export type Scenario =
@@ -452,6 +457,8 @@ export class HelmService {
     const recorded = current ? await this.#recordedOrigin(request, current) : undefined;
     const resolved = await this.#chartFor(request, current, recorded);
     const { chart } = resolved;
+    // A configured keyring: a chart without a valid signed .prov is refused before anything is approved.
+    const provenance = await this.backend.verifyChart?.(resolved.archive);
     // Issue 30 N5: an upgrade takes its chart from the source the release came from, or says it cannot know.
     const originRisks =
       current && this.backend.releaseLabels
@@ -535,6 +542,11 @@ export class HelmService {
     const testsLine = testsRisk(testHooks(rendered.hooks), this.backend.runTests !== undefined);
     if (testsLine) risks.push(testsLine);
     if (replaces) risks.push(`replaces release ${request.release}, uninstalled at revision ${replaces.version} with its history kept`);
+    const timeout = this.#timeout(request, rendered.manifest, rendered.hooks);
+    if (request.rollbackOnFailure)
+      risks.push(
+        `if the ${request.operation} fails or is not ready within ${timeout.seconds}s, Helm undoes it: ${current ? `rolls back to revision ${current.version}` : 'uninstalls the release'}`,
+      );
     const plan = buildPlan({
       ...(this.#cluster ? { cluster: this.#cluster } : {}),
       operation: request.operation,
@@ -546,6 +558,7 @@ export class HelmService {
         appVersion: chart.metadata.appVersion ?? '',
         source: resolved.origin.source,
         digest: resolved.origin.digest,
+        ...(provenance ? { provenance: { signedBy: provenance.signedBy, fingerprint: provenance.fingerprint } } : {}),
       },
       ...(current
         ? {
@@ -563,7 +576,8 @@ export class HelmService {
       valueInputs: valueInputDigests(request),
       createNamespace: request.operation === 'install' && prerequisites.createsNamespace,
       risks,
-      timeout: this.#timeout(request, rendered.manifest, rendered.hooks),
+      timeout,
+      ...(request.rollbackOnFailure ? { rollbackOnFailure: true } : {}),
     });
     const liveDrift = current && this.backend.liveObjects ? await this.#liveDrift(current, request.namespace) : undefined;
     return { plan: liveDrift ? { ...plan, liveDrift } : plan, resolved, values: userValues };
@@ -662,8 +676,10 @@ export class HelmService {
         labels: originLabels(resolved.origin),
         ...(plan.timeout ? { timeoutSeconds: plan.timeout.seconds } : {}),
         ...(plan.replace ? { replace: true } : {}),
+        ...(plan.rollbackOnFailure ? { rollbackOnFailure: true } : {}),
       };
-      const status = plan.operation === 'install' ? await this.backend.install(releaseRequest) : await this.backend.upgrade(releaseRequest);
+      const change = plan.operation === 'install' ? this.backend.install(releaseRequest) : this.backend.upgrade(releaseRequest);
+      const status = await change.catch((error: unknown) => this.#undoneOrRethrow(plan, error));
       // `helm test` after the change, as the plan said; its result is part of the answer (and so of the audit).
       const tests =
         testHooks(plan.hooks).length > 0 && this.backend.runTests
@@ -710,6 +726,40 @@ export class HelmService {
       if (!(OpsgateError.isInstance(error) && error.code === 'HELM_RELEASE_NOT_FOUND')) throw error;
     }
     return { plan, confirmed: `uninstalled ${plan.release} from ${plan.namespace}; status now reports "release: not found"` };
+  }
+
+  /**
+   * A failed install/upgrade that asked Helm to undo it: the release's state after the failure says
+   * whether Helm did (an install is gone, an upgrade's newest revision is a deployed rollback).
+   * Anything else is the original error, so an undo that did not happen is never claimed.
+   */
+  async #undoneOrRethrow(plan: InstallationPlan, error: unknown): Promise<never> {
+    if (!plan.rollbackOnFailure || !OpsgateError.isInstance(error)) throw error;
+    const detail = String(error.fields.detail ?? error.message);
+    const after = await this.backend.status(plan.release, plan.namespace).catch((readError: unknown) => {
+      if (OpsgateError.isInstance(readError) && readError.code === 'HELM_RELEASE_NOT_FOUND') return undefined;
+      throw error;
+    });
+    if (plan.operation === 'install' && (after === undefined || after.info.status === 'uninstalled'))
+      throw HelmErrors.HELM_CHANGE_ROLLED_BACK({
+        operation: 'install',
+        release: plan.release,
+        undone: 'the release was uninstalled',
+        detail,
+      });
+    if (
+      plan.operation === 'upgrade' &&
+      after?.info.status === 'deployed' &&
+      plan.nextRevision !== undefined &&
+      after.version > plan.nextRevision
+    )
+      throw HelmErrors.HELM_CHANGE_ROLLED_BACK({
+        operation: 'upgrade',
+        release: plan.release,
+        undone: `rolled back to revision ${plan.currentRevision}, now revision ${after.version}`,
+        detail,
+      });
+    throw error;
   }
 
   /** Polls release status and pod health until healthy, failing, or `timeoutSeconds` (bounded to 600). */

@@ -25,6 +25,8 @@ export interface PlanChart {
   readonly source?: string;
   /** That chart archive's sha256: the approval binds the exact chart, not only its name and version. */
   readonly digest?: string;
+  /** With an admin-configured keyring: who signed the archive's `.prov` (`helm verify`), bound like the rest. */
+  readonly provenance?: { readonly signedBy: string; readonly fingerprint: string };
 }
 
 /** The registered cluster a plan targets (absent when none is registered: the agent's default backend). */
@@ -76,6 +78,11 @@ export interface InstallationPlan {
   readonly createNamespace: boolean;
   /** Helm's `--timeout` for this change (issue 30 N8): the approval binds it like everything else. */
   readonly timeout?: ChangeTimeout;
+  /**
+   * Install/upgrade only: Helm undoes a change that fails within its `--timeout` (Helm 3 `--atomic`,
+   * Helm 4 `--rollback-on-failure`): an install is uninstalled, an upgrade rolled back. Bound by the hash.
+   */
+  readonly rollbackOnFailure?: boolean;
   readonly planHash: string;
   /**
    * Upgrade, on a real cluster: the running release's objects against their live state. Shown to
@@ -135,6 +142,7 @@ export interface PlanInput {
   readonly volatile?: readonly string[];
   readonly replace?: boolean;
   readonly timeout?: ChangeTimeout;
+  readonly rollbackOnFailure?: boolean;
 }
 
 /** Compares the current and proposed manifests and writes the plan with its rollback steps. */
@@ -192,6 +200,7 @@ export function buildPlan(input: PlanInput): InstallationPlan {
     risks,
     createNamespace: input.createNamespace ?? false,
     ...(input.timeout ? { timeout: input.timeout } : {}),
+    ...(input.rollbackOnFailure ? { rollbackOnFailure: true } : {}),
   };
   return { ...plan, planHash: hashPlan(plan, input.proposedManifest) };
 }

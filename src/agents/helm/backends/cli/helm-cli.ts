@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { OpsgateError } from '../../../../core/errors/index.ts';
 import { HelmErrors } from '../../errors.ts';
 import type { LiveRef } from '../../service/live-drift.ts';
@@ -9,6 +9,7 @@ import type { ChangeOptions, HelmBackend, ReleaseRequest, RenderRequest } from '
 import { Memo } from '../memo.ts';
 import { releaseHealth } from '../readiness.ts';
 import type {
+  ChartProvenance,
   ClusterInfo,
   HelmHistoryItem,
   HelmListItem,
@@ -37,6 +38,7 @@ import {
   parseKubectlVersion,
 } from './parse-output.ts';
 import { failedTestPods, parseHelmTestOutput } from './parse-test-output.ts';
+import { parseVerifyOutput } from './parse-verify-output.ts';
 import { CommandFailed, type CommandRunner, execCommand } from './run-command.ts';
 import { parseServerCheck, serverCheckArgs } from './server-check.ts';
 import { parseTemplateOutput, templateArgs } from './template-render.ts';
@@ -60,6 +62,11 @@ export interface HelmCliOptions {
   readonly kubeContext?: string;
   /** `--kubeconfig` for both tools (a registered cluster's file). Default: $KUBECONFIG or ~/.kube/config. */
   readonly kubeconfig?: string;
+  /**
+   * An admin-configured public keyring (legacy `pubring.gpg` format): every chart must carry a `.prov`
+   * signed by one of its keys (`helm verify` in planning, `--verify --keyring` on install/upgrade).
+   */
+  readonly keyring?: string;
   /** Per read-only command, milliseconds. Default 120000. Changing commands get Helm's `--timeout` plus a grace period. */
   readonly commandTimeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
@@ -444,6 +451,28 @@ export class HelmCli implements HelmBackend {
     }
   }
 
+  /** `helm verify` against the configured keyring; undefined without one. */
+  async verifyChart(archive: string): Promise<ChartProvenance | undefined> {
+    const keyring = this.#options.keyring;
+    if (!keyring) return undefined;
+    let stdout: string;
+    try {
+      stdout = await this.#invoke('helm', ['verify', archive, '--keyring', keyring], 'verify', this.#options.commandTimeoutMs ?? 120_000);
+    } catch (error) {
+      if (!(error instanceof CommandFailed)) throw error;
+      const detail = error.stderr.trim().replace(/^Error: /, '') || error.message;
+      throw HelmErrors.HELM_CHART_UNVERIFIED({ archive: basename(archive), detail });
+    }
+    const provenance = parseVerifyOutput(stdout);
+    if (!provenance)
+      throw HelmErrors.HELM_CHART_UNVERIFIED({ archive: basename(archive), detail: `unexpected helm verify output: ${stdout.trim()}` });
+    return provenance;
+  }
+
+  #verifyArgs(): string[] {
+    return this.#options.keyring ? ['--verify', '--keyring', this.#options.keyring] : [];
+  }
+
   /** `--labels k=v,…` (Helm ≥ 3.13) for the revision an install or upgrade records. */
   #labelArgs(request: ReleaseRequest): string[] {
     const labels = Object.entries(request.labels ?? {});
@@ -532,7 +561,13 @@ export class HelmCli implements HelmBackend {
     return ['--wait', '--wait-for-jobs', '--timeout', `${timeoutSeconds}s`];
   }
 
-  installArgs(request: ReleaseRequest, valuesFile: string): string[] {
+  /** Helm 3 `--atomic`, Helm 4 `--rollback-on-failure` (the same behaviour, renamed); both imply `--wait`. */
+  #rollbackOnFailureArgs(request: ReleaseRequest, major: number): string[] {
+    if (!request.rollbackOnFailure) return [];
+    return [major >= 4 ? '--rollback-on-failure' : '--atomic'];
+  }
+
+  installArgs(request: ReleaseRequest, valuesFile: string, major: number): string[] {
     return [
       'install',
       request.release,
@@ -545,12 +580,14 @@ export class HelmCli implements HelmBackend {
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
+      ...this.#rollbackOnFailureArgs(request, major),
+      ...this.#verifyArgs(),
       '--output',
       'json',
     ];
   }
 
-  upgradeArgs(request: ReleaseRequest, valuesFile: string): string[] {
+  upgradeArgs(request: ReleaseRequest, valuesFile: string, major: number): string[] {
     // --reset-values: the values file already holds the complete, deliberately merged user values.
     return [
       'upgrade',
@@ -563,17 +600,21 @@ export class HelmCli implements HelmBackend {
       '--values',
       valuesFile,
       ...this.#waitArgs(request.timeoutSeconds),
+      ...this.#rollbackOnFailureArgs(request, major),
+      ...this.#verifyArgs(),
       '--output',
       'json',
     ];
   }
 
   async install(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#change('install', request, (file) => this.installArgs(request, file));
+    const major = await this.helmMajorVersion();
+    return this.#change('install', request, (file) => this.installArgs(request, file, major));
   }
 
   async upgrade(request: ReleaseRequest): Promise<HelmStatus> {
-    return this.#change('upgrade', request, (file) => this.upgradeArgs(request, file));
+    const major = await this.helmMajorVersion();
+    return this.#change('upgrade', request, (file) => this.upgradeArgs(request, file, major));
   }
 
   /** Runs an install or upgrade with its values file, under the process limit past Helm's `--timeout`. */
