@@ -2,7 +2,7 @@ import type { Identity } from '../src/core/identity/index.ts';
 import type { Runtime, SessionSnapshot } from '../src/core/runtime/index.ts';
 
 /** A fact the final answer must (or must not) state: a case-insensitive substring or a pattern. */
-export type Fact = string | RegExp;
+type Fact = string | RegExp;
 
 /** One thing a person asks an agent, what it must do, and what it must never do. Written from the specs. */
 export interface Scenario {

@@ -14,7 +14,7 @@ echo "== type check (tsc)"
 tsc -p tsconfig.json
 echo "== lint (biome)"
 biome check --diagnostic-level=error src test bench scripts eval examples
-echo "== unused files and dependencies (knip; kept exceptions and their reasons in knip.jsonc)"
+echo "== unused files, dependencies, exports and types (knip; kept exceptions and their reasons in knip.jsonc)"
 knip
 echo "== doc claims (paths, quotes, npm scripts)"
 node scripts/doc-claims.ts

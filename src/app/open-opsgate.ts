@@ -24,7 +24,7 @@ export interface OpenOpsgateOptions {
 }
 
 /** `OPSGATE_POLICY_DIR` (validated now, a typed error when broken), else the default policy. */
-export function policyFromEnvironment(env: Readonly<Record<string, string | undefined>>): CallPolicy {
+function policyFromEnvironment(env: Readonly<Record<string, string | undefined>>): CallPolicy {
   return createCedarPolicy(loadPolicyDirectory(env.OPSGATE_POLICY_DIR || undefined));
 }
 

@@ -4,7 +4,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
 /** Where spans go: the standard OpenTelemetry variables. Nothing is exported when neither is set. */
-export function tracingEndpoint(env: Readonly<Record<string, string | undefined>>): string | undefined {
+function tracingEndpoint(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   if (traces) return traces;
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();

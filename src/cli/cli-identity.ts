@@ -10,7 +10,7 @@ export interface CliIdentity {
 }
 
 /** The issuer recorded for an identity that local mode asserts: who ran the command, on which machine account. */
-export function localIssuer(env: CliIo['env']): string {
+function localIssuer(env: CliIo['env']): string {
   let account = env.USER ?? 'unknown';
   try {
     account = userInfo().username;

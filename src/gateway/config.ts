@@ -56,7 +56,6 @@ const HttpUpstream = z
 
 export const UpstreamConfig = z.union([StdioUpstream, HttpUpstream]);
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;
-export type StdioUpstreamConfig = z.infer<typeof StdioUpstream>;
 export type ToolPin = z.infer<typeof ToolPin>;
 
 export const GatewayConfig = z

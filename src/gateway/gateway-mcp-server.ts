@@ -27,11 +27,9 @@ import { SAFE_TOOL_NAME, withoutControls, withoutControlsInTexts } from './untru
 import type { Upstream } from './upstream.ts';
 import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
 
-export { NAMESPACE_SEPARATOR };
-
 /** Puts the upstream before a resource URI as part of its scheme: `files+file:///srv/a.txt`. */
-export const RESOURCE_SEPARATOR = '+';
-export const COLLECT_TOOL = 'gateway_collect';
+const RESOURCE_SEPARATOR = '+';
+const COLLECT_TOOL = 'gateway_collect';
 /** `_meta` keys of a "waiting for approval" answer. */
 export const TICKET_META = 'opsgate/ticket';
 export const STATUS_META = 'opsgate/status';

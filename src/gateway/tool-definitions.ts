@@ -7,7 +7,7 @@ import type { StoreMigration } from '../core/store/migration.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 
 /** What a client and a model read of a tool: a change to any of it is a change of the tool. */
-export function definitionOf(tool: Tool): Record<string, unknown> {
+function definitionOf(tool: Tool): Record<string, unknown> {
   return {
     name: tool.name,
     title: tool.title ?? null,

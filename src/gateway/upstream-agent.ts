@@ -193,7 +193,7 @@ function compileInputSchema(ajv: Ajv2020, schema: Tool['inputSchema']): (value: 
 }
 
 /** The text parts of a result, joined. */
-export function resultText(result: CallToolResult): string {
+function resultText(result: CallToolResult): string {
   return result.content
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('\n')

@@ -1,1 +1,1 @@
-export { type AgentMcpServerOptions, createAgentMcpServer } from './agent-mcp-server.ts';
+export { createAgentMcpServer } from './agent-mcp-server.ts';

@@ -38,7 +38,7 @@ export interface AuditEventView {
   readonly createdAt: string;
 }
 
-export interface AuditChainStatus {
+interface AuditChainStatus {
   readonly ok: boolean;
   readonly checked: number;
   readonly firstBrokenSeq?: number;

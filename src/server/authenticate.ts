@@ -83,7 +83,7 @@ export class Authenticator {
 }
 
 /** The credential a request carries, if any. */
-export function credentialOf(request: FastifyRequest, security: CookieSecurity): Credential | undefined {
+function credentialOf(request: FastifyRequest, security: CookieSecurity): Credential | undefined {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);

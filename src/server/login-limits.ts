@@ -17,7 +17,7 @@ export interface LoginLimitConfig {
   readonly windowMs: number;
 }
 
-export const DEFAULT_LOGIN_LIMITS: LoginLimitConfig = { perAccountAndAddress: 10, perAccount: 50, perAddress: 30, windowMs: 15 * 60_000 };
+const DEFAULT_LOGIN_LIMITS: LoginLimitConfig = { perAccountAndAddress: 10, perAccount: 50, perAddress: 30, windowMs: 15 * 60_000 };
 
 interface Count {
   readonly failures: number;

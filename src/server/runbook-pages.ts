@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 /** `docs/runbooks` of this checkout: the troubleshoot agent's `[Open runbook](docs/runbooks/…)` links point here. */
-export const DEFAULT_RUNBOOK_DIR = join(import.meta.dirname, '..', '..', 'docs', 'runbooks');
+const DEFAULT_RUNBOOK_DIR = join(import.meta.dirname, '..', '..', 'docs', 'runbooks');
 
 const FILE_NAME = /^[a-z0-9-]+\.md$/;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

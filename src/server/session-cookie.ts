@@ -15,7 +15,7 @@ export function isSecureRequest(request: FastifyRequest, security: CookieSecurit
 }
 
 /** Over HTTPS the cookie is `Secure` and `__Host-`-prefixed, so no plain-HTTP page or subdomain can set or read it. */
-export function sessionCookieName(request: FastifyRequest, security: CookieSecurity): string {
+function sessionCookieName(request: FastifyRequest, security: CookieSecurity): string {
   return isSecureRequest(request, security) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
 }
 

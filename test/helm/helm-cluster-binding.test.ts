@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_REPOSITORY_DIR } from '../../src/agents/helm/charts/chart-repository.ts';
 import { ClusterRegistry, createHelmAgent } from '../../src/agents/helm/index.ts';

@@ -22,23 +22,13 @@ import { SecretRedactor } from './service/redact-secrets.ts';
 import { createHelmTools } from './tools/helm-tools.ts';
 import { classifyHelmRequest } from './workflow/route.ts';
 
-export { helmSimulatorMigration, helmSimulatorMigrations } from './backends/simulator/migration.ts';
-export { SimulatedCluster, type SimulatedFault } from './backends/simulator/simulated-cluster.ts';
-export { ChartRepository } from './charts/chart-repository.ts';
 export { helmClustersMigration } from './clusters/cluster-migration.ts';
-export { type AddClusterInput, ClusterRegistry, type HelmCluster } from './clusters/cluster-registry.ts';
-export { createHelmMcpServer } from './mcp/mcp-server.ts';
-export { HelmApprovalHITLMiddleware } from './middleware/approval-hitl-middleware.ts';
-export { ErrorRecoveryMiddleware } from './middleware/error-recovery-middleware.ts';
-export { type HelmAgentState, HelmAgentStateMiddleware } from './middleware/state-middleware.ts';
-export { DISCOVERY_SUBAGENT_PROMPT, HELM_MGMT_SUPERVISOR_PROMPT, PLANNER_SUBAGENT_PROMPT } from './prompt.ts';
-export { HelmService } from './service/helm-service.ts';
-export { classifyHelmRequest } from './workflow/route.ts';
+export { ClusterRegistry, type HelmCluster } from './clusters/cluster-registry.ts';
 
 /** The secret-store name of the key that digests hidden Secret data in plans. */
 const REDACTION_KEY_SECRET = 'helm-plan-redaction-key';
 
-export const HELM_PHASE_DEFINITIONS = [
+const HELM_PHASE_DEFINITIONS = [
   { name: 'discovery', title: 'Discovery & context' },
   { name: 'values_confirmation', title: 'Values confirmation', gate: 'question' },
   { name: 'planning', title: 'Planning & validation' },

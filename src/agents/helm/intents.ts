@@ -401,5 +401,3 @@ function onCluster(action: InterpreterAction, cluster: string | undefined): Inte
   if (cluster === undefined || !('toolCalls' in action)) return action;
   return { ...action, toolCalls: action.toolCalls.map((c: Call) => ({ ...c, input: { cluster, ...c.input } })) };
 }
-
-export type { Call };

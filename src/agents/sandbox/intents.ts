@@ -19,7 +19,7 @@ function cell(value: unknown): string {
 }
 
 /** Renders rows as a plain text table (at most 50 rows). */
-export function renderRows(rows: ReadonlyArray<Record<string, unknown>>, columns?: readonly string[]): string {
+function renderRows(rows: ReadonlyArray<Record<string, unknown>>, columns?: readonly string[]): string {
   if (rows.length === 0) return '(no rows)';
   const names = columns?.length ? [...columns] : Object.keys(rows[0]!);
   const shown = rows.slice(0, 50).map((row) => names.map((name) => cell(row[name])));

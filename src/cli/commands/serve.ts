@@ -22,7 +22,7 @@ import { type CliCommand, type CliIo, UsageError } from '../command.ts';
 import { parseCommandArgs, parseIntegerOption } from '../parse-args.ts';
 
 /** The people `opsgate serve` creates on first start (store without users). */
-export const DEMO_LOGINS = [
+const DEMO_LOGINS = [
   { username: 'john_doe', role: 'user' },
   { username: 'jane_smith', role: 'user' },
   { username: 'alice', role: 'approver' },
@@ -30,7 +30,7 @@ export const DEMO_LOGINS = [
 ] as const;
 
 /** Creates the demo logins when there are no users yet; writes them to `<dataDir>/demo-logins.txt` (mode 0600). */
-export async function seedDemoLogins(
+async function seedDemoLogins(
   users: UserRepository,
   dataDir: string,
   env: Readonly<Record<string, string | undefined>>,
@@ -52,7 +52,7 @@ export async function seedDemoLogins(
 }
 
 /** The cookie HMAC key: `OPSGATE_COOKIE_KEY` (base64, ≥ 32 bytes; share it between replicas) or `<dataDir>/cookie.key`. */
-export function loadCookieKey(dataDir: string, env: Readonly<Record<string, string | undefined>>): Buffer {
+function loadCookieKey(dataDir: string, env: Readonly<Record<string, string | undefined>>): Buffer {
   if (env.OPSGATE_COOKIE_KEY) {
     const key = Buffer.from(env.OPSGATE_COOKIE_KEY, 'base64');
     if (key.length < 32) throw new UsageError('OPSGATE_COOKIE_KEY must be at least 32 bytes, base64-encoded');

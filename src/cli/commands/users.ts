@@ -16,7 +16,7 @@ const ACTIONS = ['add', 'token', 'tokens', 'list', 'passwd', 'role', 'disable', 
 type Action = (typeof ACTIONS)[number];
 
 /** `30d`, `12h`, `1y` → milliseconds (at most a year). */
-export function parseExpiry(text: string): number {
+function parseExpiry(text: string): number {
   const match = /^(\d+)([hdy])$/.exec(text.trim());
   if (!match) throw new UsageError(`--expires must look like 30d, 12h or 1y, got "${text}"`);
   const unit = { h: 3_600_000, d: 86_400_000, y: 365 * 86_400_000 }[match[2] as 'h' | 'd' | 'y'];

@@ -519,7 +519,7 @@ function toAnchor(checkpoint: AuditCheckpoint): Anchor {
   return { seq: checkpoint.seq, atMs: Date.parse(checkpoint.at), macsFrom: checkpoint.macsFrom };
 }
 
-export async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
+async function readTail(db: Db): Promise<{ seq: number; hash: string }> {
   const last = await db.selectFrom('audit_events').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
   return last ? { seq: Number(last.seq), hash: last.hash } : { seq: 0, hash: GENESIS_HASH };
 }

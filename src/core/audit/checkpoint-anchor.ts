@@ -11,13 +11,9 @@ import { spawn } from 'node:child_process';
  * - the write command gets one JSON line per checkpoint on standard input and must exit 0;
  * - the read command prints what was appended (any line holding a checkpoint's JSON counts, so a
  *   syslog prefix is fine).
+ *
+ * The write command is `OPSGATE_AUDIT_ANCHOR_COMMAND`, the read command `OPSGATE_AUDIT_ANCHOR_READ_COMMAND`.
  */
-export interface CheckpointAnchorCommands {
-  /** `OPSGATE_AUDIT_ANCHOR_COMMAND`. */
-  readonly write?: string;
-  /** `OPSGATE_AUDIT_ANCHOR_READ_COMMAND`. */
-  readonly read?: string;
-}
 
 const WRITE_TIMEOUT_MS = 15_000;
 const READ_TIMEOUT_MS = 60_000;

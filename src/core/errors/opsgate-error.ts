@@ -44,7 +44,7 @@ function fillTemplate(template: string, fields: Record<string, unknown>): string
 }
 
 /** The `{name}` placeholders of a message template, as a union of names. */
-export type TemplateFields<Message extends string> = Message extends `${string}{${infer Field}}${infer Rest}`
+type TemplateFields<Message extends string> = Message extends `${string}{${infer Field}}${infer Rest}`
   ? Field | TemplateFields<Rest>
   : never;
 

@@ -5,7 +5,7 @@ import type { AuditActor } from '../audit/index.ts';
  * live beside the code that writes them; the audit log accepts any lowercase type name.
  * No payload ever holds a secret: no token value, password, key or cookie.
  */
-export const IDENTITY_AUDIT_EVENT_TYPES = [
+const IDENTITY_AUDIT_EVENT_TYPES = [
   'user_created',
   'user_roles_changed',
   'user_password_changed',

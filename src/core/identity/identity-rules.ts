@@ -30,7 +30,7 @@ export interface CredentialFacts {
  * The roles an identity built from a token keeps: a token without `approve` is no approver, one
  * without `admin` no admin (an admin's `approve` token still approves, as an approver).
  */
-export function rolesForScopes(roles: readonly string[], scopes: ReadonlySet<TokenScope>): string[] {
+function rolesForScopes(roles: readonly string[], scopes: ReadonlySet<TokenScope>): string[] {
   const kept = new Set<string>([ROLE_USER]);
   if (scopes.has('admin') && roles.includes(ROLE_ADMIN)) kept.add(ROLE_ADMIN);
   if (scopes.has('approve') && (roles.includes(ROLE_APPROVER) || roles.includes(ROLE_ADMIN))) kept.add(ROLE_APPROVER);

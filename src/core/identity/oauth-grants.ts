@@ -7,7 +7,7 @@ import { TOKEN_SCOPES, type TokenIdentity, type TokenScope, type UserRepository 
 /** An authorization code is exchanged within a minute or never. */
 export const OAUTH_CODE_TTL_MS = 60_000;
 /** Access tokens from OAuth are short-lived: a client signs the person in again after an hour. */
-export const OAUTH_ACCESS_TOKEN_TTL_MS = 3_600_000;
+const OAUTH_ACCESS_TOKEN_TTL_MS = 3_600_000;
 
 /** The error codes of RFC 6749 §5.2 / RFC 8707, which OAuth clients act on. */
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'invalid_target' | 'invalid_scope';

@@ -10,7 +10,6 @@ import { identityOf, TOKEN_SCOPES, type TokenScope } from './identity-rules.ts';
 
 /** Roles a person can hold. `approver` may decide others' sessions; `admin` may do everything. */
 export const USER_ROLES = [ROLE_USER, ROLE_APPROVER, ROLE_ADMIN] as const;
-export type UserRole = (typeof USER_ROLES)[number];
 
 export const UserErrors = defineErrorCodes({
   USER_EXISTS: {
@@ -32,10 +31,10 @@ export const UserErrors = defineErrorCodes({
   PASSWORD_MISMATCH: { status: 403, message: 'The current password is wrong. Enter your current password to change it.' },
 });
 
-export { rolesForScopes, TOKEN_SCOPES, type TokenScope } from './identity-rules.ts';
+export { TOKEN_SCOPES, type TokenScope } from './identity-rules.ts';
 
 /** Default lifetime of a token: 90 days; the longest allowed: one year. */
-export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
+const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
 export const MAX_TOKEN_TTL_MS = 365 * 86_400_000;
 
 export interface UserRecord {

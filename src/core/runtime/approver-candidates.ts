@@ -12,7 +12,7 @@ import type { Store } from '../store/index.ts';
 export const APPROVER_CANDIDATES_TTL_MS = 5_000;
 
 /** Everyone with an enabled account, as the policy sees them: the people it is asked about when naming who can approve. */
-export async function listApproverCandidates(store: Store): Promise<readonly PolicyPrincipal[]> {
+async function listApproverCandidates(store: Store): Promise<readonly PolicyPrincipal[]> {
   const users = await new UserRepository(store).list();
   return users.filter((user) => !user.disabled).map((user) => ({ username: user.username, roles: user.roles }));
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Store } from '../store/index.ts';
 
 /** How long an instance may go without a heartbeat before others treat it as dead. Default 30 s. */
-export const DEFAULT_INSTANCE_STALE_MS = 30_000;
+const DEFAULT_INSTANCE_STALE_MS = 30_000;
 
 function processAlive(pid: number): boolean {
   try {

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { executeByShape, insertRows } from '../store/index.ts';
 import type { CoreDatabase, SessionsTable, ToolCallsTable } from '../store/schema.ts';
 import type { StoredMessage } from './messages.ts';

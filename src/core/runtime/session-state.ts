@@ -3,7 +3,7 @@ import { CoreErrors } from '../errors/index.ts';
 /** Version of the stored session state; an unknown version fails naming both. */
 export const SESSION_STATE_VERSION = 1;
 
-export interface PendingToolCall {
+interface PendingToolCall {
   readonly callId: string;
   readonly toolName: string;
   /** The raw JSON input the model produced. */

@@ -60,7 +60,7 @@ export interface TransitionAudit {
   readonly payload: Record<string, unknown>;
 }
 
-export interface TransitionLive {
+interface TransitionLive {
   readonly type: string;
   readonly data: unknown;
 }

@@ -369,7 +369,7 @@ export class ToolCallProcessor {
   }
 
   async #askQuestion(session: WorkingSession, callId: string, input: Record<string, unknown>): Promise<CallOutcome> {
-    const { db, now, lifecycle } = this.#env;
+    const { now, lifecycle } = this.#env;
     const question = String(input.question);
     lifecycle.create(
       session,
@@ -410,7 +410,7 @@ export class ToolCallProcessor {
     verdict: ValidatorVerdict | undefined,
     policyId?: string,
   ): Promise<void> {
-    const { db, now, lifecycle } = this.#env;
+    const { now, lifecycle } = this.#env;
     const args = typeof input === 'string' ? safeJson(input) : input;
     lifecycle.create(
       session,

@@ -11,7 +11,7 @@ const UNSTABLE_SHAPE = /\b(select|returning)\s+\*|"[a-z_]+"\.\*/i;
  * 0x00"), and a lone UTF-16 surrogate has no UTF-8 form. NUL becomes U+2400 (the visible symbol
  * for NUL) and a lone surrogate U+FFFD, so output such as `/proc/1/cmdline` is kept, not refused.
  */
-export function storableText(text: string): string {
+function storableText(text: string): string {
   const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
   return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\u2400') : wellFormed;
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /** JSON documents are stored as text in both dialects; repositories parse and serialise them. */
-export type JsonText = string;
+type JsonText = string;
 
 export interface UsersTable {
   id: Generated<number>;
@@ -16,7 +16,7 @@ export interface UsersTable {
   sessions_valid_after: number | null;
 }
 
-export interface ApiTokensTable {
+interface ApiTokensTable {
   id: Generated<number>;
   user_id: number;
   name: string;
@@ -31,14 +31,14 @@ export interface ApiTokensTable {
 }
 
 /** A login cookie ended by logout, kept until the cookie would have expired anyway. */
-export interface LoginRevocationsTable {
+interface LoginRevocationsTable {
   nonce: string;
   user_id: number;
   expires_at: number;
 }
 
 /** Failed sign-ins per key (`account:NAME`, `account-ip:NAME|IP`, `ip:IP`) in the current window. */
-export interface OAuthClientsTable {
+interface OAuthClientsTable {
   client_id: string;
   client_name: string;
   /** JSON array of the exact redirect URIs the client registered. */
@@ -48,7 +48,7 @@ export interface OAuthClientsTable {
   created_at: string;
 }
 
-export interface OAuthCodesTable {
+interface OAuthCodesTable {
   /** sha256 of the one-time code. */
   code_hash: string;
   client_id: string;
@@ -65,7 +65,7 @@ export interface OAuthCodesTable {
   used_at: number | null;
 }
 
-export interface OAuthTokensTable {
+interface OAuthTokensTable {
   /** sha256 of the access token, as in api_tokens. */
   token_hash: string;
   api_token_id: number;
@@ -74,7 +74,7 @@ export interface OAuthTokensTable {
   resource: string;
 }
 
-export interface LoginFailuresTable {
+interface LoginFailuresTable {
   key: string;
   window_start: number;
   failures: number;
@@ -104,7 +104,7 @@ export interface SessionsTable {
   updated_at: string;
 }
 
-export interface MessagesTable {
+interface MessagesTable {
   id: Generated<number>;
   session_id: string;
   seq: number;
@@ -155,7 +155,7 @@ export interface AuditEventsTable {
 }
 
 /** Signed chain heads (`core-030-audit-anchors`); copies go to a file outside the store. */
-export interface AuditCheckpointsTable {
+interface AuditCheckpointsTable {
   seq: number;
   hash: string;
   at: string;
@@ -165,7 +165,7 @@ export interface AuditCheckpointsTable {
 }
 
 /** Audit events written but not yet sealed into the hash chain (`audit_events`). */
-export interface AuditPendingTable {
+interface AuditPendingTable {
   id: Generated<number>;
   session_id: string | null;
   type: string;
@@ -176,7 +176,7 @@ export interface AuditPendingTable {
   mac: string | null;
 }
 
-export interface SessionEventsTable {
+interface SessionEventsTable {
   id: Generated<number>;
   session_id: string;
   seq: number;
@@ -197,7 +197,7 @@ export interface FeedbackTable {
 }
 
 /** One model step's tokens and cost (`core-010-model-usage`); cost is null when the model's price is unknown. */
-export interface ModelUsageTable {
+interface ModelUsageTable {
   id: Generated<number>;
   session_id: string;
   turn: number;
@@ -209,13 +209,13 @@ export interface ModelUsageTable {
   created_at: string;
 }
 
-export interface SecretsTable {
+interface SecretsTable {
   name: string;
   value: string;
   created_at: string;
 }
 
-export interface RuntimeInstancesTable {
+interface RuntimeInstancesTable {
   id: string;
   hostname: string;
   pid: number;

@@ -37,7 +37,7 @@ function requireAdmin(request: FastifyRequest): void {
 }
 
 /** Audit event types of chat set-up: who changed what, from what to what, never a secret's value. */
-export const CHAT_AUDIT_EVENT_TYPES = ['chat_settings_changed', 'chat_link_changed', 'chat_link_requested'] as const;
+const CHAT_AUDIT_EVENT_TYPES = ['chat_settings_changed', 'chat_link_changed', 'chat_link_requested'] as const;
 
 /** The admin who made a change, and the issuer of the credential he used when it was not his own. */
 function changedBy(request: FastifyRequest): { by: string; credentialIssuedBy?: string; via: string } {

@@ -25,7 +25,7 @@ function linkNote(publicUrl: string): string {
 }
 
 /** A card like the requests', with the same "Review and decide" link, so the admin sees what approvers will get. */
-export function teamsTestMessage(publicUrl: string): Record<string, unknown> {
+function teamsTestMessage(publicUrl: string): Record<string, unknown> {
   return {
     type: 'message',
     attachments: [

@@ -16,7 +16,7 @@ export interface OAuthRouteDeps {
 }
 
 /** The MCP endpoint on this origin is the only resource opsgate issues OAuth tokens for. */
-export const MCP_RESOURCE_PATH = '/mcp';
+const MCP_RESOURCE_PATH = '/mcp';
 const S256 = /^[A-Za-z0-9_-]{43}$/;
 
 function originOf(request: FastifyRequest): string {

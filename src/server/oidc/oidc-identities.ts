@@ -16,7 +16,7 @@ interface OidcDatabase {
   users: { id: number; username: string };
 }
 
-export const oidcIdentitiesMigration: StoreMigration = {
+const oidcIdentitiesMigration: StoreMigration = {
   name: 'oidc-001-identities',
   async up(db: Kysely<unknown>) {
     await db.schema

@@ -8,7 +8,7 @@ import { OidcErrors } from './oidc-errors.ts';
 import type { OidcLogin } from './oidc-login.ts';
 
 /** Binds a started sign-on to the browser that started it (login CSRF). */
-export const OIDC_STATE_COOKIE = 'opsgate_oidc_state';
+const OIDC_STATE_COOKIE = 'opsgate_oidc_state';
 /** As long as a started sign-on may take. */
 const STATE_COOKIE_SECONDS = 10 * 60;
 

@@ -12,7 +12,7 @@ const params = z.object({ sessionId: z.string().min(1).max(100) });
 const query = z.object({ after: z.coerce.number().int().min(0).default(0) });
 
 /** Frames the server sends. */
-export type SocketFrame =
+type SocketFrame =
   | { readonly type: 'event'; readonly event: SessionEvent }
   | { readonly type: 'ready'; readonly lastSeq: number }
   | { readonly type: 'error'; readonly code: string; readonly message: string };
@@ -22,7 +22,7 @@ export type SocketFrame =
  * it reads the backlog and drops anything at or below the last sequence sent, so a reconnecting
  * client that passes its last seen seq gets every event exactly once.
  */
-export function startEventStream(
+function startEventStream(
   runtime: Runtime,
   sessionId: string,
   after: number,
@@ -54,10 +54,10 @@ export function startEventStream(
 }
 
 /** How often an idle socket checks that its credential still counts. Default 30 s. */
-export const SOCKET_RECHECK_MS = 30_000;
+const SOCKET_RECHECK_MS = 30_000;
 
 /** Close code for a socket whose person signed out, changed password, was disabled or lost access. */
-export const SOCKET_CLOSE_UNAUTHORIZED = 4401;
+const SOCKET_CLOSE_UNAUTHORIZED = 4401;
 
 export interface SocketAuthorization {
   readonly authenticator: Authenticator;

@@ -6,7 +6,7 @@ import { hasRole, ROLE_ADMIN } from '../../core/identity/index.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
 
 /** One target cluster of the helm agent as the server shows it: no credentials exist to leak (a context name and a path). */
-export interface HelmClusterView {
+interface HelmClusterView {
   readonly name: string;
   /** Absent: the server's default context, or its in-cluster identity. */
   readonly kubeContext?: string;

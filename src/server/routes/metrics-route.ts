@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { defineErrorCodes } from '../../core/errors/index.ts';
 
-export const MetricsErrors = defineErrorCodes({
+const MetricsErrors = defineErrorCodes({
   METRICS_TOKEN_REQUIRED: {
     status: 401,
     message: 'GET /metrics needs "Authorization: Bearer <OPSGATE_METRICS_TOKEN>". Put the token in the scraper’s configuration.',

@@ -23,7 +23,7 @@ const messageBody = z.object({ text: z.string().trim().min(1, 'the message is em
 
 const callId = z.string().min(1).max(200);
 /** The person's answer to the pending interrupt. */
-export const decisionBody = z.discriminatedUnion('type', [
+const decisionBody = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approve'), callId }).strict(),
   z.object({ type: z.literal('reject'), callId, reason: z.string().max(2000).optional() }).strict(),
   z

@@ -40,7 +40,7 @@ function requireAdmin(request: FastifyRequest): void {
 }
 
 /** The authenticated person, as an identity change names them in the audit. */
-export function changedBy(request: FastifyRequest): ChangedBy {
+function changedBy(request: FastifyRequest): ChangedBy {
   const issuer = request.identity.credentialIssuedBy;
   return {
     actor: userActor(request.identity.username),

@@ -69,7 +69,7 @@ export type WebhookEvent =
 class DeliveryFailed extends Error {}
 
 /** Turns a session's live event into a webhook event, or nothing when receivers need not hear of it. */
-export function webhookEventFor(event: SessionEvent, id: string): WebhookEvent | undefined {
+function webhookEventFor(event: SessionEvent, id: string): WebhookEvent | undefined {
   if (event.type === 'interrupt') {
     const interrupt = event.data as { type?: string };
     if (interrupt.type !== 'approval') return undefined;

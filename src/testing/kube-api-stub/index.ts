@@ -1,2 +1,1 @@
-export type { KubeObject } from './object-store.ts';
-export { type KubeApiStub, type KubeApiStubOptions, type KubeVerb, startKubeApiStub } from './server.ts';
+export { type KubeApiStub, startKubeApiStub } from './server.ts';

@@ -45,7 +45,7 @@ const BUILT_IN: readonly ResourceType[] = [
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
-export const groupVersion = (type: Pick<ResourceType, 'group' | 'version'>): string =>
+const groupVersion = (type: Pick<ResourceType, 'group' | 'version'>): string =>
   type.group ? `${type.group}/${type.version}` : type.version;
 
 /** The types served: the built-in ones and those the CustomResourceDefinitions created so far add. */

@@ -24,9 +24,7 @@ import { jsonPatch, mergePatch } from './patch.ts';
 import { type ResourceType, ResourceTypes } from './resources.ts';
 import { decodeSecretProtobuf } from './secret-protobuf.ts';
 
-export type { KubeObject } from './object-store.ts';
-
-export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface KubeApiStubOptions {
   /** Objects present at start (namespaces `default` and `kube-system` and one ready node always are). */

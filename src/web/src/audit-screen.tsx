@@ -4,7 +4,7 @@ import { type AuditEventView, api, errorText, type Me } from './api.ts';
 type Filters = { session: string; user: string; type: string; tool: string; target: string; from: string; to: string };
 
 /** Rows per page. */
-export const AUDIT_PAGE_SIZE = 100;
+const AUDIT_PAGE_SIZE = 100;
 
 function toQuery(filters: Filters): Record<string, string> {
   const iso = (local: string) => (local ? new Date(local).toISOString() : '');

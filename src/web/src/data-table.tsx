@@ -1,5 +1,5 @@
 /** A value as a table cell: strings as is, null marked, everything else as JSON. */
-export function cellText(value: unknown): string {
+function cellText(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'string') return value;
   return JSON.stringify(value);

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { inboxApi, type PendingApprovalView } from './inbox-api.ts';
 
 /** How often the inbox asks what waits while a badge or the list is on screen. 5 s. */
-export const INBOX_POLL_MS = 5_000;
+const INBOX_POLL_MS = 5_000;
 
 export interface InboxState {
   /** Undefined until the first answer. */

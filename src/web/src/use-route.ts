@@ -10,7 +10,7 @@ export type Route =
   /** A hash no screen has: said so, never the home page in silence. */
   | { readonly name: 'not-found'; readonly path: string };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
   const session = /^\/sessions\/([^/?]+)$/.exec(path);
   if (session) return { name: 'session', id: decodeURIComponent(session[1]!) };

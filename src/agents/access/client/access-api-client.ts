@@ -66,7 +66,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Maps a thrown fetch error to the spec's network rows. */
-export function classifyNetworkError(error: unknown): ApiFailure {
+function classifyNetworkError(error: unknown): ApiFailure {
   if (error instanceof BackendFailure) return error.failure;
   if (error instanceof TaskCancelledError || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) {
     return { kind: 'timeout', message: toolMessage('ACCESS_BACKEND_TIMEOUT') };

@@ -19,7 +19,7 @@ export const demoAccesses: ReadonlyArray<{ name: string; description: string; re
 ];
 
 /** john_doe first, so that on a fresh store he is user 1 as in the spec's examples. */
-export const demoUsers: ReadonlyArray<{ readonly username: string; readonly teams: readonly string[] }> = [
+const demoUsers: ReadonlyArray<{ readonly username: string; readonly teams: readonly string[] }> = [
   { username: 'john_doe', teams: ['engineering'] },
   { username: 'jane_smith', teams: ['engineering', 'data'] },
   { username: 'bob_wilson', teams: ['engineering', 'support'] },

@@ -2,7 +2,7 @@ import type { AccessRow, CatalogUser } from './catalog-repository.ts';
 import { AccessServiceErrors } from './errors.ts';
 
 /** True when the access is tagged with one of the user's teams (an access with no team tag is nobody's). */
-export function isEligible(userTeams: readonly string[], accessTeams: readonly string[]): boolean {
+function isEligible(userTeams: readonly string[], accessTeams: readonly string[]): boolean {
   return accessTeams.some((team) => userTeams.includes(team));
 }
 

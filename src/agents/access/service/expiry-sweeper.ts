@@ -4,7 +4,7 @@ import type { Store } from '../../../core/store/index.ts';
 import { CatalogRepository, type SweptGrant } from './catalog-repository.ts';
 
 /** Where the sweeper records what it revoked: the hash-chained audit log (only `append` is needed). */
-export interface ExpiryAuditSink {
+interface ExpiryAuditSink {
   append(event: { readonly type: string; readonly actor: string; readonly payload: Record<string, unknown> }): Promise<unknown>;
 }
 

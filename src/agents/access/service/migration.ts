@@ -36,7 +36,7 @@ export const accessCatalogMigration: StoreMigration = {
 };
 
 /** Teams of catalog users: a grant is refused unless the access is tagged for one of them. */
-export const accessTeamsMigration: StoreMigration = {
+const accessTeamsMigration: StoreMigration = {
   name: 'access-002-user-teams',
   async up(db: Kysely<unknown>) {
     await db.schema

@@ -14,7 +14,7 @@ export const accessSchema = {
   required: ['id', 'name', 'description', 'renewal_period'],
 } as const;
 
-export const errorSchema = {
+const errorSchema = {
   type: 'object',
   properties: { detail: { type: 'string' }, code: { type: 'string' } },
   required: ['detail'],

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /** An access a person can hold (e.g. `READ_DOCUMENTS`). */
-export interface AccessesTable {
+interface AccessesTable {
   id: Generated<number>;
   name: string;
   description: string;
@@ -13,7 +13,7 @@ export interface AccessesTable {
 }
 
 /** A person of the catalog (not the opsgate login user; see `catalogUserIdFor`). */
-export interface AccessUsersTable {
+interface AccessUsersTable {
   id: Generated<number>;
   username: string;
   /** JSON array of team tags; the user may be granted only accesses tagged with one of them. */
@@ -22,7 +22,7 @@ export interface AccessUsersTable {
 }
 
 /** One grant. A grant is held while it is neither revoked nor expired. */
-export interface UserAccessesTable {
+interface UserAccessesTable {
   id: Generated<number>;
   user_id: number;
   access_id: number;

@@ -7,11 +7,6 @@ import { createGrantAccessTool } from './grant-access-to-user.ts';
 import { createListAvailableAccessesTool } from './list-available-accesses.ts';
 import { createRevokeTool } from './revoke-access-from-user.ts';
 
-export type { ListedAccess } from '../client/catalog-lookup.ts';
-export type { UserAccessesOutput, UserAccessesOutputOk } from './get-user-accesses.ts';
-export type { GrantOutput } from './grant-access-to-user.ts';
-export type { ListAccessesOutput } from './list-available-accesses.ts';
-
 export interface AccessToolsOptions {
   readonly client: AccessApiClient;
   /**

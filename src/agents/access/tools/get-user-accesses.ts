@@ -5,7 +5,7 @@ import { type CatalogLookup, isUserAccesses, userFields } from '../client/catalo
 import { toolMessage } from '../errors.ts';
 import { userReadFailure } from './failures.ts';
 
-export interface UserAccessesOutputOk {
+interface UserAccessesOutputOk {
   readonly user_id: number;
   readonly username: string;
   /** The user's teams: the accesses they may request are those tagged with one of them. Extra to the spec. */
@@ -18,7 +18,7 @@ export interface UserAccessesOutputOk {
     readonly expires_at: string | null;
   }>;
 }
-export type UserAccessesOutput = UserAccessesOutputOk | { readonly error: string; readonly detail?: string };
+type UserAccessesOutput = UserAccessesOutputOk | { readonly error: string; readonly detail?: string };
 
 /** `get_user_accesses`: what the signed-in user holds now, and their teams. Read-only. */
 export function createGetUserAccessesTool(lookup: CatalogLookup, client: AccessApiClient): AnyToolDefinition {

@@ -8,7 +8,7 @@ import { assessGrantRisk } from '../risk.ts';
 import { expiryFor, formatTimestamp } from '../service/time.ts';
 import { grantFailure } from './failures.ts';
 
-export type GrantOutput =
+type GrantOutput =
   | {
       readonly success: true;
       readonly access: { readonly id: number; readonly name: string; readonly description: string };

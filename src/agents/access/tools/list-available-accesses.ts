@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type AnyToolDefinition, defineTool } from '../../../core/tools/index.ts';
 import type { CatalogLookup, ListedAccess } from '../client/catalog-lookup.ts';
 
-export type ListAccessesOutput = ListedAccess[] | { readonly accesses: []; readonly error: string };
+type ListAccessesOutput = ListedAccess[] | { readonly accesses: []; readonly error: string };
 
 /** `list_available_accesses`: the catalog, or one team's part of it. Read-only. */
 export function createListAvailableAccessesTool(lookup: CatalogLookup): AnyToolDefinition {

@@ -5,11 +5,11 @@ import { toolMessage } from '../errors.ts';
 import { assessRevokeRisk } from '../risk.ts';
 import { grantFailure } from './failures.ts';
 
-export type RevokeOutput =
+type RevokeOutput =
   | { readonly success: true; readonly access_name: string; readonly revoked_at: string; readonly message: string }
   | { readonly success: false; readonly message: string; readonly detail?: string };
 
-export const REVOKED_MESSAGE = 'Access revoked successfully';
+const REVOKED_MESSAGE = 'Access revoked successfully';
 
 /** `revoke_access_from_user`: ends one of the signed-in user's grants. Mutable: approved first, audited. */
 export function createRevokeTool(lookup: CatalogLookup): AnyToolDefinition {

@@ -2,7 +2,7 @@ import { parseManifest } from '../charts/render-chart.ts';
 import type { PodHealth, WorkloadHealth } from './types.ts';
 
 /** The workload kinds `helm --wait` waits for, and that Phase 5 checks. */
-export const WAITED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job'] as const;
+const WAITED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job'] as const;
 export type WaitedKind = (typeof WAITED_KINDS)[number];
 
 export function isWaitedKind(kind: string): kind is WaitedKind {
@@ -115,7 +115,7 @@ export function workloadReadiness(object: KubeObject): WorkloadHealth {
 }
 
 /** The label selector of a workload's pods (`spec.selector.matchLabels`), as `kubectl -l` takes it. */
-export function podSelector(object: KubeObject): string | undefined {
+function podSelector(object: KubeObject): string | undefined {
   const labels = field(object, 'spec.selector.matchLabels');
   if (!labels || typeof labels !== 'object') return undefined;
   const pairs = Object.entries(labels as Record<string, unknown>).map(([key, value]) => `${key}=${String(value)}`);

@@ -24,10 +24,10 @@ export interface ChartIndexEntry {
 /** The folder of the demo repository shipped with opsgate (`index.yaml` + archives). */
 export const DEMO_REPOSITORY_DIR = new URL('./repo/', import.meta.url).pathname;
 /** The name the demo repository has in `helm search` answers (`demo/webapp`). */
-export const DEMO_REPOSITORY_NAME = 'demo';
+const DEMO_REPOSITORY_NAME = 'demo';
 
 /** Helm's `--devel` without `--version`: any version, prereleases included. */
-export const DEVEL_CONSTRAINT = '>0.0.0-0';
+const DEVEL_CONSTRAINT = '>0.0.0-0';
 const DOWNLOAD_TIMEOUT_MS = 30_000;
 /** A wrong url must not fill memory; real chart archives are far below this. */
 const MAX_ARCHIVE_BYTES = 20 * 1024 * 1024;

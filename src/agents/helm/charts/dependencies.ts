@@ -50,7 +50,7 @@ function candidateSubcharts(chart: LoadedChart): LoadedChart[] {
  * gets the subchart's `values.yaml` under what the parent set, recursively. Conditions are read
  * from this view, so a condition can be answered by a subchart's own default.
  */
-export function coalesceDependencies(chart: LoadedChart, values: Values): Values {
+function coalesceDependencies(chart: LoadedChart, values: Values): Values {
   const out: Values = { ...values };
   for (const sub of candidateSubcharts(chart)) {
     const section = out[sub.metadata.name];
@@ -120,7 +120,7 @@ export function resolveSubcharts(
 }
 
 /** The top-level `tags:` table, from the chart's coalesced values. */
-export function topLevelTags(values: Values): unknown {
+function topLevelTags(values: Values): unknown {
   return values.tags;
 }
 

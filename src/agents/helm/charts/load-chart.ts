@@ -54,7 +54,7 @@ export interface LoadedChart {
 export type ChartFileContent = string | Uint8Array;
 
 /** Reads every regular file of a gzipped tar into memory: path → bytes. */
-export async function readArchive(archive: Uint8Array): Promise<Map<string, Buffer>> {
+async function readArchive(archive: Uint8Array): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({

@@ -70,7 +70,7 @@ const KUBECONFIG_MAX_BYTES = 1024 * 1024;
  * file they cannot read in their errors, and those reach the model and the audit, so a path to any
  * other file on the server would leak it. The refusal never quotes the file.
  */
-export function checkKubeconfigFile(path: string): void {
+function checkKubeconfigFile(path: string): void {
   const invalid = (why: string) => HelmErrors.HELM_CLUSTER_INPUT_INVALID({ detail: `the kubeconfig ${path} ${why}.` });
   let text: string;
   try {

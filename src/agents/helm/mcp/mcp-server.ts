@@ -55,7 +55,7 @@ function handlers(service: HelmService): Record<string, Handler> {
 }
 
 /** How often a running tool call reports progress to a client that asked for it (a `progressToken`). */
-export const HELM_PROGRESS_INTERVAL_MS = 15_000;
+const HELM_PROGRESS_INTERVAL_MS = 15_000;
 
 /**
  * The Helm MCP server over one `HelmService`. Annotations (`readOnlyHint`, `destructiveHint`)

@@ -9,7 +9,7 @@ export const releaseName = z
     /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
     'a release name is lower-case letters, digits, dashes and dots',
   );
-export const namespaceName = z
+const namespaceName = z
   .string()
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a namespace is lower-case letters, digits and dashes');
@@ -43,10 +43,6 @@ const rollbackOnFailure = z
     'install/upgrade: if the change fails or is not ready within its timeout, Helm undoes it (uninstall / roll back); shown in the plan',
   );
 const planHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'planHash is the planHash of helm_get_installation_plan');
-
-/** Phases of the workflow path, in order (the detailed phase list of the spec). */
-export const HELM_PHASES = ['discovery', 'values_confirmation', 'planning', 'approval', 'execution'] as const;
-export type HelmPhase = (typeof HELM_PHASES)[number];
 
 const planningInput = {
   operation: z.enum(['install', 'upgrade', 'rollback', 'uninstall']),
@@ -245,12 +241,6 @@ export const HELM_TOOL_CATALOG: readonly HelmToolSpec[] = [
     destructive: true,
   },
 ];
-
-export const HELM_TOOL_NAMES = new Set(HELM_TOOL_CATALOG.map((tool) => tool.name));
-
-export function catalogEntry(name: string): HelmToolSpec | undefined {
-  return HELM_TOOL_CATALOG.find((tool) => tool.name === name);
-}
 
 /** Mutable tools and the operation each performs. */
 export const MUTATING_TOOLS: Readonly<Record<string, 'install' | 'upgrade' | 'rollback' | 'uninstall'>> = {

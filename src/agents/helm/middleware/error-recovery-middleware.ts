@@ -5,7 +5,7 @@ import { OpsgateError } from '../../../core/errors/index.ts';
 /** Codes worth another try: the cluster or the MCP hop flickered. Not-found, invalid values, etc. are final. */
 const TRANSIENT_CODES = new Set(['HELM_CLUSTER_UNREACHABLE', 'HELM_MCP_ERROR']);
 
-export function isTransient(error: unknown): boolean {
+function isTransient(error: unknown): boolean {
   if (OpsgateError.isInstance(error)) return TRANSIENT_CODES.has(error.code);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE'].includes(code);

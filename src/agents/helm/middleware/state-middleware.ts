@@ -2,10 +2,10 @@ import type { ToolCallInvocation, ToolMiddleware } from '../../../core/agent/def
 import { OpsgateError } from '../../../core/errors/index.ts';
 import { MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
 
-export type ScenarioType = 'INSTALL' | 'UPGRADE' | 'ROLLBACK' | 'UNINSTALL';
+type ScenarioType = 'INSTALL' | 'UPGRADE' | 'ROLLBACK' | 'UNINSTALL';
 
 /** The spec's `HelmAgentState`, kept in the session's durable agent state. */
-export interface HelmAgentState {
+interface HelmAgentState {
   scenario_type?: ScenarioType;
   chart_metadata?: {
     name: string;

@@ -25,7 +25,7 @@ export interface ResolvedChart {
 }
 
 /** `oci://…`, or `REPO/NAME` whose REPO is not opsgate's repository: Helm's own configuration resolves it. */
-export function isExternalReference(reference: string, repository: ChartRepository): boolean {
+function isExternalReference(reference: string, repository: ChartRepository): boolean {
   if (reference.startsWith('oci://')) return true;
   const slash = reference.indexOf('/');
   return slash > 0 && reference.slice(0, slash) !== repository.name;

@@ -1,7 +1,7 @@
 import type { ManifestResource } from '../charts/render-chart.ts';
 
 /** One field the release sets whose live value differs (someone ran `kubectl edit`, an HPA scaled). */
-export interface DriftChange {
+interface DriftChange {
   /** Dotted path with list indexes: `spec.template.spec.containers[0].image`. */
   readonly path: string;
   readonly release: unknown;

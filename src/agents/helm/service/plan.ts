@@ -14,7 +14,7 @@ import type { ChangeTimeout } from './change-timeout.ts';
 
 export type HelmOperation = 'install' | 'upgrade' | 'rollback' | 'uninstall';
 
-export interface PlanChart {
+interface PlanChart {
   readonly name: string;
   readonly version: string;
   readonly appVersion: string;
@@ -113,7 +113,7 @@ function sha256(text: string): string {
  * text cannot be bound; the hash then covers the content of every other object instead, so a
  * re-render at execution time matches while any real change still does not.
  */
-export function hashPlan(plan: Omit<InstallationPlan, 'planHash'>, proposedManifest?: string): string {
+function hashPlan(plan: Omit<InstallationPlan, 'planHash'>, proposedManifest?: string): string {
   const volatile = new Set(plan.volatile ?? []);
   if (volatile.size === 0 || proposedManifest === undefined) return `sha256:${sha256(canonicalJson({ ...plan, planHash: undefined }))}`;
   const stable = parseManifest(proposedManifest, plan.namespace)

@@ -50,7 +50,7 @@ function summarise(plan: InstallationPlan): string {
  * The plan in one line for a notification: "roll back nginx in web to revision 2",
  * "upgrade nginx in web: replicaCount 3 → 4".
  */
-export function planHeadline(plan: InstallationPlan): string {
+function planHeadline(plan: InstallationPlan): string {
   const where = `${plan.release} in ${plan.namespace}${plan.cluster ? ` (${plan.cluster.name})` : ''}`;
   if (plan.operation === 'rollback')
     return `roll back ${where}${plan.targetRevision !== undefined ? ` to revision ${plan.targetRevision}` : ''}`;

@@ -61,13 +61,3 @@ export function parseSetAssignments(assignments: readonly string[]): Values {
   }
   return result;
 }
-
-/** Reads a dotted path (`image.tag`) from values. */
-export function getPath(values: Values, path: string): unknown {
-  let current: unknown = values;
-  for (const key of path.split('.')) {
-    if (!isMap(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}

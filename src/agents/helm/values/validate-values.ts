@@ -8,7 +8,7 @@ import { resolveSubcharts } from '../charts/dependencies.ts';
 import type { LoadedChart } from '../charts/load-chart.ts';
 import { mergeChartValues, subchartValues, type Values } from './merge-values.ts';
 
-export interface ValuesError {
+interface ValuesError {
   /** JSON pointer into the merged values, prefixed with the subchart's section (`/cache/maxMemoryMb`). */
   readonly path: string;
   readonly message: string;

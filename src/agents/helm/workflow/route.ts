@@ -1,8 +1,8 @@
 import type { Route } from '../../../core/agent/define-agent.ts';
 
 /** The spec's classifier table (§2.1). */
-export const QUERY_KEYWORDS = ['show', 'list', 'get', 'status', 'describe', 'search', 'check'] as const;
-export const WORKFLOW_KEYWORDS = ['install', 'upgrade', 'update', 'delete', 'uninstall', 'rollback', 'deploy'] as const;
+const QUERY_KEYWORDS = ['show', 'list', 'get', 'status', 'describe', 'search', 'check'] as const;
+const WORKFLOW_KEYWORDS = ['install', 'upgrade', 'update', 'delete', 'uninstall', 'rollback', 'deploy'] as const;
 
 /**
  * The supervisor's classification by keywords: the earliest keyword of either table decides;

@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SandboxEngine } from '../engines/engine.ts';
@@ -46,9 +45,4 @@ export async function connectStdio(args: readonly string[], options: { command?:
     stderr: 'pipe',
   });
   return connect(transport);
-}
-
-/** Connects to a sandbox served with `--http PORT` (streamable HTTP). */
-export async function connectHttp(url: string | URL): Promise<SandboxConnection> {
-  return connect(new StreamableHTTPClientTransport(new URL(url)));
 }

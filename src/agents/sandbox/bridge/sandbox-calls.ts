@@ -3,7 +3,7 @@ import type { SandboxEngine } from '../engines/engine.ts';
 import { SandboxErrors } from '../errors.ts';
 
 /** The names of the sandbox's MCP tools. */
-export const SANDBOX_TOOL_NAMES = ['execute_query', 'inspect_state', 'run_profiler'] as const;
+const SANDBOX_TOOL_NAMES = ['execute_query', 'inspect_state', 'run_profiler'] as const;
 export type SandboxToolName = (typeof SANDBOX_TOOL_NAMES)[number];
 
 const param = z.union([z.string(), z.number(), z.boolean(), z.null()]);

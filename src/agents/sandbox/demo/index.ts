@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 /** The seed of the demo database (a small shop), shipped as SQL text. */
-export const DEMO_SEED_PATH = new URL('./seed.sql', import.meta.url);
+const DEMO_SEED_PATH = new URL('./seed.sql', import.meta.url);
 
 /** Creates a SQLite file from the demo seed at `path` (if it does not exist yet) and returns the path. */
 export function ensureDemoDatabase(path: string): string {

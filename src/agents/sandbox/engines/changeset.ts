@@ -2,7 +2,7 @@
  * Reads SQLite session changesets (the binary format of the session extension, documented in
  * sqlite3session.h): which rows a transaction inserted, updated or deleted, with their values.
  */
-export type ChangeValue = null | number | string | { readonly blobHex: string } | { readonly bigint: string };
+type ChangeValue = null | number | string | { readonly blobHex: string } | { readonly bigint: string };
 
 export interface RowChange {
   readonly table: string;

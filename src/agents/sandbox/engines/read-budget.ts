@@ -10,7 +10,7 @@ export interface ReadBudget {
   readonly maxBytes: number;
 }
 
-export const DEFAULT_READ_BUDGET: ReadBudget = { timeMs: 10_000, maxRows: 10_000, maxBytes: 16 * 1024 * 1024 };
+const DEFAULT_READ_BUDGET: ReadBudget = { timeMs: 10_000, maxRows: 10_000, maxBytes: 16 * 1024 * 1024 };
 
 /** Fills a partial budget from the defaults; rejects budgets that are not positive whole numbers. */
 export function resolveReadBudget(budget: Partial<ReadBudget> = {}): ReadBudget {

@@ -1,6 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { OpsgateError } from '../../../core/errors/index.ts';
-import { SandboxErrors, sqlFailed } from '../errors.ts';
+import { sqlFailed } from '../errors.ts';
 import type { JsonValue, QueryResult, SqlParam } from './engine.ts';
 import { type ReadBudget, ReadMeter } from './read-budget.ts';
 import { SqlAuthorizer } from './sql-guard.ts';

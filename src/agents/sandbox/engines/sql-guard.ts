@@ -6,7 +6,7 @@ import { SandboxErrors, WriteOutsideTransactionError } from '../errors.ts';
  * Pure, side-effect free SQL functions a statement may call. Anything else (load_extension,
  * fts3_tokenizer, functions an extension might add) is refused by the authorizer.
  */
-export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(
+const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(
   (
     'abs avg count coalesce ifnull iif if instr length octet_length lower upper ltrim rtrim trim max min nullif printf format quote ' +
     'replace round substr substring sum total typeof unicode char hex unhex group_concat string_agg concat concat_ws ' +
@@ -25,7 +25,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(
  * Pragmas that only read the schema or inspect the file, with any argument (a table name, a check
  * limit); every pragma not listed here or in `QUERY_ONLY_PRAGMAS` (writable_schema, …) is refused.
  */
-export const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
+const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
   'table_info',
   'table_xinfo',
   'table_list',
@@ -44,7 +44,7 @@ export const READ_ONLY_PRAGMAS: ReadonlySet<string> = new Set([
 ]);
 
 /** Pragmas that read a setting without an argument and change it with one (`PRAGMA user_version = 3`). */
-export const QUERY_ONLY_PRAGMAS: ReadonlySet<string> = new Set(['page_size', 'user_version', 'journal_mode']);
+const QUERY_ONLY_PRAGMAS: ReadonlySet<string> = new Set(['page_size', 'user_version', 'journal_mode']);
 
 /** Statement kinds the read path runs; the first keyword decides, whatever the statement would touch. */
 const READ_KINDS = new Set(['SELECT', 'WITH', 'VALUES', 'PRAGMA', 'EXPLAIN']);

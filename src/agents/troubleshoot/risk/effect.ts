@@ -11,7 +11,7 @@ export interface Effect {
 
 export const RANK: Readonly<Record<Risk, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
 
-export function higher(a: Risk, b: Risk): Risk {
+function higher(a: Risk, b: Risk): Risk {
   return RANK[b] > RANK[a] ? b : a;
 }
 

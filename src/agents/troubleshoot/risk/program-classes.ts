@@ -27,8 +27,8 @@ export const READS = new Set(
   ).split(' '),
 );
 
-export const KILLS = new Set(['pkill', 'killall', 'killall5', 'skill', 'snice', 'stop-process', 'taskkill', 'xkill']);
-export const POWER = new Set(['reboot', 'shutdown', 'halt', 'poweroff', 'init', 'telinit', 'kexec', 'restart-computer', 'stop-computer']);
+const KILLS = new Set(['pkill', 'killall', 'killall5', 'skill', 'snice', 'stop-process', 'taskkill', 'xkill']);
+const POWER = new Set(['reboot', 'shutdown', 'halt', 'poweroff', 'init', 'telinit', 'kexec', 'restart-computer', 'stop-computer']);
 /** Partition, filesystem and disk tools; the ones listed in DISK_READ_OPTIONS only read with those options. */
 export const DISK = new Set([
   'fdisk',
@@ -80,7 +80,7 @@ const DISK_READ_OPTIONS: Readonly<Record<string, RegExp>> = {
   tune2fs: /^-l$/,
 };
 /** Account and credential tools. */
-export const ACCOUNTS = new Set([
+const ACCOUNTS = new Set([
   'useradd',
   'adduser',
   'usermod',

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export type RunbookOs = 'linux' | 'windows';
 
-export interface RunbookStep {
+interface RunbookStep {
   readonly title: string;
   /** The exact command of the step (the first code span of a numbered line under "## Steps"). */
   readonly command: string;
@@ -24,7 +24,7 @@ export interface Runbook {
 }
 
 /** `docs/runbooks` of this checkout. */
-export const RUNBOOK_DIR = fileURLToPath(new URL('../../../../docs/runbooks/', import.meta.url));
+const RUNBOOK_DIR = fileURLToPath(new URL('../../../../docs/runbooks/', import.meta.url));
 
 /**
  * Parses a runbook: `# Title`, numbered lines under `## Steps` whose first code span is the
@@ -78,7 +78,7 @@ export function loadRunbooks(dir: string = RUNBOOK_DIR): Map<string, Runbook> {
 }
 
 /** Symptom words → runbook topic (the offline interpreter's intent rules). First match wins. */
-export const SYMPTOMS: ReadonlyArray<{ readonly topic: string; readonly pattern: RegExp }> = [
+const SYMPTOMS: ReadonlyArray<{ readonly topic: string; readonly pattern: RegExp }> = [
   { topic: 'disk-full', pattern: /\bdisk (is )?full\b|no space left|disk space|out of disk|\binodes?\b|filesystem (is )?full/i },
   { topic: 'port-in-use', pattern: /\bport\b.*\bin use\b|address already in use|eaddrinuse|port in use/i },
   { topic: 'high-cpu', pattern: /\bhigh cpu\b|\bcpu\b.*\b(high|100|usage|load)\b|load average|\bslow\b/i },

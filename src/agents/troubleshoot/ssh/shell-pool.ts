@@ -8,7 +8,7 @@ import { connectSsh, openPtyShell } from './ssh-connect.ts';
  * `less` (if something still starts it) shows a prompt the pager detection knows (AR-07).
  */
 export const POSIX_INIT_COMMAND = "export PAGER=cat GIT_PAGER=cat SYSTEMD_PAGER= TERM=xterm-256color LESS='-Ps--More--'";
-export const POWERSHELL_INIT_COMMAND = "$env:PAGER='cat'; $env:GIT_PAGER='cat'";
+const POWERSHELL_INIT_COMMAND = "$env:PAGER='cat'; $env:GIT_PAGER='cat'";
 
 /** Adapts an ssh2 PTY channel to the transport a `ShellSession` drives. */
 export function channelTransport(channel: ClientChannel, client: Client): ShellTransport {

@@ -4,7 +4,7 @@ import { TroubleshootErrors } from '../errors.ts';
 import type { Host, HostSecret } from '../hosts/host-repository.ts';
 
 /** OpenSSH's `SHA256:<base64 without padding>` of a raw public key blob. */
-export function sshFingerprint(keyBlob: Buffer): string {
+function sshFingerprint(keyBlob: Buffer): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
 }
 
@@ -86,13 +86,8 @@ export async function probeHostKey(address: string, port: number, timeoutMs = 10
   });
 }
 
-export interface PtyShell {
-  readonly client: Client;
-  readonly channel: ClientChannel;
-}
-
 /** Environment asked for on the PTY (servers may refuse `env`; the shell also exports it visibly). */
-export const SHELL_ENV: Readonly<Record<string, string>> = {
+const SHELL_ENV: Readonly<Record<string, string>> = {
   PAGER: 'cat',
   GIT_PAGER: 'cat',
   SYSTEMD_PAGER: '',

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { StoreMigration } from '../../../core/store/index.ts';
 
 /** Hosts (with the pinned host key) and the spec's `command_history` (AR-02). */
-export const troubleshootHostsMigration: StoreMigration = {
+const troubleshootHostsMigration: StoreMigration = {
   name: 'troubleshoot-001-hosts-command-history',
   async up(db: Kysely<unknown>, dialect) {
     const autoId = dialect === 'postgres' ? sql`serial primary key` : sql`integer primary key autoincrement`;

@@ -1,6 +1,5 @@
 /** Tables the troubleshoot agent adds to the store (see `migrations.ts`). */
 import type { Generated } from 'kysely';
-import type { CoreDatabase } from '../../../core/store/index.ts';
 
 export type HostOs = 'linux' | 'windows' | 'unknown';
 export type HostAuthKind = 'key' | 'password';
@@ -42,9 +41,4 @@ export interface CommandHistoryTable {
   executed_at: string | null;
   approver: string | null;
   auto_approve_rule: string | null;
-}
-
-export interface TroubleshootDatabase extends CoreDatabase {
-  hosts: HostsTable;
-  command_history: CommandHistoryTable;
 }

@@ -46,7 +46,7 @@ export interface RunningRecord {
   readonly command: string;
 }
 
-export function sha256(text: string): string {
+function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 

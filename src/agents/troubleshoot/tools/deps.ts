@@ -13,7 +13,7 @@ export type ValidatorOs = 'linux' | 'windows';
 export type CommandCheck = (command: string, os: ValidatorOs) => ValidatorVerdict | Promise<ValidatorVerdict>;
 
 /** Scores one command line's risk from what it does (risk/command-risk.ts). */
-export type CommandRisk = (command: string, os: ValidatorOs) => RiskAssessment;
+type CommandRisk = (command: string, os: ValidatorOs) => RiskAssessment;
 
 /** How a call was approved, as the runtime's approval middleware saw it. */
 export interface ApprovalInfo {

@@ -6,7 +6,7 @@ import { recordOutcome } from './command-result.ts';
 import { resolveHost, type TroubleshootDeps, terminalEmitter } from './deps.ts';
 
 /** Fixed, read-only detection commands per shell (AR-06, the Verify phase). */
-export const OS_DETECTION_COMMANDS: Readonly<Record<ShellFamily, string>> = {
+const OS_DETECTION_COMMANDS: Readonly<Record<ShellFamily, string>> = {
   posix: 'uname -a',
   prompt: 'uname -a',
   powershell: '$PSVersionTable.PSVersion.ToString(); [System.Environment]::OSVersion.VersionString',
@@ -14,7 +14,7 @@ export const OS_DETECTION_COMMANDS: Readonly<Record<ShellFamily, string>> = {
 };
 
 /** Reads the OS from a detection command's output. */
-export function classifyOs(output: string): HostOs {
+function classifyOs(output: string): HostOs {
   if (/Microsoft Windows|Windows NT|Win32NT/i.test(output)) return 'windows';
   if (/\b(Linux|Darwin|FreeBSD|OpenBSD|NetBSD|SunOS|AIX)\b/.test(output)) return 'linux';
   return 'unknown';

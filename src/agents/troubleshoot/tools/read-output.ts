@@ -4,7 +4,7 @@ import { TroubleshootErrors } from '../errors.ts';
 import { type CommandResult, READ_OUTPUT_TOOL, type RunningRecord, recordOutcome, STATE_RUNNING } from './command-result.ts';
 import { resolveHost, type TroubleshootDeps, terminalEmitter } from './deps.ts';
 
-export const readOutputInput = z.object({
+const readOutputInput = z.object({
   host: z.string().min(1).max(63).optional().describe('Host name. Default: the host of this session.'),
   wait_seconds: z
     .number()

@@ -10,7 +10,7 @@ import { resolveHost, type TroubleshootDeps, terminalEmitter, type ValidatorOs, 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const KEYSTROKES = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
-export const suggestSshCommandInput = z.object({
+const suggestSshCommandInput = z.object({
   host: z.string().min(1).max(63).optional().describe('Registered host name (list_hosts). Default: the host of this session.'),
   command: z
     .string()
@@ -20,7 +20,7 @@ export const suggestSshCommandInput = z.object({
     .describe('The exact command line to run in the visible shell.'),
   explanation: z.string().max(2000).optional().describe('Why this command, in one or two sentences (shown on the approval panel).'),
 });
-export type SuggestSshCommandInput = z.infer<typeof suggestSshCommandInput>;
+type SuggestSshCommandInput = z.infer<typeof suggestSshCommandInput>;
 
 /** The host's OS as the preview recorded it; Linux before the preview exists. */
 function previewOs(preview: ApprovalPreview | undefined): ValidatorOs {

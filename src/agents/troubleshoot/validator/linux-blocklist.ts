@@ -9,19 +9,7 @@ import {
   normalisePath as normalise,
   resolveAgainst,
 } from './linux-paths.ts';
-import {
-  AWK_SPAWNS_PROCESS,
-  AWKS,
-  BACKTICK_EXEC,
-  BACKTICK_LANGUAGES,
-  CODE_SPAWNS_PROCESS,
-  EDITOR_COMMAND_FLAGS,
-  EDITOR_ESCAPE,
-  INLINE_CODE_FLAGS,
-  INTERPRETERS,
-  programFamily,
-  SHELLS,
-} from './linux-programs.ts';
+import { INTERPRETERS, programFamily, SHELLS } from './linux-programs.ts';
 import { shellCommandIndex } from './linux-wrappers.ts';
 import type { CommandRule, SimpleCommand, Word } from './types.ts';
 import { staticHeredoc } from './wrapped-command.ts';

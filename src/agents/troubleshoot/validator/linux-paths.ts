@@ -121,7 +121,7 @@ export function changeDirectory(cwd: string | undefined, argument: string | unde
 const MAX_BRACE_WORDS = 64;
 
 /** Bash brace expansion of one word: `/{etc,usr}` → `/etc`, `/usr`; nested groups too. No `{a..z}` ranges. */
-export function expandBraces(text: string): string[] {
+function expandBraces(text: string): string[] {
   const open = text.indexOf('{');
   if (open === -1) return [text];
   let depth = 0;

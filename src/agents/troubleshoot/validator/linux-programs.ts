@@ -92,9 +92,6 @@ export const CODE_SPAWNS_PROCESS = new RegExp(
 export const BACKTICK_EXEC = /`[^`]*`/;
 export const BACKTICK_LANGUAGES = new Set(['perl', 'ruby', 'php']);
 
-/** awk runs commands through `system()`, `print | "cmd"`, `"cmd" | getline`, and opens sockets via /inet. */
-export const AWK_SPAWNS_PROCESS = /\bsystem\s*\(|\|\s*&?\s*"|"\s*\|\s*&?\s*getline|\/inet\/|\|&/;
-
 export const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
 
 /** Editors and tools whose command options run shell commands (GTFOBins). */

@@ -1,7 +1,7 @@
 import type { SimpleCommand, Word } from './types.ts';
 
 /** PowerShell aliases (and cmd.exe built-ins with the same meaning) → canonical lower-case name. */
-export const WINDOWS_ALIASES: Readonly<Record<string, string>> = {
+const WINDOWS_ALIASES: Readonly<Record<string, string>> = {
   iex: 'invoke-expression',
   icm: 'invoke-command',
   iwr: 'invoke-webrequest',
@@ -62,7 +62,7 @@ interface Segment {
   after: string;
 }
 
-export interface NestedScript {
+interface NestedScript {
   readonly source: Word;
   readonly via: string;
   readonly segment: string;

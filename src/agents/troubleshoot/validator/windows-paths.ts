@@ -62,7 +62,7 @@ function isSystemFolder(rest: string): boolean {
 }
 
 /** Lower-cased, backslashes, no quotes, no provider prefix, no trailing `\`, `\*` or `\*.*`. */
-export function normaliseWindowsPath(path: string): string {
+function normaliseWindowsPath(path: string): string {
   return path
     .trim()
     .replace(/^["']|["']$/g, '')

@@ -23,7 +23,7 @@ export const RISK_LEVELS: Readonly<Record<Risk, number>> = { low: 0, medium: 1, 
 
 const NAMESPACE = 'Opsgate';
 
-export function entityUid(type: string, id: string): EntityUidJson {
+function entityUid(type: string, id: string): EntityUidJson {
   return { type: `${NAMESPACE}::${type}`, id };
 }
 

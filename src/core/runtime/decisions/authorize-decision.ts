@@ -14,7 +14,7 @@ export interface DecisionMarks {
 }
 
 /** The call as it will run if this decision lets it: the stored proposal, or the edited arguments with their own risk. */
-export interface CallAsItWillRun {
+interface CallAsItWillRun {
   readonly tool: AnyToolDefinition;
   readonly args: Readonly<Record<string, unknown>>;
   readonly risk: Risk;

@@ -13,7 +13,7 @@ export interface ButtonValue {
 }
 
 /** Slack's mrkdwn needs `&`, `<` and `>` escaped (its "Formatting text" guide). */
-export function escapeMrkdwn(text: string): string {
+function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -6,12 +6,12 @@ import type { ApprovalInterrupt, Runtime, SessionEvent } from '../../../core/run
 import { type ApprovalDigest, approvalDigest } from '../approval-digest.ts';
 import type { ChatIntegrationStore, SlackSettings } from '../chat-integration-store.ts';
 import { linkAddress } from '../link-address.ts';
-import { APPROVE_ACTION, approvalFallback, approvalRequestBlocks, type ButtonValue, decidedBlocks, REJECT_ACTION } from './slack-blocks.ts';
+import { APPROVE_ACTION, approvalFallback, approvalRequestBlocks, type ButtonValue, decidedBlocks } from './slack-blocks.ts';
 
 export const SLACK = 'slack';
 
 /** How long a press through a link or app secrets someone else just set counts as their credential. */
-export const DEFAULT_CHANGE_HOLD_MS = 24 * 3_600_000;
+const DEFAULT_CHANGE_HOLD_MS = 24 * 3_600_000;
 
 /** The parts of a `block_actions` payload opsgate reads (Slack's "Handling user interaction"). */
 export interface SlackBlockAction {
@@ -293,5 +293,3 @@ export class SlackIntegration {
     });
   }
 }
-
-export { APPROVE_ACTION, REJECT_ACTION };

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 
-export interface RunOptions {
+interface RunOptions {
   /** Kill the process after this many milliseconds (SIGTERM). */
   readonly timeoutMs: number;
   /** Aborting kills the process (SIGTERM), so that a cancelled tool call never leaves `helm` running. */

@@ -45,7 +45,7 @@ export interface SimulatorDatabase {
   helm_sim_faults: { kind: string; release: string; detail: string; created_at: string };
 }
 
-export const helmSimulatorMigration: StoreMigration = {
+const helmSimulatorMigration: StoreMigration = {
   name: 'helm-001-simulated-cluster',
   async up(db: Kysely<unknown>) {
     await db.schema
@@ -105,7 +105,7 @@ export const helmSimulatorMigration: StoreMigration = {
  * from its manifest, as Helm does), workloads as Kubernetes objects with their status, and pods
  * with labels so that they are found by a workload's selector.
  */
-export const helmSimulatorStatesMigration: StoreMigration = {
+const helmSimulatorStatesMigration: StoreMigration = {
   name: 'helm-002-release-states',
   async up(db: Kysely<unknown>) {
     await db.schema

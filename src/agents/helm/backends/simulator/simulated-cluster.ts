@@ -47,7 +47,7 @@ type Row = SimulatorDatabase['helm_sim_releases'];
 
 const KUBERNETES_VERSION = 'v1.29.4';
 /** Helm's default `--history-max`: older revisions are pruned, never the last deployed one. */
-export const HISTORY_MAX = 10;
+const HISTORY_MAX = 10;
 
 /**
  * A Kubernetes cluster with Helm, simulated in the opsgate store: namespaces, release revisions in
