@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
 import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, startWebServer, type WebServer } from './web-harness.ts';
@@ -114,6 +115,8 @@ describe.skipIf(!chromiumAvailable)('linking my own Slack account in the web UI 
       await poll(() => page.getByTestId('slack-link-state').textContent()).toBe('No Slack account is linked to you.');
       expect(await linkOf('alice')).toBeUndefined();
 
+      // Events are journaled with their change and sealed into the chain a moment later: seal first, as readers do.
+      await new AuditLog(server.store).seal();
       const events = await server.store.db
         .selectFrom('audit_events')
         .select(['type', 'actor', 'payload'])
