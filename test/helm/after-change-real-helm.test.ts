@@ -1,14 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
-import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService, type PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
-import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
+import type { PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
 import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
+import { type RealHelmRig, startRealHelmRig } from './support/real-helm-rig.ts';
 
 const run = promisify(execFile);
 const TESTED_CHART = new URL('./charts-extra/tested-1.0.0', import.meta.url).pathname;
@@ -23,31 +18,16 @@ const REAL_BINARY_TIMEOUT_MS = 120_000;
 // - the live state behind an upgrade plan (`kubectl edit` drift), on Helm 4.1 only: the drift is
 //   read by kubectl and compared by opsgate, so Helm 3 adds nothing but processes.
 describe('after an approved change and before the next one, on the real binaries', () => {
-  let stub: KubeApiStub;
-  let home: string;
-  let kubeconfig: string;
-  let repository: ChartRepository;
-  const env = () => ({ ...process.env, HOME: home });
-  const service = (major: HelmMajor) => {
-    const binaries = realHelmBinaries(major);
-    return new HelmService(new HelmCli({ helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig, env: env() }), repository);
-  };
+  let rig: RealHelmRig;
+  const service = (major: HelmMajor) => rig.service(major);
   beforeAll(async () => {
-    stub = await startKubeApiStub({ failingPods: ['bad-v3-test-connection', 'bad-v4-test-connection'] });
-    home = mkdtempSync(join(tmpdir(), 'opsgate-helm-after-'));
-    kubeconfig = join(home, 'kubeconfig');
-    writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
-    const charts = join(home, 'charts');
-    mkdirSync(charts);
-    const helm = realHelmBinaries('v4').helm;
-    await run(helm, ['package', TESTED_CHART, '--destination', charts], { env: env() });
-    await run(helm, ['repo', 'index', charts], { env: env() });
-    repository = await ChartRepository.open(charts, 'local');
+    rig = await startRealHelmRig({
+      name: 'after',
+      charts: [{ path: TESTED_CHART }],
+      stub: { failingPods: ['bad-v3-test-connection', 'bad-v4-test-connection'] },
+    });
   }, REAL_BINARY_TIMEOUT_MS);
-  afterAll(async () => {
-    await stub?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
   describe.each(['v3', 'v4'] as const)('helm test on real Helm %s', (major: HelmMajor) => {
     const install = (release: string): PlanRequest => ({ operation: 'install', release, namespace: 'default', chart: 'tested' });
@@ -92,7 +72,8 @@ describe('after an approved change and before the next one, on the real binaries
       };
       const before = await service('v4').plan(upgrade);
       expect(before.liveDrift).toEqual({ checked: 1, drifted: [], missing: [], skipped: [] });
-      const kubectl = (args: string[]) => run(realHelmBinaries('v4').kubectl, [...args, '--kubeconfig', kubeconfig], { env: env() });
+      const kubectl = (args: string[]) =>
+        run(realHelmBinaries('v4').kubectl, [...args, '--kubeconfig', rig.kubeconfig], { env: rig.env() });
       // As `kubectl edit` would.
       await kubectl(['patch', 'configmap/ok-v4-config', '-p', '{"data":{"greeting":"edited by hand"}}', '--namespace', 'default']);
       const after = await service('v4').plan(upgrade);

@@ -1,16 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
-import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService, type PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
-import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
-import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
+import type { PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
+import type { HelmMajor } from '../../src/testing/real-helm-binaries.ts';
+import { type RealHelmRig, startRealHelmRig } from './support/real-helm-rig.ts';
 
-const run = promisify(execFile);
 const SIGNED_CHART = new URL('./charts-extra/rollout-1.0.0', import.meta.url).pathname;
 const UNSIGNED_CHART = new URL('./charts-extra/tested-1.0.0', import.meta.url).pathname;
 /** A throwaway test key (fixtures/provenance/README.md): its secret keyring signs, its public keyring is the admin's. */
@@ -23,40 +17,13 @@ const REAL_BINARY_TIMEOUT_MS = 120_000;
 // (its `.prov` beside it), and `tested`, packaged without. The signed one is planned with its
 // signer in the plan and installed with `--verify --keyring`; the unsigned one is refused in planning.
 describe('chart provenance with a configured keyring, on the real binaries', () => {
-  let stub: KubeApiStub;
-  let home: string;
-  let kubeconfig: string;
-  let repository: ChartRepository;
-  const env = () => ({ ...process.env, HOME: home });
-  const service = (major: HelmMajor) => {
-    const binaries = realHelmBinaries(major);
-    const cli = new HelmCli({
-      helmPath: binaries.helm,
-      kubectlPath: binaries.kubectl,
-      kubeconfig,
-      keyring: join(KEYS, 'pubring.gpg'),
-      env: env(),
-    });
-    return new HelmService(cli, repository);
-  };
+  let rig: RealHelmRig;
+  const service = (major: HelmMajor) => rig.service(major, { keyring: join(KEYS, 'pubring.gpg') });
   beforeAll(async () => {
-    stub = await startKubeApiStub();
-    home = mkdtempSync(join(tmpdir(), 'opsgate-helm-prov-'));
-    kubeconfig = join(home, 'kubeconfig');
-    writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
-    const charts = join(home, 'charts');
-    mkdirSync(charts);
-    const helm = realHelmBinaries('v4').helm;
     const signing = ['--sign', '--key', 'opsgate test', '--keyring', join(KEYS, 'secring.gpg')];
-    await run(helm, ['package', SIGNED_CHART, '--destination', charts, ...signing], { env: env() });
-    await run(helm, ['package', UNSIGNED_CHART, '--destination', charts], { env: env() });
-    await run(helm, ['repo', 'index', charts], { env: env() });
-    repository = await ChartRepository.open(charts, 'local');
+    rig = await startRealHelmRig({ name: 'prov', charts: [{ path: SIGNED_CHART, packageArgs: signing }, { path: UNSIGNED_CHART }] });
   }, REAL_BINARY_TIMEOUT_MS);
-  afterAll(async () => {
-    await stub?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
   it('install and upgrade pass --verify --keyring, so Helm checks the archive it installs too', () => {
     const keyring = join(KEYS, 'pubring.gpg');

@@ -1,17 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
-import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
-import { HelmService, type PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
+import type { PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
 import { OpsgateError } from '../../src/core/errors/index.ts';
-import { type KubeApiStub, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
-import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
+import type { HelmMajor } from '../../src/testing/real-helm-binaries.ts';
+import { type RealHelmRig, startRealHelmRig } from './support/real-helm-rig.ts';
 
-const run = promisify(execFile);
 const ROLLOUT_CHART = new URL('./charts-extra/rollout-1.0.0', import.meta.url).pathname;
 /** Generous for a loaded 2-core machine: Helm waits out the 30 s `--timeout` first; not a timed assertion. */
 const REAL_BINARY_TIMEOUT_MS = 120_000;
@@ -23,36 +15,16 @@ const NEVER_READY_MS = 3_600_000;
 // `--timeout` fails the install, and Helm uninstalls it. The two versions run concurrently, each
 // waiting out its own timeout, so the file costs one timeout of wall time.
 describe('rollback on failure, on the real binaries', () => {
-  let stub: KubeApiStub;
-  let home: string;
-  let kubeconfig: string;
-  let repository: ChartRepository;
-  const env = () => ({ ...process.env, HOME: home });
-  const service = (major: HelmMajor) => {
-    const binaries = realHelmBinaries(major);
-    return new HelmService(new HelmCli({ helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig, env: env() }), repository);
-  };
+  let rig: RealHelmRig;
   beforeAll(async () => {
-    stub = await startKubeApiStub({ rolloutDelayMs: NEVER_READY_MS });
-    home = mkdtempSync(join(tmpdir(), 'opsgate-helm-atomic-'));
-    kubeconfig = join(home, 'kubeconfig');
-    writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
-    const charts = join(home, 'charts');
-    mkdirSync(charts);
-    const helm = realHelmBinaries('v4').helm;
-    await run(helm, ['package', ROLLOUT_CHART, '--destination', charts], { env: env() });
-    await run(helm, ['repo', 'index', charts], { env: env() });
-    repository = await ChartRepository.open(charts, 'local');
+    rig = await startRealHelmRig({ name: 'atomic', charts: [{ path: ROLLOUT_CHART }], stub: { rolloutDelayMs: NEVER_READY_MS } });
   }, REAL_BINARY_TIMEOUT_MS);
-  afterAll(async () => {
-    await stub?.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
   it.concurrent.each(['v3', 'v4'] as const)(
     'an install that never becomes ready within its timeout is uninstalled by Helm %s, and the answer says so',
     async (major: HelmMajor) => {
-      const helm = service(major);
+      const helm = rig.service(major);
       const install: PlanRequest = {
         operation: 'install',
         release: `stuck-${major}`,
@@ -77,7 +49,7 @@ describe('rollback on failure, on the real binaries', () => {
         `helm install of stuck-${major} failed and was undone as the plan asked (the release was uninstalled)`,
       );
       await expect(helm.detectScenario(`stuck-${major}`, 'default')).resolves.toMatchObject({ scenario: 'INSTALL' });
-      expect(stub.object('apps/v1', 'Deployment', 'default', `stuck-${major}-web`)).toBeUndefined();
+      expect(rig.stub.object('apps/v1', 'Deployment', 'default', `stuck-${major}-web`)).toBeUndefined();
     },
     REAL_BINARY_TIMEOUT_MS,
   );

@@ -1,1 +1,1 @@
-export { type KubeApiStub, startKubeApiStub } from './server.ts';
+export { type KubeApiStub, type KubeApiStubOptions, startKubeApiStub } from './server.ts';
