@@ -2,8 +2,9 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type AuditLog, userActor } from '../../core/audit/index.ts';
+import type { Identity } from '../../core/identity/index.ts';
 import { type ApiCatalog, apiRoute } from '../api-route.ts';
-import type { ChatIntegrationStore, SlackSettings } from './chat-integration-store.ts';
+import type { ChatIntegrationStore, ChatUserLink, SlackSettings } from './chat-integration-store.ts';
 import { IntegrationErrors } from './integration-errors.ts';
 import { SLACK, type SlackIntegration } from './slack/slack-integration.ts';
 
@@ -15,6 +16,12 @@ const requestBody = z
   .object({ slackUserId: z.string().trim().max(40).describe('Your Slack member id (U…; profile → ⋮ → Copy member ID)') })
   .strict();
 const confirmBody = z.object({ code: z.string().trim().max(20).describe('The code opsgate sent you in Slack') }).strict();
+
+/** Only the person signed in changes their link, never a token someone else issued for them. */
+function ownSignIn(identity: Identity): Identity {
+  if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+  return identity;
+}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -31,6 +38,26 @@ export function chatLinkRoutes(
   deps: { store: ChatIntegrationStore; slack: SlackIntegration; audit: AuditLog; now: () => Date },
 ): void {
   const { store, slack, audit, now } = deps;
+  /** One audit event per link change, the same shape whoever and whatever changed it. */
+  const linkChanged = (
+    identity: Identity,
+    before: ChatUserLink | undefined,
+    slackUserId: string,
+    extra: { confirmedInSlack?: true } = {},
+  ) =>
+    audit.append({
+      type: 'chat_link_changed',
+      actor: userActor(identity.username),
+      payload: {
+        provider: 'slack',
+        username: identity.username,
+        from: { slackUserId: before?.externalId ?? '', email: before?.email ?? '' },
+        to: { slackUserId, email: '' },
+        by: identity.username,
+        via: identity.channel ?? 'rest',
+        ...extra,
+      },
+    });
   apiRoute(
     app,
     catalog,
@@ -70,24 +97,12 @@ export function chatLinkRoutes(
       tag: 'auth',
     },
     async ({ request }) => {
-      const { identity } = request;
-      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      const identity = ownSignIn(request.identity);
       const before = (await store.links(SLACK)).find((link) => link.userId === identity.userId);
       await store.dropOffer(SLACK, identity.userId);
       if (!before) return { unlinked: false };
       await store.link(SLACK, identity.userId, {}, identity.username);
-      await audit.append({
-        type: 'chat_link_changed',
-        actor: userActor(identity.username),
-        payload: {
-          provider: 'slack',
-          username: identity.username,
-          from: { slackUserId: before.externalId ?? '', email: before.email ?? '' },
-          to: { slackUserId: '', email: '' },
-          by: identity.username,
-          via: identity.channel ?? 'rest',
-        },
-      });
+      await linkChanged(identity, before, '');
       return { unlinked: true };
     },
   );
@@ -102,8 +117,7 @@ export function chatLinkRoutes(
       body: requestBody,
     },
     async ({ request, body }) => {
-      const { identity } = request;
-      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      const identity = ownSignIn(request.identity);
       if (!/^[UW][A-Z0-9]{2,}$/.test(body.slackUserId))
         throw IntegrationErrors.CHAT_SETTINGS_INVALID({
           detail: 'A Slack member id starts with U or W (Slack: profile → ⋮ → Copy member ID).',
@@ -134,8 +148,7 @@ export function chatLinkRoutes(
       body: confirmBody,
     },
     async ({ request, body }) => {
-      const { identity } = request;
-      if (identity.credentialIssuedBy) throw IntegrationErrors.CHAT_LINK_NEEDS_OWN_SIGN_IN({ issuer: identity.credentialIssuedBy });
+      const identity = ownSignIn(request.identity);
       const pending = await store.offer(SLACK, identity.userId);
       if (!pending) throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'no link was asked for' });
       if (Date.parse(pending.expiresAt) <= now().getTime()) throw IntegrationErrors.CHAT_LINK_CODE_INVALID({ detail: 'it expired' });
@@ -148,19 +161,7 @@ export function chatLinkRoutes(
       const before = (await store.links(SLACK)).find((link) => link.userId === identity.userId);
       await store.link(SLACK, identity.userId, { externalId: pending.externalId }, identity.username);
       await store.dropOffer(SLACK, identity.userId);
-      await audit.append({
-        type: 'chat_link_changed',
-        actor: userActor(identity.username),
-        payload: {
-          provider: 'slack',
-          username: identity.username,
-          from: { slackUserId: before?.externalId ?? '', email: before?.email ?? '' },
-          to: { slackUserId: pending.externalId, email: '' },
-          by: identity.username,
-          via: identity.channel ?? 'rest',
-          confirmedInSlack: true,
-        },
-      });
+      await linkChanged(identity, before, pending.externalId, { confirmedInSlack: true });
       return { linked: pending.externalId };
     },
   );
