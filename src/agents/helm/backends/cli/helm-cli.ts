@@ -22,6 +22,7 @@ import type {
   WorkloadHealth,
 } from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
+import { helmRouteArgs, withKubectlRoute } from './kube-route.ts';
 import {
   classifyHelmError,
   parseDryRunRelease,
@@ -142,23 +143,25 @@ export class HelmCli implements HelmBackend {
     });
   }
 
-  /** Runs one command with the cluster's routing flags; a failure is the raw CommandFailed (stderr whole). */
+  /**
+   * Runs one command on the cluster helm reaches, as the identity helm uses (kube-route.ts: kubectl
+   * is told what Helm reads from its HELM_KUBE* variables); a failure is the raw CommandFailed (stderr whole).
+   */
   async #invoke(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, timeoutMs: number): Promise<string> {
-    const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
-    const kubeContext = this.#kubeContext();
-    // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
-    const context = this.#options.kubeContext
-      ? tool === 'helm'
-        ? ['--kube-context', this.#options.kubeContext]
-        : ['--context', this.#options.kubeContext]
-      : kubeContext && tool === 'kubectl'
-        ? ['--context', kubeContext]
-        : [];
-    if (this.#options.kubeconfig) context.push('--kubeconfig', this.#options.kubeconfig);
-    if (tool === 'helm' && operation !== 'version') await this.helmVersion();
+    const env = this.#options.env ?? process.env;
+    const target = {
+      ...(this.#options.kubeContext ? { kubeContext: this.#options.kubeContext } : {}),
+      ...(this.#options.kubeconfig ? { kubeconfig: this.#options.kubeconfig } : {}),
+    };
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
-    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) });
+    const options = { timeoutMs, ...(signal ? { signal } : {}) };
+    if (tool === 'kubectl')
+      return withKubectlRoute(target, env, (route, routedEnv) =>
+        run(this.#options.kubectlPath ?? 'kubectl', [...args, ...route], { ...options, env: routedEnv }),
+      );
+    if (operation !== 'version') await this.helmVersion();
+    return run(this.#options.helmPath ?? 'helm', [...args, ...helmRouteArgs(target)], { ...options, env });
   }
 
   /**
