@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +19,12 @@ export interface RigChart {
   readonly packageArgs?: readonly string[];
 }
 
+/** A `helm repo` repository served over HTTP on loopback from the test's process, added to the rig's HOME by name. */
+export interface RigRepository {
+  readonly name: string;
+  readonly charts: readonly RigChart[];
+}
+
 /**
  * The real-binary Helm suites' common ground: the stub API server, a throwaway HOME with its
  * kubeconfig, opsgate's chart folder packaged by the real Helm, and a `HelmService` over the real
@@ -25,6 +33,10 @@ export interface RigChart {
 export interface RealHelmRig {
   readonly stub: KubeApiStub;
   readonly kubeconfig: string;
+  /** opsgate's chart folder, holding the packaged `charts`. */
+  readonly repository: ChartRepository;
+  /** The url of the served `helm repo` repository, when one was asked for. */
+  readonly repositoryUrl: string | undefined;
   /** Helm and kubectl see the rig's HOME, never the machine's. */
   env(): NodeJS.ProcessEnv;
   service(major: HelmMajor, cli?: Partial<HelmCliOptions>): HelmService;
@@ -35,6 +47,7 @@ export async function startRealHelmRig(options: {
   readonly name: string;
   readonly charts: readonly RigChart[];
   readonly stub?: KubeApiStubOptions;
+  readonly helmRepository?: RigRepository;
 }): Promise<RealHelmRig> {
   const stub = await startKubeApiStub(options.stub);
   const home = mkdtempSync(join(tmpdir(), `opsgate-helm-${options.name}-`));
@@ -48,9 +61,12 @@ export async function startRealHelmRig(options: {
     await run(helm, ['package', chart.path, '--destination', folder, ...(chart.packageArgs ?? [])], { env: env() });
   await run(helm, ['repo', 'index', folder], { env: env() });
   const repository = await ChartRepository.open(folder, 'local');
+  const served = options.helmRepository ? await serveHelmRepository(options.helmRepository, home, env()) : undefined;
   return {
     stub,
     kubeconfig,
+    repository,
+    repositoryUrl: served?.url,
     env,
     service(major, cli = {}) {
       const binaries = realHelmBinaries(major);
@@ -61,7 +77,34 @@ export async function startRealHelmRig(options: {
     },
     async close() {
       await stub.close();
+      if (served) await new Promise((resolve) => served.server.close(resolve));
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Packages the charts into a folder of HOME, serves it (async: Helm's requests are answered by this process) and runs `helm repo add`. */
+async function serveHelmRepository(
+  repository: RigRepository,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ server: Server; url: string }> {
+  const folder = join(home, `repo-${repository.name}`);
+  mkdirSync(folder);
+  const server = createServer((request, response) => {
+    try {
+      response.end(readFileSync(join(folder, (request.url ?? '/').replace(/^\/+/, '').replace(/\.\./g, ''))));
+    } catch {
+      response.statusCode = 404;
+      response.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const helm = realHelmBinaries('v4').helm;
+  for (const chart of repository.charts)
+    await run(helm, ['package', chart.path, '--destination', folder, ...(chart.packageArgs ?? [])], { env });
+  await run(helm, ['repo', 'index', folder, '--url', url], { env });
+  await run(helm, ['repo', 'add', repository.name, url], { env });
+  return { server, url };
 }

@@ -324,7 +324,8 @@ export class HelmCli implements HelmBackend {
    * `helm repo` configuration and `oci://` through its registry login, with their credentials, so
    * opsgate never holds them. The archive stays in a private folder for as long as the backend
    * lives, and the same reference and version is pulled once: what is installed is the archive
-   * that was planned.
+   * that was planned. With a keyring configured, its `.prov` is fetched beside it (`--prov`, both
+   * Helm 3 and 4), so `helm verify` can check repository and OCI charts as it checks opsgate's own.
    */
   pullChart(reference: string, version?: string): Promise<string> {
     const key = `${reference}@${version ?? ''}`;
@@ -334,7 +335,14 @@ export class HelmCli implements HelmBackend {
       const destination = await mkdtemp(join(tmpdir(), 'opsgate-helm-pull-'));
       const chart = version ? `${reference} ${version}` : reference;
       try {
-        await this.#run('helm', ['pull', reference, ...(version ? ['--version', version] : []), '--destination', destination], 'pull');
+        // With a keyring, the `.prov` comes too (beside the archive, where `helm verify` looks); a chart
+        // published without one is still pulled, and refused by verifyChart in planning.
+        const provenance = this.#options.keyring ? ['--prov'] : [];
+        await this.#run(
+          'helm',
+          ['pull', reference, ...(version ? ['--version', version] : []), ...provenance, '--destination', destination],
+          'pull',
+        );
       } catch (error) {
         await rm(destination, { recursive: true, force: true });
         if (OpsgateError.isInstance(error) && error.code === 'HELM_OPERATION_FAILED')
