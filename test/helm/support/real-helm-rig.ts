@@ -32,20 +32,26 @@ export interface RigRepository {
  */
 export interface RealHelmRig {
   readonly stub: KubeApiStub;
+  /** The throwaway HOME (Helm's repositories and caches live there; tests may write files in it). */
+  readonly home: string;
   readonly kubeconfig: string;
-  /** opsgate's chart folder, holding the packaged `charts`. */
+  /** opsgate's chart folder, holding the packaged `charts` (or the `chartRepository` given). */
   readonly repository: ChartRepository;
-  /** The url of the served `helm repo` repository, when one was asked for. */
-  readonly repositoryUrl: string | undefined;
   /** Helm and kubectl see the rig's HOME, never the machine's. */
   env(): NodeJS.ProcessEnv;
-  service(major: HelmMajor, cli?: Partial<HelmCliOptions>): HelmService;
+  /** A HelmService over the real CLI backend; `repository` replaces the rig's chart folder. */
+  service(major: HelmMajor, cli?: Partial<HelmCliOptions>, repository?: ChartRepository): HelmService;
+  /** Runs the real helm itself (what a person did by hand) on the stub, with the rig's HOME; resolves with stdout. */
+  helm(major: HelmMajor, args: readonly string[]): Promise<string>;
   close(): Promise<void>;
 }
 
 export async function startRealHelmRig(options: {
   readonly name: string;
-  readonly charts: readonly RigChart[];
+  /** Packaged by the real Helm into opsgate's chart folder of the rig. */
+  readonly charts?: readonly RigChart[];
+  /** opsgate's chart repository instead of a packaged folder (the demo one, or `ChartRepository.none()`). */
+  readonly chartRepository?: ChartRepository;
   readonly stub?: KubeApiStubOptions;
   readonly helmRepository?: RigRepository;
 }): Promise<RealHelmRig> {
@@ -54,26 +60,23 @@ export async function startRealHelmRig(options: {
   const env = () => ({ ...process.env, HOME: home });
   const kubeconfig = join(home, 'kubeconfig');
   writeFileSync(kubeconfig, stub.kubeconfig(), { mode: 0o600 });
-  const folder = join(home, 'charts');
-  mkdirSync(folder);
-  const helm = realHelmBinaries('v4').helm;
-  for (const chart of options.charts)
-    await run(helm, ['package', chart.path, '--destination', folder, ...(chart.packageArgs ?? [])], { env: env() });
-  await run(helm, ['repo', 'index', folder], { env: env() });
-  const repository = await ChartRepository.open(folder, 'local');
+  const repository = options.chartRepository ?? (await packagedRepository(options.charts ?? [], home, env()));
   const served = options.helmRepository ? await serveHelmRepository(options.helmRepository, home, env()) : undefined;
   return {
     stub,
     kubeconfig,
     repository,
-    repositoryUrl: served?.url,
     env,
-    service(major, cli = {}) {
+    home,
+    service(major, cli = {}, chartRepository = repository) {
       const binaries = realHelmBinaries(major);
       return new HelmService(
         new HelmCli({ helmPath: binaries.helm, kubectlPath: binaries.kubectl, kubeconfig, env: env(), ...cli }),
-        repository,
+        chartRepository,
       );
+    },
+    async helm(major, args) {
+      return (await run(realHelmBinaries(major).helm, [...args, '--kubeconfig', kubeconfig], { env: env() })).stdout;
     },
     async close() {
       await stub.close();
@@ -84,11 +87,7 @@ export async function startRealHelmRig(options: {
 }
 
 /** Packages the charts into a folder of HOME, serves it (async: Helm's requests are answered by this process) and runs `helm repo add`. */
-async function serveHelmRepository(
-  repository: RigRepository,
-  home: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ server: Server; url: string }> {
+async function serveHelmRepository(repository: RigRepository, home: string, env: NodeJS.ProcessEnv): Promise<{ server: Server }> {
   const folder = join(home, `repo-${repository.name}`);
   mkdirSync(folder);
   const server = createServer((request, response) => {
@@ -106,5 +105,15 @@ async function serveHelmRepository(
     await run(helm, ['package', chart.path, '--destination', folder, ...(chart.packageArgs ?? [])], { env });
   await run(helm, ['repo', 'index', folder, '--url', url], { env });
   await run(helm, ['repo', 'add', repository.name, url], { env });
-  return { server, url };
+  return { server };
+}
+
+/** The charts packaged by the real Helm into a folder of HOME, indexed: opsgate's chart repository for the rig. */
+async function packagedRepository(charts: readonly RigChart[], home: string, env: NodeJS.ProcessEnv): Promise<ChartRepository> {
+  const folder = join(home, 'charts');
+  mkdirSync(folder);
+  const helm = realHelmBinaries('v4').helm;
+  for (const chart of charts) await run(helm, ['package', chart.path, '--destination', folder, ...(chart.packageArgs ?? [])], { env });
+  await run(helm, ['repo', 'index', folder], { env });
+  return ChartRepository.open(folder, 'local');
 }
