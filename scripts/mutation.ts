@@ -87,7 +87,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
     ],
     tests: [
-      'src/agents/sandbox/engines/sql-guard.test.ts',
+      'src/agents/sandbox/engines/sql-guard*.test.ts',
       'src/agents/sandbox/engines/read-budget.test.ts',
       'src/agents/sandbox/engines/sqlite-engine.read-path.property.test.ts',
     ],
