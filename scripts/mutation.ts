@@ -76,16 +76,25 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
     mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
     tests: ['src/core/policy/**/*.test.ts', 'test/security/decision-matrix.test.ts'],
   },
+  // Two runs: a static mutant (a rule table, a regular expression) runs every suite of its module,
+  // and the SQLite suites open real databases and read processes while the PostgreSQL guards are
+  // proven by pure parser and catalog-decision tests.
   'sql-guard': {
     mutate: [
       'src/agents/sandbox/engines/sql-guard.ts',
       'src/agents/sandbox/engines/read-budget.ts',
-      'src/agents/sandbox/engines/postgres-statement.ts',
-      'src/agents/sandbox/engines/postgres-function-policy.ts',
       // The SQLite engine's read path: #prepareRead, query, querySync.
       'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
     ],
-    tests: ['src/agents/sandbox/engines/**/*.test.ts'],
+    tests: [
+      'src/agents/sandbox/engines/sql-guard*.test.ts',
+      'src/agents/sandbox/engines/read-budget.test.ts',
+      'src/agents/sandbox/engines/sqlite-engine.read-path.property.test.ts',
+    ],
+  },
+  'sql-guard-postgres': {
+    mutate: ['src/agents/sandbox/engines/postgres-statement.ts', 'src/agents/sandbox/engines/postgres-function-policy.ts'],
+    tests: ['src/agents/sandbox/engines/postgres-statement.test.ts', 'src/agents/sandbox/engines/postgres-function-policy.test.ts'],
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
