@@ -15,12 +15,17 @@ const GOAL = 90;
 /** Carries a module's test patterns to `vitest.mutation.config.ts` in Stryker's test runner processes. */
 export const MUTATION_TESTS_VARIABLE = 'OPSGATE_MUTATION_TESTS';
 
-/** A safety module: the files mutated and the suites that cover them (all service-free). */
+/** A safety module: the files mutated and the suites that cover them. */
 export interface SafetyModule {
   /** Stryker `mutate` patterns; `file.ts:FROM-TO` mutates those lines only. */
   readonly mutate: readonly string[];
   /** Vitest include patterns: the suites that prove the module, so a run takes minutes, not an hour. */
   readonly tests: readonly string[];
+  /**
+   * Its suites need PostgreSQL (code that runs only there, such as the audit's external anchor):
+   * the run starts a throwaway cluster unless OPSGATE_TEST_DATABASE_URL names one.
+   */
+  readonly postgres?: boolean;
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
@@ -67,10 +72,20 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   'audit-verify': {
     mutate: ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
     tests: AUDIT_SUITES,
+    postgres: true,
   },
   'audit-sealer': {
     mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    tests: AUDIT_SUITES,
+    // The audit suites without runtime.test.ts: every runtime test seals, so each sealer mutant
+    // would replay the whole runtime suite; the sealer is held to the audit suites' direct tests.
+    tests: [
+      'src/core/audit/**/*.test.ts',
+      'test/core/audit-integrity.test.ts',
+      'test/core/audit-anchor.test.ts',
+      // The background sealer beside another replica holding the sealers' lock (PostgreSQL).
+      'test/core/audit-sealer-replicas.test.ts',
+    ],
+    postgres: true,
   },
   'cedar-adapter': {
     mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
@@ -162,10 +177,38 @@ export function scoreOf(module: string, report: StrykerReport): ModuleScore {
   };
 }
 
+/** A throwaway PostgreSQL cluster (`scripts/test-services.sh`), which Stryker's runner processes reach through the environment. */
+interface Postgres {
+  readonly url: string;
+  stop(): void;
+}
+
+/** Starts a cluster; undefined when PostgreSQL is not installed (the PostgreSQL suites then skip, and their code counts as not covered). */
+function startPostgres(): Postgres | undefined {
+  const started = spawnSync(
+    'bash',
+    ['-c', 'source scripts/test-services.sh && start_postgres >&2 && printf "%s\\n%s" "${OPSGATE_TEST_DATABASE_URL:-}" "${PG_TMP:-}"'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [url, dir] = started.stdout.split('\n');
+  if (started.status !== 0 || !url) return undefined;
+  return {
+    url,
+    stop: () => {
+      spawnSync('bash', ['-c', 'source scripts/test-services.sh && stop_postgres'], {
+        cwd: root,
+        env: { ...process.env, PG_TMP: dir },
+        stdio: 'inherit',
+      });
+    },
+  };
+}
+
 function run(
   module: string,
   force: boolean,
   concurrency: string | undefined,
+  databaseUrl: string | undefined,
 ): ModuleScore | { readonly module: string; readonly failed: string } {
   const report = join(reportsDir, `${module}.json`);
   const config = join(reportsDir, `${module}.stryker.json`);
@@ -177,6 +220,8 @@ function run(
       ...options,
       mutate: SAFETY_MODULES[module]!.mutate,
       ...(concurrency ? { concurrency: Number(concurrency) } : {}),
+      // A sandbox folder per module: two modules measured at once must not clean each other's away.
+      tempDirName: `.stryker-tmp-${module}`,
       incrementalFile: join(reportsDir, `${module}.incremental.json`),
       jsonReporter: { fileName: report },
     }),
@@ -185,7 +230,11 @@ function run(
   const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests) },
+    env: {
+      ...process.env,
+      [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests),
+      ...(databaseUrl ? { OPSGATE_TEST_DATABASE_URL: databaseUrl } : {}),
+    },
   });
   if (result.status !== 0 || !existsSync(report))
     return { module, failed: `stryker exited ${result.status}: see its output above (a failing test in the initial run stops it)` };
@@ -208,7 +257,18 @@ function main(): void {
     process.exit(2);
   }
   mkdirSync(reportsDir, { recursive: true });
-  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force, concurrency));
+  const modules = asked.length > 0 ? asked : Object.keys(SAFETY_MODULES);
+  const givenUrl = process.env.OPSGATE_TEST_DATABASE_URL;
+  const postgres = !givenUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres) ? startPostgres() : undefined;
+  const databaseUrl = givenUrl || postgres?.url;
+  if (!databaseUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres))
+    console.error('PostgreSQL is not installed: the PostgreSQL-only code of the audit modules will count as not covered');
+  let scores: Array<ModuleScore | { readonly module: string; readonly failed: string }>;
+  try {
+    scores = modules.map((module) => run(module, force, concurrency, SAFETY_MODULES[module]!.postgres ? databaseUrl : undefined));
+  } finally {
+    postgres?.stop();
+  }
   console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of scores)
