@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Risk } from '../../core/tools/index.ts';
 import { type CommandRiskAssessor, createCommandRiskAssessor } from './risk.ts';
+import type { TargetOs } from './validator/index.ts';
 
 let risk: CommandRiskAssessor;
 beforeAll(async () => {
@@ -965,20 +966,65 @@ const FILE_EFFECTS: readonly Case[] = [
   ['python3 -c \'print(1) > "/x"\'', 'high', '`python3 -c print(1) > "/x"` runs python3 code that can write, delete or run programs'],
 ];
 
+/** Output redirections write their target (a descriptor copy writes nothing); credentials read by name or on stdin. */
+const REDIRECTIONS_AND_CREDENTIAL_READS: readonly Case[] = [
+  ['cat ~/.ssh/id_rsa', 'high', '`cat ~/.ssh/id_rsa` reads ~/.ssh/id_rsa (credentials)'],
+  ['cat "$HOME/.ssh/id_rsa"', 'low', 'read-only diagnostics: cat'],
+  ['cat /root/.ssh/id_rsa', 'high', '`cat /root/.ssh/id_rsa` reads /root/.ssh/id_rsa (credentials)'],
+  ['cat -- /etc/shadow', 'high', '`cat -- /etc/shadow` reads /etc/shadow (credentials)'],
+  ['grep -f /etc/shadow x', 'high', '`grep -f /etc/shadow x` reads /etc/shadow (credentials)'],
+  ['cat /etc/shadow', 'high', '`cat /etc/shadow` reads /etc/shadow (credentials)'],
+  ['grep root < /etc/shadow', 'high', '`grep root` reads /etc/shadow (credentials)'],
+  ['cat < /etc/shadow', 'high', '`cat` reads /etc/shadow (credentials)'],
+  ['cat <& 3', 'low', 'read-only diagnostics: cat'],
+  ['echo x 2>&1', 'low', 'read-only diagnostics: echo'],
+  ['echo x >&2', 'low', 'read-only diagnostics: echo'],
+  ['echo x 2>&-', 'low', 'read-only diagnostics: echo'],
+  ['echo x > /dev/null', 'low', 'read-only diagnostics: echo'],
+  ['echo x >> /var/log/x', 'high', '`echo x` appends to /var/log/x'],
+  ['echo x >| /etc/x', 'high', '`echo x` writes to /etc/x'],
+  ['echo x &> /etc/x', 'high', '`echo x` writes to /etc/x'],
+  ['echo x &>> /etc/x', 'high', '`echo x` appends to /etc/x'],
+  ['echo x >& /etc/x', 'high', '`echo x` writes to /etc/x'],
+  ['echo x > $F', 'high', '`echo x` writes to $F (a path known only at run time)'],
+  ['echo x > "$F"', 'high', '`echo x` writes to "$F" (a path known only at run time)'],
+  ['echo x 1> /etc/x', 'high', '`echo x` writes to /etc/x'],
+  ['echo x 2>/etc/x', 'high', '`echo x` writes to /etc/x'],
+  ['cat <<< hi', 'low', 'read-only diagnostics: cat'],
+  ['echo x > 12', 'high', '`echo x` writes to 12'],
+  ['echo x > -', 'high', '`echo x` writes to -'],
+];
+
+/** The rows whose assessment differs from the table (all of them, so one run names every break). */
+function mismatches(cases: readonly Case[], os: TargetOs = 'linux'): { command: string; expected: string; got: string }[] {
+  return cases.flatMap(([command, level, reason]) => {
+    const got = risk.assess(command, os);
+    return got.level === level && got.reason === reason
+      ? []
+      : [{ command, expected: `${level}: ${reason}`, got: `${got.level}: ${got.reason}` }];
+  });
+}
+
+// One test per table rather than one per row: a mutation run re-runs every test for each mutant
+// of a module-level table, and a thousand rows as separate tests cost seconds of bookkeeping each time.
 describe('troubleshoot risk tables, entry by entry (issue 36)', () => {
-  it.each(PROGRAM_CLASSES)('class: %s → %s', (command, level, reason) => {
-    expect(risk.assess(command)).toEqual({ level, reason });
+  it('scores each program class by what it does', () => {
+    expect(mismatches(PROGRAM_CLASSES)).toEqual([]);
   });
 
-  it.each(WINDOWS_PROGRAM_CLASSES)('Windows class: %s → %s', (command, level, reason) => {
-    expect(risk.assess(command, 'windows')).toEqual({ level, reason });
+  it('scores each Windows program class by what it does', () => {
+    expect(mismatches(WINDOWS_PROGRAM_CLASSES, 'windows')).toEqual([]);
   });
 
-  it.each(SYSTEM_EFFECTS)('system: %s → %s', (command, level, reason) => {
-    expect(risk.assess(command)).toEqual({ level, reason });
+  it('scores services, network, packages, clusters and repositories by their subcommand and options', () => {
+    expect(mismatches(SYSTEM_EFFECTS)).toEqual([]);
   });
 
-  it.each(FILE_EFFECTS)('file: %s → %s', (command, level, reason) => {
-    expect(risk.assess(command)).toEqual({ level, reason });
+  it('scores output redirections by their target and credential reads by the path', () => {
+    expect(mismatches(REDIRECTIONS_AND_CREDENTIAL_READS)).toEqual([]);
+  });
+
+  it('scores the programs that write, delete or edit files by their options and targets', () => {
+    expect(mismatches(FILE_EFFECTS)).toEqual([]);
   });
 });
