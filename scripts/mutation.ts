@@ -90,7 +90,18 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
-    tests: ['src/agents/troubleshoot/validator/**/*.test.ts', 'test/security/peer-command-corpora.test.ts'],
+    // Not the property tests nor the peer corpora: they score every mutant over seconds of input
+    // (the corpora from a beforeAll, which makes every mutant 'static': each would run every test).
+    tests: [
+      'src/agents/troubleshoot/validator/command-validator.test.ts',
+      'src/agents/troubleshoot/validator/strict-blocklist.test.ts',
+      'src/agents/troubleshoot/validator/bash-commands.test.ts',
+      'src/agents/troubleshoot/validator/bash-source-fixes.test.ts',
+      'src/agents/troubleshoot/validator/awk-commands.test.ts',
+      'src/agents/troubleshoot/validator/flags.test.ts',
+      'src/agents/troubleshoot/validator/linux-paths.test.ts',
+      'src/agents/troubleshoot/validator/windows-commands.test.ts',
+    ],
   },
   'risk-scorer': {
     mutate: ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
