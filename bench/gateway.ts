@@ -31,6 +31,8 @@ const WARMUP = quick ? 50 : 200;
 const RESULTS_NAME = process.env.BENCH_RESULTS_NAME ?? 'gateway';
 /** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
+/** A folder to write the gateway process's V8 CPU profile into (`--cpu-prof`); unset, no profile (the profiler costs CPU itself). */
+const PROFILE_DIR = process.env.BENCH_GATEWAY_PROFILE;
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -197,6 +199,7 @@ upstreams:
     process.execPath,
     [
       '--disable-warning=ExperimentalWarning',
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []),
       join(ROOT, 'src', 'cli', 'main.ts'),
       'gateway',
       '--config',
