@@ -6,7 +6,11 @@
 //   gateway (HTTP in, HTTP out), one client session per concurrent caller both ways.
 // The gateway runs in its own process (SQLite store, every call checked by policy and audited), at
 // C=1 and C=16. Per gateway row: CPU ms of the gateway process per call (/proc, load skews it less
-// than wall time) and bytes its store grew per call. Goals: added p50 ≤ 0.5 ms at C=1; ≥ 0.8× direct
+// than wall time) and bytes its store grew per call. Per row also the CPU of the client (this
+// process) and of the upstream server, so "Added by the gateway" can set the gateway's CPU against a
+// thin proxy built on the MCP SDK (its HTTP server side plus its client side, no policy, no audit:
+// what the peers are). BENCH_GATEWAY_PROFILE=DIR
+// writes the gateway's V8 CPU profile there. Goals: added p50 ≤ 0.5 ms at C=1; ≥ 0.8× direct
 // HTTP throughput at C=16; ≥ 0.5× direct stdio; ≤ 0.3 ms gateway CPU per read.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -102,8 +106,9 @@ async function measure(
   tool: string,
   args: Record<string, unknown>,
   concurrency: number,
-  cost?: GatewayCost,
+  watched: { readonly gateway?: GatewayCost; readonly upstreamPid?: number | undefined } = {},
 ): Promise<BenchRow> {
+  const cost = watched.gateway;
   const clients = await open();
   let errors = 0;
   const firstErrors: string[] = [];
@@ -135,11 +140,15 @@ async function measure(
   await run(WARMUP);
   const bytesBefore = cost ? storedBytes(cost.database) : 0;
   const cpuBefore = cpuMsOf(cost?.pid);
+  const upstreamBefore = cpuMsOf(watched.upstreamPid);
+  const clientBefore = process.cpuUsage();
   const samples: number[] = [];
   const started = performance.now();
   await run(CALLS, samples);
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuMsOf(cost?.pid);
+  const client = process.cpuUsage(clientBefore);
+  const upstreamAfter = cpuMsOf(watched.upstreamPid);
   // The audit sealer runs just after the calls; its work belongs to them.
   if (cost) await new Promise((settled) => setTimeout(settled, 200));
   const cpuSettled = cpuMsOf(cost?.pid) ?? cpuAfter;
@@ -157,6 +166,11 @@ async function measure(
     p99_ms: stats.p99,
     ...(cost && cpuBefore !== undefined && cpuSettled !== undefined ? { gateway_cpu_ms_per_call: perCall(cpuSettled - cpuBefore) } : {}),
     ...(cost ? { bytes_stored_per_call: Math.round((storedBytes(cost.database) - bytesBefore) / CALLS) } : {}),
+    // The SDK's own cost, for the floor a proxy built on it cannot go under: its client (this process) and the upstream server.
+    client_cpu_ms_per_call: perCall((client.user + client.system) / 1000),
+    ...(upstreamBefore !== undefined && upstreamAfter !== undefined
+      ? { upstream_cpu_ms_per_call: perCall(upstreamAfter - upstreamBefore) }
+      : {}),
   };
 }
 
@@ -216,7 +230,9 @@ upstreams:
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}/mcp`;
   // Directly over stdio: one connection to the upstream, as the gateway has; concurrent callers share it.
   const direct = new Client({ name: 'bench-direct', version: '1' });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' }));
+  const directTransport = new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' });
+  await direct.connect(directTransport);
+  const everythingPid = children[0]!.pid;
   opened.push(direct);
   const sessions = async (url: string, concurrency: number, bearer?: string) => {
     const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(url, bearer)));
@@ -228,7 +244,9 @@ upstreams:
   const echo = { message: 'a short message through MCP' };
   for (const concurrency of [1, 16]) {
     rows.push(
-      await measure('direct stdio', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency),
+      await measure('direct stdio', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency, {
+        upstreamPid: directTransport.pid ?? undefined,
+      }),
     );
     rows.push(
       await measure(
@@ -238,11 +256,13 @@ upstreams:
         'files__read_text_file',
         { path: target },
         concurrency,
-        cost,
+        { gateway: cost },
       ),
     );
     rows.push(
-      await measure('direct HTTP', 'client → upstream (HTTP)', () => sessions(everythingUrl, concurrency), 'echo', echo, concurrency),
+      await measure('direct HTTP', 'client → upstream (HTTP)', () => sessions(everythingUrl, concurrency), 'echo', echo, concurrency, {
+        upstreamPid: everythingPid,
+      }),
     );
     rows.push(
       await measure(
@@ -252,7 +272,7 @@ upstreams:
         'remote__echo',
         echo,
         concurrency,
-        cost,
+        { gateway: cost, upstreamPid: everythingPid },
       ),
     );
   }
@@ -263,6 +283,11 @@ upstreams:
     for (const transport of ['stdio', 'HTTP']) {
       const plain = rows.find((r) => r.system === `direct ${transport}` && r.concurrency === concurrency)!;
       const guarded = rows.find((r) => r.system === `gateway → ${transport}` && r.concurrency === concurrency)!;
+      // A thin proxy built on the SDK (what the peers are) is its Streamable HTTP server (what the everything
+      // server spends answering direct HTTP calls, echo included) plus a client of its upstream (what this
+      // process spends as a direct client): no policy, no audit. The gateway's CPU is set against it.
+      const httpServer = rows.find((r) => r.system === 'direct HTTP' && r.concurrency === concurrency)?.upstream_cpu_ms_per_call;
+      const thinProxy = Number(httpServer) + Number(plain.client_cpu_ms_per_call);
       pairs.push({
         system: `gateway vs direct ${transport}`,
         concurrency,
@@ -270,6 +295,10 @@ upstreams:
         throughput_ratio: Math.round(((guarded.calls_per_s as number) / (plain.calls_per_s as number)) * 100) / 100,
         gateway_cpu_ms_per_call: guarded.gateway_cpu_ms_per_call ?? 'n/a',
         bytes_stored_per_call: guarded.bytes_stored_per_call ?? 'n/a',
+        thin_sdk_proxy_cpu_ms: Number.isFinite(thinProxy) ? Math.round(thinProxy * 1000) / 1000 : 'n/a',
+        cpu_vs_thin_proxy: Number.isFinite(thinProxy)
+          ? Math.round((Number(guarded.gateway_cpu_ms_per_call) / thinProxy) * 100) / 100
+          : 'n/a',
       });
     }
   printTable('Added by the gateway', pairs);
