@@ -117,6 +117,8 @@ interface Anchor {
  * head into `audit_checkpoints` and appends them to a file outside the store, so truncation, a
  * wipe or a re-hashed chain no longer match what was signed.
  */
+/** The unit-of-work batch events are journaled in (`record`): what a turn keeps when the rest of its unit is dropped. */
+export const AUDIT_JOURNAL_BATCH = 'audit_pending';
 /** The columns of a journal row, in the order inserts list them. */
 const JOURNAL_COLUMNS = ['session_id', 'type', 'actor', 'payload', 'created_at', 'mac'] as const;
 /** The columns of a sealed event. */
@@ -196,7 +198,7 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    uow.share('audit_pending', this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
+    uow.share(AUDIT_JOURNAL_BATCH, this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
     uow.afterCommit(() => this.#scheduleSeal());
   }
 

@@ -138,6 +138,18 @@ export class UnitOfWork {
     addShared(this.#sharedFirst, key, item, writeAll);
   }
 
+  /**
+   * A new unit holding a copy of the shared batch `key` as queued so far: what must be stored even
+   * when this unit is dropped (the audit of reads a turn ran before its checkpoint found the
+   * session changed elsewhere). Empty when nothing is queued under `key`.
+   */
+  sharedPart(key: string): UnitOfWork {
+    const part = new UnitOfWork();
+    const batch = this.#shared.get(key);
+    if (batch) part.#shared.set(key, { items: [...batch.items], writeAll: batch.writeAll });
+    return part;
+  }
+
   /** Runs after the next commit succeeds; dropped if it fails. */
   afterCommit(action: () => void): void {
     this.#afterCommit.push(action);
