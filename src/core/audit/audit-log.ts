@@ -54,8 +54,12 @@ export type { AuditVerification } from './verify-audit.ts';
 
 type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 
-/** How long a journaled event may wait before the background sealer chains it. Default 25 ms. */
-const DEFAULT_SEAL_DELAY_MS = 25;
+/**
+ * How long a journaled event may wait before the background sealer chains it. Default 100 ms: a
+ * seal is a transaction of its own, and at 25 ms one round trip at a time paid about one per round
+ * trip (issue 32); readers seal first, so nothing committed is invisible to them meanwhile.
+ */
+const DEFAULT_SEAL_DELAY_MS = 100;
 /** A failing background sealer retries at most this rarely (it backs off from the seal delay). */
 const MAX_SEAL_RETRY_MS = 5_000;
 /** Events sealed per transaction. */
