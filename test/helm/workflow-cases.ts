@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
@@ -89,11 +89,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let unreachable: (() => () => void) | undefined;
       let stubApi: KubeApiStub | undefined;
       const stubIt = onStub ? it : undefined;
+      const sharedRelease = onStub;
+      /** The release `web` at revision 1: installed here, or by the test before on a shared release. */
+      const installedRelease = async () => {
+        if (!sharedRelease) await install();
+      };
       let cleanup: () => unknown = () => {};
       /** Every helm/kubectl process the agent started (real binaries on the stub), argv without the kubeconfig. */
       let spawned: string[][] = [];
 
-      beforeEach(async () => {
+      async function setUp() {
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
@@ -147,12 +152,22 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           faults = new SimulatedCluster(testStore.store);
           cluster = faults;
         }
-      });
-      afterEach(async () => {
+      }
+      async function tearDown() {
         await runtime.close();
         await testStore.dispose();
         await cleanup();
-      });
+      }
+      // On the real binaries, the release's life (install, query, upgrade, rollback, uninstall) runs
+      // on one runtime and stub, each test taking the release where the one before left it: the same
+      // assertions for a third of the installs and set-ups. Elsewhere each test starts afresh.
+      if (sharedRelease) {
+        beforeAll(setUp, 120_000);
+        afterAll(tearDown);
+      } else {
+        beforeEach(setUp);
+        afterEach(tearDown);
+      }
 
       async function send(text: string, sessionId?: string): Promise<{ id: string; turn: TurnResult }> {
         const id = sessionId ?? (await runtime.startSession({ agent: 'helm', identity: alice })).id;
@@ -184,77 +199,6 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expectProcessBudget(before);
         return { id, gate1: turn, gate2, done };
       }
-
-      workflowIt?.(
-        'install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification',
-        async () => {
-          const { id, gate1, gate2, done } = await install();
-          expect(gate1.interrupt).toMatchObject({ type: 'question' });
-          expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
-          expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
-          expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
-          const approval = gate2.interrupt as unknown as {
-            args: { planHash: string };
-            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] }; timeout?: unknown } } };
-          };
-          expect(approval.preview.kind).toBe('helm-plan');
-          expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
-          expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
-          // N8: Helm's --timeout is in the plan the approver sees (and binds); two objects get Helm's 300 s.
-          expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
-          expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
-          expect(done.status).toBe('completed');
-          expect(lastText(done)).toContain('Verified: release');
-          const releases = await cluster.listReleases({ all: true });
-          expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
-          const session = await runtime.getSession(id, alice);
-          expect(session.phaseHistory.map((p) => p.phase)).toEqual([
-            'discovery',
-            'values_confirmation',
-            'planning',
-            'approval',
-            'execution',
-          ]);
-          expect(session.agentState).toMatchObject({
-            scenario_type: 'INSTALL',
-            status: 'COMPLETED',
-            chart_metadata: { name: 'webapp', version: '1.0.0' },
-            user_provided_values: { replicaCount: 3 },
-          });
-          expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
-        },
-      );
-
-      workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
-        await install();
-        const before = spawned.length;
-        const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
-        const question = (turn.interrupt as { question: string }).question;
-        expect(question).toContain('Current values vs proposed changes');
-        expect(question).toContain('service: (unset) → {"port":8080}');
-        const gate2 = await answer(id, turn);
-        const plan = (
-          gate2.interrupt as {
-            preview: {
-              details: { plan: { resources: { create: string[]; change: string[] }; rollback: { revision: number }; values: unknown } };
-            };
-          }
-        ).preview.details.plan;
-        expect(plan.resources.create).toEqual(['ConfigMap/web-webapp-config']);
-        expect(plan.resources.change).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
-        expect(plan.rollback.revision).toBe(1);
-        expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
-        const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Verified: release');
-        expectProcessBudget(before);
-        const status = await cluster.status('web', 'default');
-        expect(status.version).toBe(2);
-        expect(status.config).toEqual({ replicaCount: 3, service: { port: 8080 } });
-        expect((await runtime.getSession(id, alice)).agentState).toMatchObject({
-          scenario_type: 'UPGRADE',
-          current_release: { revision: 1 },
-        });
-      });
 
       workflowIt?.('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
         const { id, turn } = await send('install shop set currency=euro cache.maxMemoryMb=1');
@@ -307,10 +251,108 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
+      unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
+        const reachAgain = unreachable?.();
+        if (!reachAgain) await faults!.injectFault('unreachable');
+        const { turn } = await send('install webapp as web');
+        expect(turn.status).toBe('completed');
+        expect(turn.interrupt).toBeUndefined();
+        expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
+        if (reachAgain) reachAgain();
+        else await faults!.clearFaults();
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      workflowIt?.(
+        'install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification',
+        async () => {
+          const { id, gate1, gate2, done } = await install();
+          expect(gate1.interrupt).toMatchObject({ type: 'question' });
+          expect((gate1.interrupt as { question: string }).question).toContain('Required fields');
+          expect((gate1.interrupt as { question: string }).question).toContain('image.repository = "nginx"');
+          expect(gate2.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart', risk: 'high' });
+          const approval = gate2.interrupt as unknown as {
+            args: { planHash: string };
+            preview: { kind: string; bindingDigest: string; details: { plan: { resources: { create: string[] }; timeout?: unknown } } };
+          };
+          expect(approval.preview.kind).toBe('helm-plan');
+          expect(approval.preview.bindingDigest).toBe(approval.args.planHash);
+          expect(approval.preview.details.plan.resources.create).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+          // N8: Helm's --timeout is in the plan the approver sees (and binds); two objects get Helm's 300 s.
+          expect(approval.preview.details.plan).toMatchObject({ timeout: { seconds: 300, source: 'chart-size' } });
+          expect(approval.preview.details.plan).toHaveProperty('timeout.reason', expect.stringContaining('1 workload'));
+          expect(done.status).toBe('completed');
+          expect(lastText(done)).toContain('Verified: release');
+          const releases = await cluster.listReleases({ all: true });
+          expect(releases).toMatchObject([{ name: 'web', revision: '1', status: 'deployed', chart: 'webapp-1.0.0' }]);
+          const session = await runtime.getSession(id, alice);
+          expect(session.phaseHistory.map((p) => p.phase)).toEqual([
+            'discovery',
+            'values_confirmation',
+            'planning',
+            'approval',
+            'execution',
+          ]);
+          expect(session.agentState).toMatchObject({
+            scenario_type: 'INSTALL',
+            status: 'COMPLETED',
+            chart_metadata: { name: 'webapp', version: '1.0.0' },
+            user_provided_values: { replicaCount: 3 },
+          });
+          expect((session.agentState.execution_plan as { planHash: string }).planHash).toBe(approval.args.planHash);
+        },
+      );
+
+      workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {
+        await installedRelease();
+        const { id, turn } = await send('list releases');
+        expect(turn.status).toBe('completed');
+        expect(lastText(turn)).toContain('web  default  1  deployed  webapp-1.0.0');
+        if (simulated) expect(lastText(turn)).toContain('SIMULATION');
+        else expect(lastText(turn)).not.toContain('SIMULATION');
+        const session = await runtime.getSession(id, alice);
+        expect(session.route).toBe('query');
+        const status = await send('status web', id);
+        expect(lastText(status.turn)).toContain('web (namespace default): deployed, revision 1');
+      });
+
+      workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
+        await installedRelease();
+        const before = spawned.length;
+        const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
+        const question = (turn.interrupt as { question: string }).question;
+        expect(question).toContain('Current values vs proposed changes');
+        expect(question).toContain('service: (unset) → {"port":8080}');
+        const gate2 = await answer(id, turn);
+        const plan = (
+          gate2.interrupt as {
+            preview: {
+              details: { plan: { resources: { create: string[]; change: string[] }; rollback: { revision: number }; values: unknown } };
+            };
+          }
+        ).preview.details.plan;
+        expect(plan.resources.create).toEqual(['ConfigMap/web-webapp-config']);
+        expect(plan.resources.change).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        expect(plan.rollback.revision).toBe(1);
+        expect(plan.values).toEqual({ replicaCount: 3, service: { port: 8080 } });
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('Verified: release');
+        expectProcessBudget(before);
+        const status = await cluster.status('web', 'default');
+        expect(status.version).toBe(2);
+        expect(status.config).toEqual({ replicaCount: 3, service: { port: 8080 } });
+        expect((await runtime.getSession(id, alice)).agentState).toMatchObject({
+          scenario_type: 'UPGRADE',
+          current_release: { revision: 1 },
+        });
+      });
+
       workflowIt?.('rollback returns to the previous revision, confirmed from the history', async () => {
-        await install();
-        const up = await send('upgrade web set replicaCount=4');
-        await approve(up.id, await answer(up.id, up.turn));
+        if (!sharedRelease) {
+          await install();
+          const up = await send('upgrade web set replicaCount=4');
+          await approve(up.id, await answer(up.id, up.turn));
+        }
         const before = spawned.length;
         const { id, turn } = await send('rollback web to 1');
         expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
@@ -325,7 +367,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
 
       workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
-        await install();
+        await installedRelease();
         const before = spawned.length;
         const { id, turn } = await send('uninstall web timeout 10m');
         const gate2 = await answer(id, turn);
@@ -340,18 +382,6 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('release: not found');
         expectProcessBudget(before);
         if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-      });
-
-      unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
-        const reachAgain = unreachable?.();
-        if (!reachAgain) await faults!.injectFault('unreachable');
-        const { turn } = await send('install webapp as web');
-        expect(turn.status).toBe('completed');
-        expect(turn.interrupt).toBeUndefined();
-        expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
-        if (reachAgain) reachAgain();
-        else await faults!.clearFaults();
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
@@ -375,6 +405,11 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
 
       stubIt?.('N1: a namespace-scoped identity (no rights on nodes or namespaces) installs into its existing namespace', async () => {
+        // A runtime of its own: the identity is namespace-scoped from its first read (no cluster facts from before).
+        if (sharedRelease) {
+          await tearDown();
+          await setUp();
+        }
         stubApi!.forbid(['nodes', 'namespaces']);
         const { gate2, done } = await install();
         expect(
@@ -383,19 +418,6 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
-      });
-
-      workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {
-        await install();
-        const { id, turn } = await send('list releases');
-        expect(turn.status).toBe('completed');
-        expect(lastText(turn)).toContain('web  default  1  deployed  webapp-1.0.0');
-        if (simulated) expect(lastText(turn)).toContain('SIMULATION');
-        else expect(lastText(turn)).not.toContain('SIMULATION');
-        const session = await runtime.getSession(id, alice);
-        expect(session.route).toBe('query');
-        const status = await send('status web', id);
-        expect(lastText(status.turn)).toContain('web (namespace default): deployed, revision 1');
       });
     },
     180_000,
