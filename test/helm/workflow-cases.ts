@@ -89,7 +89,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let unreachable: (() => () => void) | undefined;
       let stubApi: KubeApiStub | undefined;
       const stubIt = onStub ? it : undefined;
-      const sharedRelease = onStub;
+      const sharedRelease = !faultsOnly;
       /** The release `web` at revision 1: installed here, or by the test before on a shared release. */
       const installedRelease = async () => {
         if (!sharedRelease) await install();
@@ -158,15 +158,24 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         await testStore.dispose();
         await cleanup();
       }
-      // On the real binaries, the release's life (install, query, upgrade, rollback, uninstall) runs
-      // on one runtime and stub, each test taking the release where the one before left it: the same
-      // assertions for a third of the installs and set-ups. Elsewhere each test starts afresh.
+      // The release's life (install, query, upgrade, rollback, uninstall, then modify's install) runs
+      // on one runtime and cluster, each test taking the release where the one before left it: the
+      // same assertions for a third of the installs and set-ups. A test that needs a cluster of its
+      // own (an injected fault, a namespace-scoped identity) starts afresh (`freshCluster`); the
+      // fault-only suite starts every test afresh.
       if (sharedRelease) {
         beforeAll(setUp, 120_000);
         afterAll(tearDown);
       } else {
         beforeEach(setUp);
         afterEach(tearDown);
+      }
+
+      /** A runtime and cluster of this test's own, where the others share one. */
+      async function freshCluster() {
+        if (!sharedRelease) return;
+        await tearDown();
+        await setUp();
       }
 
       async function send(text: string, sessionId?: string): Promise<{ id: string; turn: TurnResult }> {
@@ -227,28 +236,6 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('Rejected at plan approval');
         expect(lastText(done)).toContain('not today');
         expect(await cluster.listReleases({ all: true })).toEqual([]);
-      });
-
-      gateLogicIt?.('modify at gate 2 returns to planning with the new values and asks again for the new plan', async () => {
-        const { id, turn } = await send('install webapp as web set replicaCount=2');
-        const gate2 = await answer(id, turn);
-        const args = (gate2.interrupt as { args: Record<string, unknown> }).args;
-        const again = await runtime.decide(
-          id,
-          { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } },
-          approver,
-        );
-        expect(again.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart' });
-        const fresh = again.interrupt as unknown as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };
-        expect(fresh.args.values).toEqual({ replicaCount: 5 });
-        expect(fresh.args.planHash).not.toBe(args.planHash);
-        expect(fresh.preview.bindingDigest).toBe(fresh.args.planHash);
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-        const session = await runtime.getSession(id, alice);
-        expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
-        const done = await approve(id, again);
-        expect(lastText(done)).toContain('Verified: release');
-        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
       unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
@@ -385,7 +372,30 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
+      gateLogicIt?.('modify at gate 2 returns to planning with the new values and asks again for the new plan', async () => {
+        const { id, turn } = await send('install webapp as web set replicaCount=2');
+        const gate2 = await answer(id, turn);
+        const args = (gate2.interrupt as { args: Record<string, unknown> }).args;
+        const again = await runtime.decide(
+          id,
+          { type: 'modify', callId: gate2.interrupt!.callId, args: { ...args, values: { replicaCount: 5 } } },
+          approver,
+        );
+        expect(again.interrupt).toMatchObject({ type: 'approval', tool: 'helm_install_chart' });
+        const fresh = again.interrupt as unknown as { args: { planHash: string; values: unknown }; preview: { bindingDigest: string } };
+        expect(fresh.args.values).toEqual({ replicaCount: 5 });
+        expect(fresh.args.planHash).not.toBe(args.planHash);
+        expect(fresh.preview.bindingDigest).toBe(fresh.args.planHash);
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+        const session = await runtime.getSession(id, alice);
+        expect(session.phaseHistory.map((p) => p.phase)).toContain('planning');
+        const done = await approve(id, again);
+        expect(lastText(done)).toContain('Verified: release');
+        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
+      });
+
       fakeFaultIt?.('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
+        await freshCluster();
         await faults!.injectFault('crashloop', 'web');
         const { done } = await install();
         expect(lastText(done)).toContain('Verification found problems');
@@ -394,6 +404,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
 
       fakeFaultIt?.('a pending-upgrade release stops the workflow and offers a rollback', async () => {
+        await freshCluster();
         await install();
         await faults!.injectFault('stuck-pending', 'web');
         const up = await send('upgrade web set replicaCount=4');
@@ -406,10 +417,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
 
       stubIt?.('N1: a namespace-scoped identity (no rights on nodes or namespaces) installs into its existing namespace', async () => {
         // A runtime of its own: the identity is namespace-scoped from its first read (no cluster facts from before).
-        if (sharedRelease) {
-          await tearDown();
-          await setUp();
-        }
+        await freshCluster();
         stubApi!.forbid(['nodes', 'namespaces']);
         const { gate2, done } = await install();
         expect(
