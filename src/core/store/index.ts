@@ -14,7 +14,9 @@ export { SlotBatcher } from './slot-batcher.ts';
 export { executeByShape, insertRows, type ShapeDb } from './statement-shapes.ts';
 export { isStoreError, isStoreUnavailable } from './store-unavailable.ts';
 export {
+  type CommitRider,
   observeTransactions,
+  rideOnNextCommit,
   runInTransaction,
   StaleWriteError,
   shareCommitSlots,
