@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { OpsgateError } from '../errors/index.ts';
 import {
+  COMMIT_WITH_FLUSH,
   executeByShape,
   insertRows,
   rideOnNextCommit,
@@ -342,7 +343,8 @@ export class AuditLog {
 
   /** A checkpoint leaves the store (its observers, the anchor file) once committed: that commit waits for the WAL flush. */
   async #commitDurably(trx: WriteTransaction): Promise<void> {
-    if (this.#store.dialect === 'postgres') await sql`select set_config('synchronous_commit', 'on', true)`.execute(trx);
+    // The store's own statement: it also cancels the flush a ridden-on commit had given up (COMMIT_WITH_FLUSH).
+    if (this.#store.dialect === 'postgres') await trx.executeQuery(CompiledQuery.raw(COMMIT_WITH_FLUSH));
   }
 
   /** Seals one batch in a transaction of its own; with `wait` false, answers SEALER_BUSY at once when another replica is sealing. */
