@@ -61,7 +61,6 @@ export async function releaseChromium(browser: Browser | undefined): Promise<voi
   await Promise.all(browser.contexts().map((context) => context.close()));
 }
 
-/** Builds the UI if its sources changed since the last build (scripts/build-web.sh). */
 /**
  * Approves the call in the page's approval panel: high and critical requests ask "Yes, approve"
  * first (issue 31, item 1), so the click depends on the risk the panel shows.
@@ -73,6 +72,7 @@ export async function approveInPanel(page: Page): Promise<void> {
   if (risk === 'high' || risk === 'critical') await panel.getByTestId('confirm-approve').click();
 }
 
+/** Builds the UI if its sources changed since the last build (scripts/build-web.sh). */
 export function buildWeb(): void {
   const result = spawnSync('bash', [join(ROOT, 'scripts', 'build-web.sh')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`building the web UI failed: ${result.stderr}`);
