@@ -16,12 +16,17 @@ const GOAL = 90;
 /** Carries a module's test patterns to `vitest.mutation.config.ts` in Stryker's test runner processes. */
 export const MUTATION_TESTS_VARIABLE = 'OPSGATE_MUTATION_TESTS';
 
-/** A safety module: the files mutated and the suites that cover them (all service-free). */
+/** A safety module: the files mutated and the suites that cover them. */
 export interface SafetyModule {
   /** Stryker `mutate` patterns; `file.ts:FROM-TO` mutates those lines only. */
   readonly mutate: readonly string[];
   /** Vitest include patterns: the suites that prove the module, so a run takes minutes, not an hour. */
   readonly tests: readonly string[];
+  /**
+   * Its suites need PostgreSQL (code that runs only there, such as the audit's external anchor):
+   * the run starts a throwaway cluster unless OPSGATE_TEST_DATABASE_URL names one.
+   */
+  readonly postgres?: boolean;
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
@@ -68,25 +73,44 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   'audit-verify': {
     mutate: ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
     tests: AUDIT_SUITES,
+    postgres: true,
   },
   'audit-sealer': {
     mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    tests: AUDIT_SUITES,
+    // The audit suites without runtime.test.ts: every runtime test seals, so each sealer mutant
+    // would replay the whole runtime suite; the sealer is held to the audit suites' direct tests.
+    tests: [
+      'src/core/audit/**/*.test.ts',
+      'test/core/audit-integrity.test.ts',
+      'test/core/audit-anchor.test.ts',
+      // The background sealer beside another replica holding the sealers' lock (PostgreSQL).
+      'test/core/audit-sealer-replicas.test.ts',
+    ],
+    postgres: true,
   },
   'cedar-adapter': {
     mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
     tests: ['src/core/policy/**/*.test.ts', 'test/security/decision-matrix.test.ts'],
   },
+  // Two runs: a static mutant (a rule table, a regular expression) runs every suite of its module,
+  // and the SQLite suites open real databases and read processes while the PostgreSQL guards are
+  // proven by pure parser and catalog-decision tests.
   'sql-guard': {
     mutate: [
       'src/agents/sandbox/engines/sql-guard.ts',
       'src/agents/sandbox/engines/read-budget.ts',
-      'src/agents/sandbox/engines/postgres-statement.ts',
-      'src/agents/sandbox/engines/postgres-function-policy.ts',
       // The SQLite engine's read path: #prepareRead, query, querySync.
       'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
     ],
-    tests: ['src/agents/sandbox/engines/**/*.test.ts'],
+    tests: [
+      'src/agents/sandbox/engines/sql-guard*.test.ts',
+      'src/agents/sandbox/engines/read-budget.test.ts',
+      'src/agents/sandbox/engines/sqlite-engine.read-path.property.test.ts',
+    ],
+  },
+  'sql-guard-postgres': {
+    mutate: ['src/agents/sandbox/engines/postgres-statement.ts', 'src/agents/sandbox/engines/postgres-function-policy.ts'],
+    tests: ['src/agents/sandbox/engines/postgres-statement.test.ts', 'src/agents/sandbox/engines/postgres-function-policy.test.ts'],
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
@@ -165,6 +189,33 @@ export function scoreOf(module: string, report: StrykerReport): ModuleScore {
   };
 }
 
+/** A throwaway PostgreSQL cluster (`scripts/test-services.sh`), which Stryker's runner processes reach through the environment. */
+interface Postgres {
+  readonly url: string;
+  stop(): void;
+}
+
+/** Starts a cluster; undefined when PostgreSQL is not installed (the PostgreSQL suites then skip, and their code counts as not covered). */
+function startPostgres(): Postgres | undefined {
+  const started = spawnSync(
+    'bash',
+    ['-c', 'source scripts/test-services.sh && start_postgres >&2 && printf "%s\\n%s" "${OPSGATE_TEST_DATABASE_URL:-}" "${PG_TMP:-}"'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [url, dir] = started.stdout.split('\n');
+  if (started.status !== 0 || !url) return undefined;
+  return {
+    url,
+    stop: () => {
+      spawnSync('bash', ['-c', 'source scripts/test-services.sh && stop_postgres'], {
+        cwd: root,
+        env: { ...process.env, PG_TMP: dir },
+        stdio: 'inherit',
+      });
+    },
+  };
+}
+
 /** A seeded random share of each module's lines (see mutation-sample.ts); undefined for a full run. */
 interface Sample {
   readonly percent: number;
@@ -175,6 +226,7 @@ function run(
   module: string,
   force: boolean,
   concurrency: string | undefined,
+  databaseUrl: string | undefined,
   sample: Sample | undefined,
 ): ModuleScore | { readonly module: string; readonly failed: string } {
   const report = join(reportsDir, `${module}.json`);
@@ -189,6 +241,8 @@ function run(
         ? sampleMutatePatterns(SAFETY_MODULES[module]!.mutate, root, sample.percent, sample.seed)
         : SAFETY_MODULES[module]!.mutate,
       ...(concurrency ? { concurrency: Number(concurrency) } : {}),
+      // A sandbox folder per module: two modules measured at once must not clean each other's away.
+      tempDirName: `.stryker-tmp-${module}`,
       incrementalFile: join(reportsDir, `${module}.incremental.json`),
       jsonReporter: { fileName: report },
     }),
@@ -199,7 +253,11 @@ function run(
   const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests) },
+    env: {
+      ...process.env,
+      [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests),
+      ...(databaseUrl ? { OPSGATE_TEST_DATABASE_URL: databaseUrl } : {}),
+    },
   });
   if (result.status !== 0 || !existsSync(report))
     return { module, failed: `stryker exited ${result.status}: see its output above (a failing test in the initial run stops it)` };
@@ -236,7 +294,18 @@ function main(): void {
     process.exit(2);
   }
   mkdirSync(reportsDir, { recursive: true });
-  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force, concurrency, sample));
+  const modules = asked.length > 0 ? asked : Object.keys(SAFETY_MODULES);
+  const givenUrl = process.env.OPSGATE_TEST_DATABASE_URL;
+  const postgres = !givenUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres) ? startPostgres() : undefined;
+  const databaseUrl = givenUrl || postgres?.url;
+  if (!databaseUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres))
+    console.error('PostgreSQL is not installed: the PostgreSQL-only code of the audit modules will count as not covered');
+  let scores: Array<ModuleScore | { readonly module: string; readonly failed: string }>;
+  try {
+    scores = modules.map((module) => run(module, force, concurrency, SAFETY_MODULES[module]!.postgres ? databaseUrl : undefined, sample));
+  } finally {
+    postgres?.stop();
+  }
   console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of scores)

@@ -100,6 +100,38 @@ describe('decidePolicy passes on what the Cedar policy reads', () => {
     }
   });
 
+  it('the system the tool names as its target, and its environment', () => {
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'deploy',
+      input: z.object({ cluster: z.string() }),
+      mutability: 'mutable',
+      policyTarget: (input) => (input.cluster === 'none' ? undefined : { name: input.cluster, environment: 'production' }),
+      execute: async () => 0,
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'opsgate-policy-'));
+    cpSync(DEFAULT_POLICY_DIR, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'eu-prod-two.cedar'),
+      '@id("eu-production-needs-two")\npermit (principal, action == Opsgate::Action::"requireSecondApprover", resource)\nwhen { context.environment == "production" && context.target == "eu-1" };\n',
+    );
+    try {
+      const own = createCedarPolicy(loadPolicyDirectory(dir));
+      const call = (cluster: string) =>
+        decidePolicy({ ...base, policy: own, tool: deploy, input: { cluster }, autoApproveRules: [], sessionOptions: {} });
+      expect(call('eu-1')).toEqual({
+        action: 'ask',
+        policyId: 'eu-production-needs-two',
+        reason: 'Policy eu-production-needs-two asks two distinct people to approve deploy.',
+        requiredApprovals: 2,
+      });
+      expect(call('us-1')).toMatchObject({ action: 'ask', requiredApprovals: 1 });
+      expect(call('none')).toMatchObject({ action: 'ask', requiredApprovals: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the policy as the rule when an auto-approval names no agent rule', () => {
     const autoWithoutRule: CallPolicy = {
       dir: '',

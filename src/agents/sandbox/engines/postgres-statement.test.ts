@@ -81,3 +81,78 @@ describe('PostgreSQL read statements, from the server’s own grammar', () => {
     expect(inspectPostgresStatement('SELECT * FROM dblink($$x$$, $$y$$) AS t(a int)').functions).toEqual([{ schema: '', name: 'dblink' }]);
   });
 });
+
+describe('what a PostgreSQL read-path refusal says', () => {
+  function refusal(sql: string): OpsgateError {
+    try {
+      inspectPostgresStatement(sql);
+    } catch (error) {
+      if (OpsgateError.isInstance(error)) return error;
+      throw error;
+    }
+    throw new Error(`${sql} was not refused`);
+  }
+
+  it.each([
+    ['DELETE FROM t', 'This statement writes (DELETE).'],
+    ['WITH d AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM d', 'This statement writes (INSERT).'],
+    ['WITH d AS (UPDATE t SET a = 1 RETURNING *) SELECT * FROM d', 'This statement writes (UPDATE).'],
+    ['SELECT * INTO copy FROM t', 'This statement writes (SELECT INTO).'],
+    ['EXPLAIN DELETE FROM t', 'This statement writes (EXPLAIN of DELETE).'],
+    ['EXPLAIN SELECT * INTO copy FROM t', 'This statement writes (SELECT INTO).'],
+    ['ALTER TABLE t ADD COLUMN b int', 'This statement writes (ALTER TABLE).'],
+    ['REFRESH MATERIALIZED VIEW v', 'This statement writes (REFRESH MAT VIEW).'],
+  ])('%j is a write outside a transaction: %s', (sql, detail) => {
+    const error = refusal(sql);
+    expect(error.name).toBe('WriteOutsideTransactionError');
+    expect(error.fields).toEqual({ detail });
+  });
+
+  it.each([
+    ['EXPLAIN ANALYZE SELECT 1', 'EXPLAIN ANALYZE', 'EXPLAIN ANALYZE runs the statement; use EXPLAIN without ANALYZE to see the plan'],
+    ['SELECT * FROM t FOR UPDATE', 'LOCK', 'the statement locks rows (FOR UPDATE / FOR SHARE), which only a transaction may do'],
+    ['EXPLAIN SELECT * FROM t FOR SHARE', 'LOCK', 'the statement locks rows (FOR UPDATE / FOR SHARE), which only a transaction may do'],
+    [
+      'SET search_path = x',
+      'VARIABLE SET',
+      'VARIABLE SET statements do not run on the read path (it runs SELECT, VALUES, WITH, EXPLAIN without ANALYZE and SHOW)',
+    ],
+    [
+      'DO $$ BEGIN END $$',
+      'DO',
+      'DO statements do not run on the read path (it runs SELECT, VALUES, WITH, EXPLAIN without ANALYZE and SHOW)',
+    ],
+    [
+      'EXPLAIN EXECUTE p',
+      'EXECUTE',
+      'EXPLAIN of EXECUTE statements do not run on the read path (it runs SELECT, VALUES, WITH, EXPLAIN without ANALYZE and SHOW)',
+    ],
+  ])('%j is not allowed: %s', (sql, action, reason) => {
+    expect(refusal(sql).fields).toEqual({ path: 'read', reason, action });
+  });
+
+  it('names the first statement of several, cut at 60 characters', () => {
+    expect(refusal('SELECT 1; SELECT 2').fields).toEqual({ first: 'SELECT 1' });
+    const long = `SELECT '${'x'.repeat(70)}'`;
+    expect(refusal(`${long}; SELECT 2`).fields).toEqual({ first: `${long.slice(0, 57)}...` });
+    const sixty = `SELECT '${'x'.repeat(51)}'`;
+    expect(sixty).toHaveLength(60);
+    expect(refusal(`  ${sixty} ; SELECT 2`).fields).toEqual({ first: sixty });
+  });
+
+  it('passes on the parser’s own words for a syntax error', () => {
+    expect(refusal('SELEKT 1').fields).toEqual({ detail: 'syntax error at or near "SELEKT"' });
+  });
+
+  it('collects schema-qualified names and leaves unnamed parts out', () => {
+    const statement = inspectPostgresStatement('SELECT pg_catalog.now(), CAST(1 AS pg_catalog.int8) FROM s.t, u');
+    expect(statement.functions).toEqual([{ schema: 'pg_catalog', name: 'now' }]);
+    expect(statement.types).toEqual([{ schema: 'pg_catalog', name: 'int8' }]);
+    expect(statement.relations).toEqual([
+      { schema: 's', name: 't' },
+      { schema: '', name: 'u' },
+    ]);
+    expect(inspectPostgresStatement('SELECT 1').operators).toHaveLength(6);
+    expect(inspectPostgresStatement('SELECT f(1), f(2)').functions).toEqual([{ schema: '', name: 'f' }]);
+  });
+});

@@ -179,6 +179,16 @@ export class SqlAuthorizer {
       case C.SQLITE_TRANSACTION:
       case C.SQLITE_SAVEPOINT:
         return this.#control;
+      case C.SQLITE_ALTER_TABLE:
+        if (this.path === 'read') return false;
+        // SQLite names the database of an ALTER TABLE in the first argument and leaves `dbName` null.
+        // Stryker disable next-line all: no other database can hold a table here (CREATE TEMP and ATTACH are refused); the name check is defence in depth
+        return arg1 === 'main';
+      case C.SQLITE_REINDEX:
+        // CREATE INDEX fills the new index through a REINDEX of it.
+        if (this.path === 'read') return false;
+        // Stryker disable next-line all: as for ALTER TABLE, no index of another database can exist here
+        return dbName === 'main';
       default:
         if (this.path === 'read') return false;
         if (DATA_WRITES.has(action)) return dbName === 'main';

@@ -88,6 +88,37 @@ describe('the Cedar adapter', () => {
     expect(strict.decideCall({ user, call: call('read'), at, channel: 'web' })).toMatchObject({ action: 'block' });
   });
 
+  it('fails with a typed error naming the policy, the question and the tool when a policy cannot be evaluated', () => {
+    const overflowing = policyOf(`
+@id("calls") permit (principal, action == Opsgate::Action::"call", resource);
+@id("overflow") permit (principal, action == Opsgate::Action::"run", resource) when { context.hour + 9223372036854775807 > 0 };
+`);
+    expect(() => overflowing.decideCall({ user, call: call('read'), at })).toThrow(
+      expect.objectContaining({
+        code: 'POLICY_EVALUATION_FAILED',
+        fields: {
+          action: 'run',
+          tool: 'read',
+          detail: 'overflow: integer overflow while attempting to add the values `5` and `9223372036854775807`',
+        },
+      }),
+    );
+  });
+
+  it('refuses to decide a call whose risk is not one of its four levels, rather than guessing', () => {
+    const odd = { ...call('write'), risk: 'severe' } as unknown as PolicyCall;
+    expect(() => policy.decideCall({ user, call: odd, at })).toThrow(
+      expect.objectContaining({
+        code: 'POLICY_EVALUATION_FAILED',
+        fields: {
+          action: 'call',
+          tool: 'write',
+          detail: 'while parsing context, expected the record to have an attribute `riskLevel`, but it does not',
+        },
+      }),
+    );
+  });
+
   it('refuses a policy set Cedar cannot parse, naming the directory and the problem', () => {
     const broken = {
       dir: '/etc/opsgate/policy',
