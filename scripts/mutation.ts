@@ -118,6 +118,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
     // (the corpora from a beforeAll, which makes every mutant 'static': each would run every test).
     tests: [
       'src/agents/troubleshoot/validator/command-validator.test.ts',
+      'src/agents/troubleshoot/validator/command-validator.verdicts.test.ts',
       'src/agents/troubleshoot/validator/strict-blocklist.test.ts',
       'src/agents/troubleshoot/validator/bash-commands.test.ts',
       'src/agents/troubleshoot/validator/bash-source-fixes.test.ts',
