@@ -177,6 +177,8 @@ function run(
       ...options,
       mutate: SAFETY_MODULES[module]!.mutate,
       ...(concurrency ? { concurrency: Number(concurrency) } : {}),
+      // A sandbox folder per module: two modules measured at once must not clean each other's away.
+      tempDirName: `.stryker-tmp-${module}`,
       incrementalFile: join(reportsDir, `${module}.incremental.json`),
       jsonReporter: { fileName: report },
     }),
