@@ -189,6 +189,10 @@ describe('read path: harmless reads are allowed, no-op writes are refused by kin
     expect(fixture.fileHash()).toBe(before);
   });
 
+  it('answers a read without parameters through the read process', async () => {
+    expect((await fixture.engine.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('reads the kind of a statement after comments and whitespace', () => {
     expect(statementKind('  /* a */ -- b\n select 1')).toBe('SELECT');
     expect(statementKind('with x as (select 1) select * from x')).toBe('WITH');
