@@ -6,7 +6,11 @@
 //   gateway (HTTP in, HTTP out), one client session per concurrent caller both ways.
 // The gateway runs in its own process (SQLite store, every call checked by policy and audited), at
 // C=1 and C=16. Per gateway row: CPU ms of the gateway process per call (/proc, load skews it less
-// than wall time) and bytes its store grew per call. Goals: added p50 ≤ 0.5 ms at C=1; ≥ 0.8× direct
+// than wall time) and bytes its store grew per call. Per row also the CPU of the client (this
+// process) and of the upstream server, so "Added by the gateway" can set the gateway's CPU against a
+// thin proxy built on the MCP SDK (its HTTP server side plus its client side, no policy, no audit:
+// what the peers are). BENCH_GATEWAY_PROFILE=DIR
+// writes the gateway's V8 CPU profile there. Goals: added p50 ≤ 0.5 ms at C=1; ≥ 0.8× direct
 // HTTP throughput at C=16; ≥ 0.5× direct stdio; ≤ 0.3 ms gateway CPU per read.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UserRepository } from '../src/core/identity/users.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { type BenchRow, printTable, summarise, writeResults } from './bench-report.ts';
+import { goal } from './load/goals.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -31,6 +36,8 @@ const WARMUP = quick ? 50 : 200;
 const RESULTS_NAME = process.env.BENCH_RESULTS_NAME ?? 'gateway';
 /** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
+/** A folder to write the gateway process's V8 CPU profile into (`--cpu-prof`); unset, no profile (the profiler costs CPU itself). */
+const PROFILE_DIR = process.env.BENCH_GATEWAY_PROFILE;
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -99,8 +106,9 @@ async function measure(
   tool: string,
   args: Record<string, unknown>,
   concurrency: number,
-  cost?: GatewayCost,
+  watched: { readonly gateway?: GatewayCost; readonly upstreamPid?: number | undefined } = {},
 ): Promise<BenchRow> {
+  const cost = watched.gateway;
   const clients = await open();
   let errors = 0;
   const firstErrors: string[] = [];
@@ -132,11 +140,15 @@ async function measure(
   await run(WARMUP);
   const bytesBefore = cost ? storedBytes(cost.database) : 0;
   const cpuBefore = cpuMsOf(cost?.pid);
+  const upstreamBefore = cpuMsOf(watched.upstreamPid);
+  const clientBefore = process.cpuUsage();
   const samples: number[] = [];
   const started = performance.now();
   await run(CALLS, samples);
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuMsOf(cost?.pid);
+  const client = process.cpuUsage(clientBefore);
+  const upstreamAfter = cpuMsOf(watched.upstreamPid);
   // The audit sealer runs just after the calls; its work belongs to them.
   if (cost) await new Promise((settled) => setTimeout(settled, 200));
   const cpuSettled = cpuMsOf(cost?.pid) ?? cpuAfter;
@@ -154,6 +166,11 @@ async function measure(
     p99_ms: stats.p99,
     ...(cost && cpuBefore !== undefined && cpuSettled !== undefined ? { gateway_cpu_ms_per_call: perCall(cpuSettled - cpuBefore) } : {}),
     ...(cost ? { bytes_stored_per_call: Math.round((storedBytes(cost.database) - bytesBefore) / CALLS) } : {}),
+    // The SDK's own cost, for the floor a proxy built on it cannot go under: its client (this process) and the upstream server.
+    client_cpu_ms_per_call: perCall((client.user + client.system) / 1000),
+    ...(upstreamBefore !== undefined && upstreamAfter !== undefined
+      ? { upstream_cpu_ms_per_call: perCall(upstreamAfter - upstreamBefore) }
+      : {}),
   };
 }
 
@@ -197,6 +214,7 @@ upstreams:
     process.execPath,
     [
       '--disable-warning=ExperimentalWarning',
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []),
       join(ROOT, 'src', 'cli', 'main.ts'),
       'gateway',
       '--config',
@@ -212,7 +230,9 @@ upstreams:
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}/mcp`;
   // Directly over stdio: one connection to the upstream, as the gateway has; concurrent callers share it.
   const direct = new Client({ name: 'bench-direct', version: '1' });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' }));
+  const directTransport = new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM, files], stderr: 'ignore' });
+  await direct.connect(directTransport);
+  const everythingPid = children[0]!.pid;
   opened.push(direct);
   const sessions = async (url: string, concurrency: number, bearer?: string) => {
     const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(url, bearer)));
@@ -224,7 +244,9 @@ upstreams:
   const echo = { message: 'a short message through MCP' };
   for (const concurrency of [1, 16]) {
     rows.push(
-      await measure('direct stdio', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency),
+      await measure('direct stdio', 'client → upstream (stdio)', async () => [direct], 'read_text_file', { path: target }, concurrency, {
+        upstreamPid: directTransport.pid ?? undefined,
+      }),
     );
     rows.push(
       await measure(
@@ -234,11 +256,13 @@ upstreams:
         'files__read_text_file',
         { path: target },
         concurrency,
-        cost,
+        { gateway: cost },
       ),
     );
     rows.push(
-      await measure('direct HTTP', 'client → upstream (HTTP)', () => sessions(everythingUrl, concurrency), 'echo', echo, concurrency),
+      await measure('direct HTTP', 'client → upstream (HTTP)', () => sessions(everythingUrl, concurrency), 'echo', echo, concurrency, {
+        upstreamPid: everythingPid,
+      }),
     );
     rows.push(
       await measure(
@@ -248,7 +272,7 @@ upstreams:
         'remote__echo',
         echo,
         concurrency,
-        cost,
+        { gateway: cost, upstreamPid: everythingPid },
       ),
     );
   }
@@ -259,6 +283,11 @@ upstreams:
     for (const transport of ['stdio', 'HTTP']) {
       const plain = rows.find((r) => r.system === `direct ${transport}` && r.concurrency === concurrency)!;
       const guarded = rows.find((r) => r.system === `gateway → ${transport}` && r.concurrency === concurrency)!;
+      // A thin proxy built on the SDK (what the peers are) is its Streamable HTTP server (what the everything
+      // server spends answering direct HTTP calls, echo included) plus a client of its upstream (what this
+      // process spends as a direct client): no policy, no audit. The gateway's CPU is set against it.
+      const httpServer = rows.find((r) => r.system === 'direct HTTP' && r.concurrency === concurrency)?.upstream_cpu_ms_per_call;
+      const thinProxy = Number(httpServer) + Number(plain.client_cpu_ms_per_call);
       pairs.push({
         system: `gateway vs direct ${transport}`,
         concurrency,
@@ -266,20 +295,28 @@ upstreams:
         throughput_ratio: Math.round(((guarded.calls_per_s as number) / (plain.calls_per_s as number)) * 100) / 100,
         gateway_cpu_ms_per_call: guarded.gateway_cpu_ms_per_call ?? 'n/a',
         bytes_stored_per_call: guarded.bytes_stored_per_call ?? 'n/a',
+        thin_sdk_proxy_cpu_ms: Number.isFinite(thinProxy) ? Math.round(thinProxy * 1000) / 1000 : 'n/a',
+        cpu_vs_thin_proxy: Number.isFinite(thinProxy)
+          ? Math.round((Number(guarded.gateway_cpu_ms_per_call) / thinProxy) * 100) / 100
+          : 'n/a',
       });
     }
   printTable('Added by the gateway', pairs);
 
   const pair = (transport: string, concurrency: number) =>
     pairs.find((p) => p.system.endsWith(transport) && p.concurrency === concurrency)!;
-  const worstCpu = Math.max(...pairs.map((p) => Number(p.gateway_cpu_ms_per_call)).filter(Number.isFinite));
+  const cpuOf = (transport: string, concurrency: number) => Number(pair(transport, concurrency).gateway_cpu_ms_per_call ?? Number.NaN);
   const goals: BenchRow[] = [
-    { system: 'added p50 at C=1 (HTTP)', goal: '≤ 0.5 ms', measured: pair('HTTP', 1).added_p50_ms as number },
-    { system: 'added p50 at C=1 (stdio)', goal: '≤ 0.5 ms', measured: pair('stdio', 1).added_p50_ms as number },
-    { system: 'throughput vs direct HTTP at C=16', goal: '≥ 0.8×', measured: pair('HTTP', 16).throughput_ratio as number },
-    { system: 'throughput vs direct stdio at C=16', goal: '≥ 0.5×', measured: pair('stdio', 16).throughput_ratio as number },
-    { system: 'gateway CPU per read (worst row)', goal: '≤ 0.3 ms', measured: Number.isFinite(worstCpu) ? worstCpu : 'n/a' },
-  ].map((row) => ({ ...row, met: meets(String(row.goal), row.measured) }));
+    goal('added p50 at C=1 (HTTP), ms', Number(pair('HTTP', 1).added_p50_ms), 0.5, false),
+    goal('added p50 at C=1 (stdio), ms', Number(pair('stdio', 1).added_p50_ms), 0.5, false),
+    goal('throughput vs direct HTTP at C=16', Number(pair('HTTP', 16).throughput_ratio), 0.8, true),
+    goal('throughput vs direct stdio at C=16', Number(pair('stdio', 16).throughput_ratio), 0.5, true),
+    ...[1, 16].flatMap((concurrency) =>
+      ['stdio', 'HTTP'].map((transport) =>
+        goal(`gateway CPU per read, → ${transport} C=${concurrency}, ms`, cpuOf(transport, concurrency), 0.3, false),
+      ),
+    ),
+  ];
   printTable('Goals (issue 28)', goals);
   const load = { loadavg1_before: loadBefore, loadavg1_after: loadavg()[0]! };
   console.log(
@@ -297,11 +334,4 @@ upstreams:
     ),
   );
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-}
-
-/** Whether a measured figure meets a goal written "≤ N …" or "≥ N…". */
-function meets(goal: string, measured: number | string): boolean | string {
-  if (typeof measured !== 'number') return 'n/a';
-  const bound = Number.parseFloat(goal.slice(1).trim());
-  return goal.startsWith('≤') ? measured <= bound : measured >= bound;
 }

@@ -4,8 +4,9 @@
 // named as `path/to/file.test.ts` › test name; the name must be (part of) the title of an `it`,
 // `test` or `describe` in that file that is not `.skip` or `.todo`.
 //
-// With `--ran test-results/vitest.json` (after the run) it lists the requirements none of whose
-// tests passed in that run (skipped for a missing service, or absent), and fails on any when CI is set.
+// With `--ran test-results/vitest.json [more reports]` (after the run: `npm test` runs vitest twice,
+// the second time for the coverage floors) it lists the requirements none of whose tests passed in
+// those runs (skipped for a missing service, or absent), and fails on any when CI is set.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { checkCoverage, type RanTest, requirementsNotRun } from './requirements-coverage.ts';
@@ -16,26 +17,29 @@ const agentsDir = join(root, 'docs/agents');
 
 const ranIndex = process.argv.indexOf('--ran');
 if (ranIndex !== -1) {
-  const reportPath = process.argv[ranIndex + 1];
-  if (!reportPath || !existsSync(reportPath)) {
-    console.error(`--ran needs vitest's JSON report (vitest --reporter=json --outputFile=FILE); got ${reportPath ?? 'nothing'}`);
+  const reportPaths = process.argv.slice(ranIndex + 1);
+  const missing = reportPaths.find((path) => !existsSync(path));
+  if (reportPaths.length === 0 || missing !== undefined) {
+    console.error(`--ran needs vitest's JSON reports (vitest --reporter=json --outputFile=FILE); got ${missing ?? 'nothing'}`);
     process.exit(2);
   }
-  checkRan(reportPath);
+  checkRan(reportPaths);
   process.exit(0);
 }
 
-function checkRan(reportPath: string): void {
-  const report = JSON.parse(readFileSync(reportPath, 'utf8')) as {
-    testResults: { name: string; assertionResults: { ancestorTitles: string[]; title: string; status: string }[] }[];
-  };
-  const ran: RanTest[] = report.testResults.flatMap((file) =>
-    file.assertionResults.map((test) => ({
-      file: relative(root, file.name),
-      titles: [...test.ancestorTitles, test.title],
-      status: test.status,
-    })),
-  );
+function checkRan(reportPaths: readonly string[]): void {
+  const ran: RanTest[] = reportPaths.flatMap((reportPath) => {
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as {
+      testResults: { name: string; assertionResults: { ancestorTitles: string[]; title: string; status: string }[] }[];
+    };
+    return report.testResults.flatMap((file) =>
+      file.assertionResults.map((test) => ({
+        file: relative(root, file.name),
+        titles: [...test.ancestorTitles, test.title],
+        status: test.status,
+      })),
+    );
+  });
   const notRun = requirementsNotRun(readFileSync(coveragePath, 'utf8'), ran);
   if (notRun.length === 0) {
     console.log('requirements coverage: every mapped requirement had a test pass in this run');

@@ -1,4 +1,4 @@
-// `npm run test:mutation [MODULE ...] [--force] [--concurrency N]`: StrykerJS over the safety modules, one module at a
+// `npm run test:mutation [MODULE ...] [--force] [--concurrency N] [--sample PERCENT [--seed N]]`: StrykerJS over the safety modules, one module at a
 // time, and the mutation score of each against the goal. Each module keeps its own incremental
 // file under reports/mutation/, so a later run re-tests only the mutants whose code or covering
 // tests changed (`--force` re-tests all). A mutant shown to be equivalent is marked in the code
@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sampleMutatePatterns } from './mutation-sample.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const reportsDir = join(root, 'reports/mutation');
@@ -15,12 +16,17 @@ const GOAL = 90;
 /** Carries a module's test patterns to `vitest.mutation.config.ts` in Stryker's test runner processes. */
 export const MUTATION_TESTS_VARIABLE = 'OPSGATE_MUTATION_TESTS';
 
-/** A safety module: the files mutated and the suites that cover them (all service-free). */
+/** A safety module: the files mutated and the suites that cover them. */
 export interface SafetyModule {
   /** Stryker `mutate` patterns; `file.ts:FROM-TO` mutates those lines only. */
   readonly mutate: readonly string[];
   /** Vitest include patterns: the suites that prove the module, so a run takes minutes, not an hour. */
   readonly tests: readonly string[];
+  /**
+   * Its suites need PostgreSQL (code that runs only there, such as the audit's external anchor):
+   * the run starts a throwaway cluster unless OPSGATE_TEST_DATABASE_URL names one.
+   */
+  readonly postgres?: boolean;
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
@@ -67,10 +73,20 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   'audit-verify': {
     mutate: ['src/core/audit/verify-audit.ts', 'src/core/audit/verify-tool-calls.ts', 'src/core/audit/journal-mac.ts'],
     tests: AUDIT_SUITES,
+    postgres: true,
   },
   'audit-sealer': {
     mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    tests: AUDIT_SUITES,
+    // The audit suites without runtime.test.ts: every runtime test seals, so each sealer mutant
+    // would replay the whole runtime suite; the sealer is held to the audit suites' direct tests.
+    tests: [
+      'src/core/audit/**/*.test.ts',
+      'test/core/audit-integrity.test.ts',
+      'test/core/audit-anchor.test.ts',
+      // The background sealer beside another replica holding the sealers' lock (PostgreSQL).
+      'test/core/audit-sealer-replicas.test.ts',
+    ],
+    postgres: true,
   },
   'cedar-adapter': {
     mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
@@ -98,15 +114,25 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'command-validator': {
     mutate: ['src/agents/troubleshoot/validator/*.ts', '!src/agents/troubleshoot/validator/*.test.ts'],
-    tests: ['src/agents/troubleshoot/validator/**/*.test.ts', 'test/security/peer-command-corpora.test.ts'],
+    // Not the property tests nor the peer corpora: they score every mutant over seconds of input
+    // (the corpora from a beforeAll, which makes every mutant 'static': each would run every test).
+    tests: [
+      'src/agents/troubleshoot/validator/command-validator.test.ts',
+      'src/agents/troubleshoot/validator/strict-blocklist.test.ts',
+      'src/agents/troubleshoot/validator/bash-commands.test.ts',
+      'src/agents/troubleshoot/validator/bash-source-fixes.test.ts',
+      'src/agents/troubleshoot/validator/awk-commands.test.ts',
+      'src/agents/troubleshoot/validator/flags.test.ts',
+      'src/agents/troubleshoot/validator/linux-paths.test.ts',
+      'src/agents/troubleshoot/validator/windows-commands.test.ts',
+    ],
   },
   'risk-scorer': {
     mutate: ['src/agents/troubleshoot/risk.ts', 'src/agents/troubleshoot/risk/*.ts', '!src/agents/troubleshoot/risk/*.test.ts'],
     tests: [
       'src/agents/troubleshoot/risk.test.ts',
-      'src/agents/troubleshoot/risk.property.test.ts',
+      'src/agents/troubleshoot/risk.tables.test.ts',
       'src/agents/troubleshoot/risk/**/*.test.ts',
-      'test/security/peer-command-corpora.test.ts',
     ],
   },
   'helm-safety-net': {
@@ -162,10 +188,45 @@ export function scoreOf(module: string, report: StrykerReport): ModuleScore {
   };
 }
 
+/** A throwaway PostgreSQL cluster (`scripts/test-services.sh`), which Stryker's runner processes reach through the environment. */
+interface Postgres {
+  readonly url: string;
+  stop(): void;
+}
+
+/** Starts a cluster; undefined when PostgreSQL is not installed (the PostgreSQL suites then skip, and their code counts as not covered). */
+function startPostgres(): Postgres | undefined {
+  const started = spawnSync(
+    'bash',
+    ['-c', 'source scripts/test-services.sh && start_postgres >&2 && printf "%s\\n%s" "${OPSGATE_TEST_DATABASE_URL:-}" "${PG_TMP:-}"'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [url, dir] = started.stdout.split('\n');
+  if (started.status !== 0 || !url) return undefined;
+  return {
+    url,
+    stop: () => {
+      spawnSync('bash', ['-c', 'source scripts/test-services.sh && stop_postgres'], {
+        cwd: root,
+        env: { ...process.env, PG_TMP: dir },
+        stdio: 'inherit',
+      });
+    },
+  };
+}
+
+/** A seeded random share of each module's lines (see mutation-sample.ts); undefined for a full run. */
+interface Sample {
+  readonly percent: number;
+  readonly seed: number;
+}
+
 function run(
   module: string,
   force: boolean,
   concurrency: string | undefined,
+  databaseUrl: string | undefined,
+  sample: Sample | undefined,
 ): ModuleScore | { readonly module: string; readonly failed: string } {
   const report = join(reportsDir, `${module}.json`);
   const config = join(reportsDir, `${module}.stryker.json`);
@@ -175,7 +236,9 @@ function run(
     config,
     JSON.stringify({
       ...options,
-      mutate: SAFETY_MODULES[module]!.mutate,
+      mutate: sample
+        ? sampleMutatePatterns(SAFETY_MODULES[module]!.mutate, root, sample.percent, sample.seed)
+        : SAFETY_MODULES[module]!.mutate,
       ...(concurrency ? { concurrency: Number(concurrency) } : {}),
       // A sandbox folder per module: two modules measured at once must not clean each other's away.
       tempDirName: `.stryker-tmp-${module}`,
@@ -183,11 +246,17 @@ function run(
       jsonReporter: { fileName: report },
     }),
   );
-  console.log(`\n== ${module}: ${SAFETY_MODULES[module]!.mutate.join(' ')}`);
+  console.log(
+    `\n== ${module}: ${SAFETY_MODULES[module]!.mutate.join(' ')}${sample ? ` (lines sampled: ${sample.percent} %, seed ${sample.seed})` : ''}`,
+  );
   const result = spawnSync('npx', ['stryker', 'run', config, ...(force ? ['--force'] : [])], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests) },
+    env: {
+      ...process.env,
+      [MUTATION_TESTS_VARIABLE]: JSON.stringify(SAFETY_MODULES[module]!.tests),
+      ...(databaseUrl ? { OPSGATE_TEST_DATABASE_URL: databaseUrl } : {}),
+    },
   });
   if (result.status !== 0 || !existsSync(report))
     return { module, failed: `stryker exited ${result.status}: see its output above (a failing test in the initial run stops it)` };
@@ -203,14 +272,39 @@ function main(): void {
     console.error('--concurrency needs a whole number of test runner processes, e.g. --concurrency 1');
     process.exit(2);
   }
-  const asked = args.filter((arg, at) => !arg.startsWith('--') && at !== concurrencyAt + 1);
+  const sampleAt = args.indexOf('--sample');
+  const seedAt = args.indexOf('--seed');
+  const percent = sampleAt >= 0 ? Number(args[sampleAt + 1]) : undefined;
+  const seed = seedAt >= 0 ? Number(args[seedAt + 1]) : 36;
+  if (percent !== undefined && !(percent > 0 && percent <= 100)) {
+    console.error('--sample needs the percentage of lines to mutate, e.g. --sample 10');
+    process.exit(2);
+  }
+  if (seedAt >= 0 && !Number.isInteger(seed)) {
+    console.error('--seed needs a whole number, e.g. --seed 36');
+    process.exit(2);
+  }
+  const sample = percent === undefined ? undefined : { percent, seed };
+  const valueAt = new Set([concurrencyAt, sampleAt, seedAt].filter((at) => at >= 0).map((at) => at + 1));
+  const asked = args.filter((arg, at) => !arg.startsWith('--') && !valueAt.has(at));
   const unknown = asked.filter((name) => !(name in SAFETY_MODULES));
   if (unknown.length > 0) {
     console.error(`unknown module ${unknown.join(', ')}; the modules are: ${Object.keys(SAFETY_MODULES).join(', ')}`);
     process.exit(2);
   }
   mkdirSync(reportsDir, { recursive: true });
-  const scores = (asked.length > 0 ? asked : Object.keys(SAFETY_MODULES)).map((module) => run(module, force, concurrency));
+  const modules = asked.length > 0 ? asked : Object.keys(SAFETY_MODULES);
+  const givenUrl = process.env.OPSGATE_TEST_DATABASE_URL;
+  const postgres = !givenUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres) ? startPostgres() : undefined;
+  const databaseUrl = givenUrl || postgres?.url;
+  if (!databaseUrl && modules.some((module) => SAFETY_MODULES[module]!.postgres))
+    console.error('PostgreSQL is not installed: the PostgreSQL-only code of the audit modules will count as not covered');
+  let scores: Array<ModuleScore | { readonly module: string; readonly failed: string }>;
+  try {
+    scores = modules.map((module) => run(module, force, concurrency, SAFETY_MODULES[module]!.postgres ? databaseUrl : undefined, sample));
+  } finally {
+    postgres?.stop();
+  }
   console.log('\n| module | score | killed | survived | no coverage | ignored (equivalent) | goal |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of scores)
@@ -224,7 +318,7 @@ function main(): void {
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
   writeFileSync(
     join(reportsDir, 'scores.json'),
-    `${JSON.stringify({ measuredAt: new Date().toISOString(), commit, goal: GOAL, modules: scores }, null, 2)}\n`,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), commit, goal: GOAL, ...(sample ? { sample } : {}), modules: scores }, null, 2)}\n`,
   );
   if (scores.some((s) => 'failed' in s || (s.score !== null && s.score < GOAL))) process.exitCode = 1;
 }

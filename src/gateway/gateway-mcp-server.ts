@@ -19,10 +19,11 @@ import {
 import { OpsgateError } from '../core/errors/index.ts';
 import { type Identity, throughChannel } from '../core/identity/index.ts';
 import type { ApprovalInterrupt, Decision, ToolCallRecord } from '../core/runtime/index.ts';
+import { failureResult as failure, textResult as text } from './call-results.ts';
 import type { Gateway } from './gateway.ts';
 import { GatewayErrors } from './gateway-errors.ts';
+import { planGatewayRead, takeRateLimits } from './gateway-read.ts';
 import { masked } from './mask.ts';
-import { GATEWAY_SESSION_OPTIONS } from './session-pool.ts';
 import { SAFE_TOOL_NAME, withoutControls, withoutControlsInTexts } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 import { NAMESPACE_SEPARATOR, treatmentOf, upstreamAgentName } from './upstream-agent.ts';
@@ -40,18 +41,6 @@ const LIST_CONNECT_WAIT_MS = 2_000;
 const FINAL = new Set(['executed', 'failed', 'rejected', 'blocked', 'expired', 'unknown']);
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-function text(value: unknown, isError = false): CallToolResult {
-  return {
-    content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
-    ...(isError ? { isError: true } : {}),
-  };
-}
-
-function failure(error: unknown): CallToolResult {
-  if (OpsgateError.isInstance(error)) return text({ error: error.message, code: error.code }, true);
-  throw error;
-}
 
 function approvalMessage(interrupt: ApprovalInterrupt, upstream: string): string {
   return [
@@ -278,16 +267,11 @@ export function createGatewayMcpServer(gateway: Gateway, person: Identity): McpS
       if (!upstream || !upstream.tools.some((t) => t.name === tool))
         return text(`There is no tool named "${name}" on this gateway. List the tools to see what is offered.`, true);
       if (upstream.config.tools[tool]?.policy === 'deny') throw GatewayErrors.GATEWAY_TOOL_DENIED({ tool: name });
-      const userWait = gateway.perUser.take(`${person.userId}`);
-      if (userWait !== undefined) throw GatewayErrors.GATEWAY_RATE_LIMITED({ scope: 'per person', retryAfterSeconds: userWait });
-      const toolWait = gateway.perTool.take(`${person.userId}/${name}`);
-      if (toolWait !== undefined)
-        throw GatewayErrors.GATEWAY_RATE_LIMITED({ scope: `per person for ${name}`, retryAfterSeconds: toolWait });
-
-      const agent = upstreamAgentName(upstream.name);
       // The read fast path: a read the policy runs needs no session; anything else takes the session path below.
-      const read = await runtime.readDirect({ agent, tool, args, options: GATEWAY_SESSION_OPTIONS }, identity);
-      if (read.ran) return gateway.takeResult(read.callId) ?? (read.isError ? text(read.output, true) : (read.output as CallToolResult));
+      const read = await planGatewayRead(gateway, identity, name, args);
+      if (read) return await read();
+      takeRateLimits(gateway, identity, name);
+      const agent = upstreamAgentName(upstream.name);
       const session = await gateway.pool.acquire(identity, agent);
       const result = await runtime.callTool(session.id, { tool, args }, identity);
       if (result.status === 'waiting' && result.interrupt?.type === 'approval') {

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { type DirectAnswer, readDirectRequest } from './direct-answer.ts';
 
 /** Where a 401 points an MCP client that wants to sign in (RFC 9728 protected-resource metadata). */
 export interface ProtectedResource {
@@ -23,6 +24,13 @@ export interface McpHttpHostOptions<Principal> {
   readonly resource?: ProtectedResource;
   /** Path of the MCP endpoint. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Answers one request of an open session at once, as one JSON body, without the SDK's streaming
+   * transport (SSE framing, Web Request/Response conversion): for requests that need nothing sent
+   * back to the client while they run (the gateway's reads). Undefined hands the request to the
+   * transport, which answers it as always.
+   */
+  answerDirectly?(principal: Principal, method: string, params: Readonly<Record<string, unknown>>): Promise<DirectAnswer | undefined>;
 }
 
 export interface McpHttpHost {
@@ -73,8 +81,9 @@ function hostnameOf(host: string): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
 }
 
-interface Live {
+interface Live<Principal> {
   readonly key: string;
+  readonly principal: Principal;
   readonly server: McpServer;
   readonly transport: StreamableHTTPServerTransport;
 }
@@ -88,7 +97,30 @@ interface Live {
 export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Principal>): McpHttpHandler {
   const path = options.path ?? '/mcp';
   const hostnames = options.allowedHostnames ?? LOOPBACK_HOSTNAMES;
-  const sessions = new Map<string, Live>();
+  const sessions = new Map<string, Live<Principal>>();
+
+  /** A request of an open session: answered directly when the host can, else by the session's transport. */
+  const answer = async (live: Live<Principal>, request: IncomingMessage, response: ServerResponse, parsedBody: unknown): Promise<void> => {
+    if (!options.answerDirectly) return live.transport.handleRequest(request, response, parsedBody);
+    const read = await readDirectRequest(request, parsedBody);
+    if (read.kind === 'refused') return json(response, read.status, read.body);
+    if (read.kind === 'request') {
+      let answered: DirectAnswer | undefined;
+      try {
+        answered = await options.answerDirectly(live.principal, read.message.method, read.message.params);
+      } catch (error) {
+        // What the SDK's protocol layer answers for a handler that throws: an internal error, its message.
+        answered = { error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
+      }
+      if (answered) {
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': live.transport.sessionId ?? '' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: read.message.id, ...answered }));
+        return;
+      }
+    }
+    return live.transport.handleRequest(request, response, read.parsedBody);
+  };
 
   const handle = async (request: IncomingMessage, response: ServerResponse, parsedBody?: unknown): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://local');
@@ -139,7 +171,7 @@ export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Prin
       const live = sessions.get(id);
       if (!live) json(response, 404, { error: 'unknown MCP session; initialize again' });
       else if (live.key !== key) json(response, 403, { error: 'this MCP session belongs to someone else' });
-      else await live.transport.handleRequest(request, response, parsedBody);
+      else await answer(live, request, response, parsedBody);
       return true;
     }
     const server = await options.build(principal);
@@ -150,7 +182,7 @@ export function createMcpHttpHandler<Principal>(options: McpHttpHostOptions<Prin
       enableDnsRebindingProtection: true,
       allowedHosts: hostnames.flatMap((name) => (port ? [name, `${name}:${port}`] : [name])),
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { key, server, transport });
+        sessions.set(sessionId, { key, principal, server, transport });
       },
     });
     transport.onclose = () => {

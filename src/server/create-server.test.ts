@@ -1,16 +1,29 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listErrorCodes } from '../core/errors/index.ts';
 import { type ActorName, createServerFixture, login, type ServerFixture } from './testing/server-fixture.ts';
 
 type Who = ActorName | 'anonymous';
 const everyone: Who[] = ['owner', 'other', 'approver', 'admin', 'anonymous'];
 
+/** Runs `test` on a server of its own, for a test that needs one nobody else used (a fixture costs four scrypt hashes). */
+async function withOwnFixture(overrides: Parameters<typeof createServerFixture>[0], test: (fixture: ServerFixture) => Promise<void>) {
+  const fixture = await createServerFixture(overrides);
+  try {
+    await test(fixture);
+  } finally {
+    await fixture.dispose();
+  }
+}
+
+// The tests of a describe share one server: each signs in, starts its own sessions and reads only
+// those, so one test's state cannot decide another's outcome. A test that counts what the whole
+// server holds, or spends its login budget, gets a server of its own.
 describe('server: authentication, CSRF, headers, errors', () => {
   let fixture: ServerFixture;
-  beforeEach(async () => {
-    fixture = await createServerFixture({ loginRateLimit: { max: 3, timeWindow: 60_000 } });
+  beforeAll(async () => {
+    fixture = await createServerFixture();
   });
-  afterEach(async () => fixture.dispose());
+  afterAll(async () => fixture.dispose());
 
   it('login sets an HttpOnly, SameSite=Strict cookie and returns a CSRF token; wrong passwords get LOGIN_FAILED', async () => {
     const response = await fixture.app.inject({
@@ -29,12 +42,14 @@ describe('server: authentication, CSRF, headers, errors', () => {
   });
 
   it('rate-limits login attempts per address', async () => {
-    const attempt = () =>
-      fixture.app.inject({ method: 'POST', url: '/api/login', payload: { username: 'john_doe', password: 'wrong-password' } });
-    for (let i = 0; i < 3; i += 1) expect((await attempt()).statusCode).toBe(401);
-    const limited = await attempt();
-    expect(limited.statusCode).toBe(429);
-    expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    await withOwnFixture({ loginRateLimit: { max: 3, timeWindow: 60_000 } }, async (limitedServer) => {
+      const attempt = () =>
+        limitedServer.app.inject({ method: 'POST', url: '/api/login', payload: { username: 'john_doe', password: 'wrong-password' } });
+      for (let i = 0; i < 3; i += 1) expect((await attempt()).statusCode).toBe(401);
+      const limited = await attempt();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    });
   });
 
   it('cookie-authenticated writes need the X-CSRF-Token header and a same origin; bearer tokens do not', async () => {
@@ -136,17 +151,17 @@ describe('server: authentication, CSRF, headers, errors', () => {
 
 describe('server: who may do what (route × owner / other / approver / admin / anonymous)', () => {
   let fixture: ServerFixture;
-  beforeEach(async () => {
+  beforeAll(async () => {
     fixture = await createServerFixture();
   });
-  afterEach(async () => fixture.dispose());
+  afterAll(async () => fixture.dispose());
 
-  const headersOf = (who: Who) => (who === 'anonymous' ? {} : { authorization: `Bearer ${fixture.tokens[who]}` });
+  const headersOf = (who: Who, server = fixture) => (who === 'anonymous' ? {} : { authorization: `Bearer ${server.tokens[who]}` });
 
   /** A session of the owner that waits for the approval of `transfer`. */
-  async function waitingSession(): Promise<{ id: string; callId: string }> {
-    const session = await fixture.runtime.startSession({ agent: 'ledger', identity: fixture.identities.owner });
-    const turn = await fixture.runtime.send(session.id, 'pay bob 30', fixture.identities.owner);
+  async function waitingSession(server = fixture): Promise<{ id: string; callId: string }> {
+    const session = await server.runtime.startSession({ agent: 'ledger', identity: server.identities.owner });
+    const turn = await server.runtime.send(session.id, 'pay bob 30', server.identities.owner);
     return { id: session.id, callId: turn.interrupt!.callId };
   }
 
@@ -263,26 +278,30 @@ describe('server: who may do what (route × owner / other / approver / admin / a
   });
 
   it("nobody may start or message a session as someone else: POST messages on an idle session is the owner's alone", async () => {
-    const session = await fixture.runtime.startSession({ agent: 'ledger', identity: fixture.identities.owner });
-    for (const who of ['other', 'approver', 'admin'] as const) {
-      const response = await fixture.app.inject({
-        method: 'POST',
-        url: `/api/sessions/${session.id}/messages`,
-        headers: headersOf(who),
-        payload: { text: 'pay me 1000' },
-      });
-      expect(response.statusCode).toBe(403);
-    }
-    expect(fixture.recorder.transfers).toHaveLength(0);
+    await withOwnFixture({}, async (server) => {
+      const session = await server.runtime.startSession({ agent: 'ledger', identity: server.identities.owner });
+      for (const who of ['other', 'approver', 'admin'] as const) {
+        const response = await server.app.inject({
+          method: 'POST',
+          url: `/api/sessions/${session.id}/messages`,
+          headers: headersOf(who, server),
+          payload: { text: 'pay me 1000' },
+        });
+        expect(response.statusCode).toBe(403);
+      }
+      expect(server.recorder.transfers).toHaveLength(0);
+    });
   });
 
   it("lists only the caller's sessions unless an approver asks for all", async () => {
-    await waitingSession();
-    const list = async (who: ActorName, all: boolean) =>
-      (await fixture.app.inject({ method: 'GET', url: `/api/sessions${all ? '?all=true' : ''}`, headers: headersOf(who) })).json()
-        .sessions as unknown[];
-    expect(await list('owner', false)).toHaveLength(1);
-    expect(await list('other', true)).toHaveLength(0);
-    expect(await list('approver', true)).toHaveLength(1);
+    await withOwnFixture({}, async (server) => {
+      await waitingSession(server);
+      const list = async (who: ActorName, all: boolean) =>
+        (await server.app.inject({ method: 'GET', url: `/api/sessions${all ? '?all=true' : ''}`, headers: headersOf(who, server) })).json()
+          .sessions as unknown[];
+      expect(await list('owner', false)).toHaveLength(1);
+      expect(await list('other', true)).toHaveLength(0);
+      expect(await list('approver', true)).toHaveLength(1);
+    });
   });
 });

@@ -11,7 +11,7 @@ import { INTERFACES, layerOf, relativeImports, root, sourceFiles, src } from './
  */
 const STARTS_SOMETHING: ReadonlyArray<readonly [reason: string, pattern: RegExp]> = [
   ['starts a process', /['"]node:child_process['"]|StdioClientTransport|bin\/opsgate|fake-helm\/install-fakes/],
-  ['listens on a port', /\.listen\(/],
+  ['listens on a port', /\.listen\(|\bstartKubeApiStub\(/],
   ['drives Chromium', /['"]playwright-core['"]/],
   ['starts sshd', /support\/sshd\.ts/],
   ['uses PostgreSQL', /testStoreFactories|postgresTestStore|testDatabaseUrl|OPSGATE_TEST_DATABASE_URL|postgres-cluster\.ts/],

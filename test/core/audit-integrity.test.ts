@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.ts';
+import { AuditKey } from '../../src/core/audit/audit-key.ts';
 import { type AuditCheckpoint, AuditLog, hashAuditEvent, observeCheckpoints } from '../../src/core/audit/index.ts';
 import { createRuntime } from '../../src/core/runtime/index.ts';
 import { openStore, runMigrations, type Store } from '../../src/core/store/index.ts';
@@ -566,5 +567,35 @@ describe('audit verify names each break on its own', () => {
     expect(await forge('unknown', null)).toBe(gap('unknown', 'tool_unknown'));
     await fixture.store.db.deleteFrom('tool_calls').execute();
     expect(await audit.verify()).toMatchObject({ ok: true, callsChecked: 0 });
+  });
+
+  it.each([
+    ['a reason that is not text', '{"reason":42}'],
+    ['a payload that is not JSON', 'not json'],
+  ])('a forgery record with %s is still named as a forgery', async (_, payload) => {
+    const fixture = await openFixture('sqlite');
+    await legacyChain(fixture, 3);
+    await fixture.store.db.updateTable('audit_events').set({ type: 'audit_journal_forgery', payload }).where('seq', '=', 2).execute();
+    await rehashChain(fixture.store, 2);
+    expect(await new AuditLog(fixture.store).verify()).toMatchObject({
+      ok: false,
+      checked: 1,
+      firstBrokenSeq: 2,
+      reason: 'event 2 records a forged journal row: see the event',
+    });
+  });
+
+  it('a journal that cannot be sealed (a key other than the one that signed the checkpoints) is named, and nothing is checked', async () => {
+    const fixture = await openFixture('sqlite');
+    await sealedChain(fixture, 10);
+    await fixture.store.db
+      .insertInto('audit_pending')
+      .values({ session_id: null, type: 'warning', actor: 'system', payload: '{}', created_at: new Date().toISOString(), mac: null })
+      .execute();
+    const otherKey = new AuditKey(randomBytes(32), 'a key from another install');
+    const verdict = await new AuditLog(fixture.store, undefined, { key: otherKey }).verify();
+    expect(verdict).toMatchObject({ ok: false, checked: 0 });
+    expect(verdict.reason).toMatch(/^the journal could not be sealed: .*audit key/);
+    expect(verdict.firstBrokenSeq).toBeUndefined();
   });
 });

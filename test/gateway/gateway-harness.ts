@@ -30,7 +30,8 @@ export interface GatewayRig {
   /** The directory the filesystem upstream may touch. */
   readonly files: string;
   tokenFor(username: string): Promise<string>;
-  connect(username: string, options?: { elicitation?: boolean }): Promise<Client>;
+  /** A client session for `username`; `fetch` sees every HTTP exchange (to check what the wire carries). */
+  connect(username: string, options?: { elicitation?: boolean; fetch?: typeof fetch }): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -82,6 +83,7 @@ ${extraConfig}`,
       await client.connect(
         new StreamableHTTPClientTransport(new URL(host.url), {
           requestInit: { headers: { authorization: `Bearer ${await tokenFor(username)}` } },
+          ...(options.fetch ? { fetch: options.fetch } : {}),
         }),
       );
       clients.push(client);

@@ -89,4 +89,26 @@ describe('the gateway read fast path, in front of the real filesystem MCP server
     expect(types).toEqual(expect.arrayContaining(['tool_proposed', 'tool_approved', 'tool_executing', 'tool_executed', 'upstream_called']));
     expect((await new AuditLog(rig.web.store).verify()).ok).toBe(true);
   }, 30_000);
+
+  it('a read is answered as one JSON body without an SSE stream; a write keeps the stream (progress, elicitation)', async () => {
+    const answers: Array<{ tool: unknown; contentType: string | null }> = [];
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const sent = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+      if (sent?.method === 'tools/call') answers.push({ tool: sent.params.name, contentType: response.headers.get('content-type') });
+      return response;
+    };
+    const client = await rig.connect('john_doe', { fetch: recording });
+    const read = await client.callTool({ name: 'files__list_allowed_directories', arguments: {} });
+    expect(textOf(read)).toContain(rig.files);
+    const target = join(rig.files, 'streamed.txt');
+    const call = client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'streamed' } });
+    const { pending, actor } = await waitForPending(rig, 'alice', 'write_file');
+    await rig.web.runtime.decide(pending.sessionId, { type: 'approve', callId: pending.interrupt.callId }, { ...actor, channel: 'rest' });
+    expect((await call).isError).toBeFalsy();
+    expect(answers).toEqual([
+      { tool: 'files__list_allowed_directories', contentType: 'application/json' },
+      { tool: 'files__write_file', contentType: 'text/event-stream' },
+    ]);
+  }, 30_000);
 });

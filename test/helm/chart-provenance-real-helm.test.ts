@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import type { PlanRequest } from '../../src/agents/helm/service/helm-service.ts';
+import { provenanceSummary } from '../../src/agents/helm/service/plan.ts';
 import type { HelmMajor } from '../../src/testing/real-helm-binaries.ts';
 import { type RealHelmRig, startRealHelmRig } from './support/real-helm-rig.ts';
 
@@ -16,12 +17,15 @@ const REAL_BINARY_TIMEOUT_MS = 120_000;
 // Helm 3.17 and 4.1: opsgate's chart folder holds `rollout`, packaged with `helm package --sign`
 // (its `.prov` beside it), and `tested`, packaged without. The signed one is planned with its
 // signer in the plan and installed with `--verify --keyring`; the unsigned one is refused in planning.
+// The same two charts are served by a `helm repo` repository `corp` over HTTP: `helm pull` fetches
+// the `.prov` beside the archive (`--prov`), so a repository chart is verified the same way.
 describe('chart provenance with a configured keyring, on the real binaries', () => {
   let rig: RealHelmRig;
   const service = (major: HelmMajor) => rig.service(major, { keyring: join(KEYS, 'pubring.gpg') });
   beforeAll(async () => {
     const signing = ['--sign', '--key', 'opsgate test', '--keyring', join(KEYS, 'secring.gpg')];
-    rig = await startRealHelmRig({ name: 'prov', charts: [{ path: SIGNED_CHART, packageArgs: signing }, { path: UNSIGNED_CHART }] });
+    const charts = [{ path: SIGNED_CHART, packageArgs: signing }, { path: UNSIGNED_CHART }];
+    rig = await startRealHelmRig({ name: 'prov', charts, helmRepository: { name: 'corp', charts } });
   }, REAL_BINARY_TIMEOUT_MS);
   afterAll(() => rig?.close());
 
@@ -52,6 +56,9 @@ describe('chart provenance with a configured keyring, on the real binaries', () 
           signedBy: 'opsgate test <test@opsgate.invalid>',
           fingerprint: 'FCC51541083F6305FA7DD7C4631BDB5662257EB6',
         });
+        expect(provenanceSummary(plan)).toBe(
+          'signature verified: signed by opsgate test <test@opsgate.invalid>, key FCC51541083F6305FA7DD7C4631BDB5662257EB6',
+        );
         const done = await helm.execute(install, plan.planHash);
         expect(done.status).toMatchObject({ info: { status: 'deployed' } });
       },
@@ -69,6 +76,22 @@ describe('chart provenance with a configured keyring, on the real binaries', () 
           message: expect.stringContaining('could not load provenance file'),
         });
         await expect(helm.detectScenario(`unsigned-${major}`, 'default')).resolves.toMatchObject({ scenario: 'INSTALL' });
+      },
+      REAL_BINARY_TIMEOUT_MS,
+    );
+
+    it(
+      'a chart from a helm repo repository: its .prov is pulled with it, so a signed one is verified and an unsigned one refused',
+      async () => {
+        const helm = service(major);
+        const signed = await helm.plan({ operation: 'install', release: `repo-${major}`, namespace: 'default', chart: 'corp/rollout' });
+        expect(signed.chart).toMatchObject({
+          source: 'corp/rollout',
+          provenance: { signedBy: 'opsgate test <test@opsgate.invalid>', fingerprint: 'FCC51541083F6305FA7DD7C4631BDB5662257EB6' },
+        });
+        await expect(
+          helm.plan({ operation: 'install', release: `repo-unsigned-${major}`, namespace: 'default', chart: 'corp/tested' }),
+        ).rejects.toMatchObject({ code: 'HELM_CHART_UNVERIFIED', message: expect.stringContaining('could not load provenance file') });
       },
       REAL_BINARY_TIMEOUT_MS,
     );

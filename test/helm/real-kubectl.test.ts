@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,33 +7,22 @@ import { classifyHelmError } from '../../src/agents/helm/backends/cli/parse-outp
 import { CommandFailed, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
 import { ChartRepository } from '../../src/agents/helm/charts/chart-repository.ts';
 import { HelmService } from '../../src/agents/helm/service/helm-service.ts';
-import { type StubApiServer, startStubApiServer } from './support/stub-api-server.ts';
+import { type KubeApiStub, type KubeObject, startKubeApiStub } from '../../src/testing/kube-api-stub/index.ts';
+import { type HelmMajor, realHelmBinaries } from '../../src/testing/real-helm-binaries.ts';
 
 // Issue 20 "Tests that would have caught this": the real kubectl against a stub API server, for
-// what the fakes cannot show (review 2026-11-24-helm §2 C3, L2; §3 item 2). The kubectl is the
-// machine's (`OPSGATE_TEST_KUBECTL`, else `kubectl` on PATH; here Google's dispatcher, which runs
-// kubectl 1.29.14 against this 1.29 server; Debian's package is kubernetes-client 1.20). Without
-// one the file is skipped and says so.
+// what the fakes cannot show (review 2026-11-24-helm §2 C3, L2; §3 item 2). The kubectl builds
+// shipped with Helm 3.17 (kubectl 1.32.3) and Helm 4.1 (kubectl 1.35.2), against the project's
+// API server stub (src/testing/kube-api-stub) posing as a 1.29 server.
 
-function findKubectl(): string | undefined {
-  const candidate = process.env.OPSGATE_TEST_KUBECTL ?? 'kubectl';
-  try {
-    execFileSync(candidate, ['version', '--client', '-o', 'json'], { stdio: 'ignore', timeout: 20_000 });
-    return candidate;
-  } catch {
-    return undefined;
-  }
-}
-const kubectl = findKubectl();
-
-const deployment = {
+const deployment: KubeObject = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'web-webapp', namespace: 'default', generation: 1, labels: { app: 'web' } },
   spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } },
   status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
 };
-const pod = {
+const pod: KubeObject = {
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'web-webapp-5d9c-x2k', namespace: 'default', labels: { app: 'web' } },
@@ -58,8 +46,9 @@ const manifest = [
   '',
 ].join('\n');
 
-describe.skipIf(!kubectl)(`the real kubectl (${kubectl ?? 'not found: set OPSGATE_TEST_KUBECTL'}) against a stub API server`, () => {
-  let server: StubApiServer | undefined;
+describe.each(['v3', 'v4'] as const)('the real kubectl shipped with Helm %s against the API server stub', (major: HelmMajor) => {
+  const kubectl = realHelmBinaries(major).kubectl;
+  let server: KubeApiStub | undefined;
   let dir: string | undefined;
   afterEach(async () => {
     await server?.close();
@@ -69,14 +58,18 @@ describe.skipIf(!kubectl)(`the real kubectl (${kubectl ?? 'not found: set OPSGAT
   });
 
   async function cli(options: { forbidden?: string[]; currentContext?: boolean; kubeContext?: string } = {}) {
-    server = await startStubApiServer({ objects: [deployment, pod], ...(options.forbidden ? { forbidden: options.forbidden } : {}) });
+    server = await startKubeApiStub({
+      objects: [deployment, pod],
+      kubernetesVersion: 'v1.29.4',
+      ...(options.forbidden ? { forbid: options.forbidden } : {}),
+    });
     dir = mkdtempSync(join(tmpdir(), 'opsgate-kubectl-'));
     const kubeconfig = join(dir, 'config');
     writeFileSync(kubeconfig, server.kubeconfig({ currentContext: options.currentContext ?? true }), { mode: 0o600 });
     const env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, 'cache'), HOME: dir };
     return {
       env,
-      backend: new HelmCli({ kubectlPath: kubectl!, env, ...(options.kubeContext ? { kubeContext: options.kubeContext } : {}) }),
+      backend: new HelmCli({ kubectlPath: kubectl, env, ...(options.kubeContext ? { kubeContext: options.kubeContext } : {}) }),
     };
   }
 
@@ -86,7 +79,7 @@ describe.skipIf(!kubectl)(`the real kubectl (${kubectl ?? 'not found: set OPSGAT
     expect(health.workloads).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'web-webapp', ready: true })]);
     expect(health.pods).toEqual([expect.objectContaining({ name: 'web-webapp-5d9c-x2k', status: 'Running', ready: true })]);
     // What opsgate did before: the same multi-get without the flag fails with kubectl's NotFound text.
-    const bare = await execCommand(kubectl!, ['get', 'deployment/web-webapp', 'job/web-migrate', '--namespace', 'default', '-o', 'json'], {
+    const bare = await execCommand(kubectl, ['get', 'deployment/web-webapp', 'job/web-migrate', '--namespace', 'default', '-o', 'json'], {
       timeoutMs: 60_000,
       env,
     }).catch((error: unknown) => error);
@@ -113,11 +106,11 @@ describe.skipIf(!kubectl)(`the real kubectl (${kubectl ?? 'not found: set OPSGAT
 
   it('C3: no current-context: kubectl says "current-context is not set", which opsgate reads as in-cluster; a configured context is used instead', async () => {
     const { backend, env } = await cli({ currentContext: false, kubeContext: 'stub' });
-    const missing = await execCommand(kubectl!, ['config', 'current-context'], { timeoutMs: 60_000, env }).catch((error: unknown) => error);
+    const missing = await execCommand(kubectl, ['config', 'current-context'], { timeoutMs: 60_000, env }).catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(CommandFailed);
     const classified = classifyHelmError('config', `${(missing as CommandFailed).stderr}\n${(missing as CommandFailed).message}`);
     // The exact test clusterInfo() applies to decide "in-cluster".
     expect(String(classified.fields.detail)).toMatch(/current-context is not set/);
-    expect(await backend.clusterInfo()).toMatchObject({ context: 'stub', kubernetesVersion: 'v1.29.4', nodes: [] });
+    expect(await backend.clusterInfo()).toMatchObject({ context: 'stub', kubernetesVersion: 'v1.29.4' });
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { SLACK_ACTIONS_PATH } from '../../src/server/integrations/index.ts';
@@ -195,6 +196,8 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     await poll(() => message.updates.length).toBe(1);
     expect(JSON.stringify(message.blocks)).toContain('Approved by alice in Slack');
     expect(message.blocks.some((b) => b.type === 'actions')).toBe(false);
+    // Events join the chain a moment after their change (the sealer): seal before reading the table.
+    await new AuditLog(server.store).seal();
     const audit = await server.store.db.selectFrom('audit_events').select(['type', 'actor']).where('type', '=', 'tool_approved').execute();
     expect(audit.map((row) => row.actor)).toContain('user:alice');
 
@@ -305,6 +308,7 @@ describe('approvals in Slack and Teams (local Slack API, local Teams webhook)', 
     expect((await send(press('U0ALICE', message, 'opsgate_approve', 'alice-2'))).status).toBe(200);
     await poll(() => statusOf(callId)).toBe('executed');
     await poll(() => JSON.stringify(message.blocks)).toContain('Approved by alice in Slack');
+    await new AuditLog(server.store).seal();
     const approvals = await server.store.db.selectFrom('audit_events').select('type').where('type', '=', 'tool_executed').execute();
     expect(approvals.length).toBeGreaterThan(0);
   });

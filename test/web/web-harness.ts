@@ -19,6 +19,7 @@ import type { Gateway } from '../../src/gateway/index.ts';
 import { createServer, type HelmClusterDirectory, type HostDirectory } from '../../src/server/index.ts';
 import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
 import type { WebhookOptions } from '../../src/server/webhooks/index.ts';
+import { seedUsers } from '../../src/testing/seed-users.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -107,14 +108,16 @@ export async function startWebServer(
     ...(options.model ? { model: options.model } : {}),
   });
   const users = new UserRepository(store);
-  for (const [username, role] of [
-    ['john_doe', 'user'],
-    ['jane_smith', 'user'],
-    ['alice', 'approver'],
-    ['admin', 'admin'],
-  ] as const) {
-    await users.create({ username, password: PASSWORD, roles: [role] });
-  }
+  await seedUsers(
+    store,
+    [
+      { username: 'john_doe', roles: ['user'] },
+      { username: 'jane_smith', roles: ['user'] },
+      { username: 'alice', roles: ['approver'] },
+      { username: 'admin', roles: ['admin'] },
+    ],
+    PASSWORD,
+  );
   const audit = new AuditLog(store);
   const hosts = options.hosts?.(store, secrets);
   const app = await createServer({

@@ -1,6 +1,6 @@
 import type { InterpreterAction, InterpreterRules, InterpreterTurn } from '../../core/model/interpreter-rules.ts';
 import { MUTATING_TOOLS } from './mcp/tool-catalog.ts';
-import type { InstallationPlan } from './service/plan.ts';
+import { type InstallationPlan, provenanceSummary } from './service/plan.ts';
 import { mergeValues, parseSetAssignments, type Values } from './values/merge-values.ts';
 import { diffValues } from './values/values-diff.ts';
 import { HELM_GRAMMAR, type HelmCommand, parseHelmCommand } from './workflow/parse-command.ts';
@@ -314,6 +314,7 @@ function planSummary(plan: InstallationPlan): string {
     `  delete: ${r.delete.join(', ') || '-'}`,
     `  to undo: ${plan.rollback.steps.join('; ') || '-'}`,
     ...(plan.timeout ? [`  helm --timeout: ${plan.timeout.seconds}s (${plan.timeout.reason})`] : []),
+    ...(provenanceSummary(plan) ? [`  chart ${provenanceSummary(plan)}`] : []),
     ...(plan.risks.length ? [`  risks: ${plan.risks.join('; ')}`] : []),
     // The plan's hash binds the approval; people check the plan above, so it stays in the details.
     'Approve to run it, reject to abort, or modify the values to plan again.',

@@ -14,4 +14,12 @@ describe('the background sealer shared among replicas', () => {
     await audit.close();
     await store.close();
   });
+
+  it('waits 100 ms by default: a seal is a transaction, and readers seal first anyway', async () => {
+    const store = await openStore({ sqlitePath: ':memory:', databaseUrl: '' });
+    const audit = new AuditLog(store);
+    expect(audit.sealDelayMs).toBe(100);
+    await audit.close();
+    await store.close();
+  });
 });

@@ -54,8 +54,12 @@ export type { AuditVerification } from './verify-audit.ts';
 
 type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 
-/** How long a journaled event may wait before the background sealer chains it. Default 25 ms. */
-const DEFAULT_SEAL_DELAY_MS = 25;
+/**
+ * How long a journaled event may wait before the background sealer chains it. Default 100 ms: a
+ * seal is a transaction of its own, and at 25 ms one round trip at a time paid about one per round
+ * trip (issue 32); readers seal first, so nothing committed is invisible to them meanwhile.
+ */
+const DEFAULT_SEAL_DELAY_MS = 100;
 /** A failing background sealer retries at most this rarely (it backs off from the seal delay). */
 const MAX_SEAL_RETRY_MS = 5_000;
 /** Events sealed per transaction. */
@@ -117,6 +121,8 @@ interface Anchor {
  * head into `audit_checkpoints` and appends them to a file outside the store, so truncation, a
  * wipe or a re-hashed chain no longer match what was signed.
  */
+/** The unit-of-work batch events are journaled in (`record`): what a turn keeps when the rest of its unit is dropped. */
+export const AUDIT_JOURNAL_BATCH = 'audit_pending';
 /** The columns of a journal row, in the order inserts list them. */
 const JOURNAL_COLUMNS = ['session_id', 'type', 'actor', 'payload', 'created_at', 'mac'] as const;
 /** The columns of a sealed event. */
@@ -196,7 +202,7 @@ export class AuditLog {
    * writes, and sealed into the chain soon after the commit.
    */
   record(uow: UnitOfWork, event: AuditEventInput): void {
-    uow.share('audit_pending', this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
+    uow.share(AUDIT_JOURNAL_BATCH, this.#journalRow(event), (trx, rows) => insertRows(trx, 'audit_pending', JOURNAL_COLUMNS, rows));
     uow.afterCommit(() => this.#scheduleSeal());
   }
 

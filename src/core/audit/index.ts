@@ -1,6 +1,7 @@
 export { type AuditActor, agentActor, approverActor, ruleActor, SYSTEM_ACTOR, userActor } from './actor.ts';
 export {
   AUDIT_HASH_VERSION,
+  AUDIT_JOURNAL_BATCH,
   type AuditEvent,
   type AuditEventInput,
   type AuditFilter,

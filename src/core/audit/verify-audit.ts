@@ -285,7 +285,7 @@ function collectCallEvidence(calls: Map<string, ToolCallEvidence>, type: string,
   if (calls.size === 0 || !CALL_EVENTS.has(type)) return;
   try {
     const callId = (JSON.parse(payload) as { callId?: unknown }).callId;
-    // Stryker disable next-line ConditionalExpression: a callId that is not a string finds no call either
+    // Stryker disable next-line ConditionalExpression,OptionalChaining: a callId that is not a string finds no call either; without `?.` the TypeError for a call whose row is gone lands in the catch below, to the same effect
     if (typeof callId === 'string') calls.get(callId)?.events.add(type);
   } catch {
     // A payload that is not JSON names no call; the hash chain already vouched for its content.

@@ -50,7 +50,7 @@ describe('OAuthGrants', () => {
     const issued = await grants.exchangeCode({ clientId, code, codeVerifier: VERIFIER, resource: RESOURCE });
     expect(issued.scopes).toEqual(['use']);
     expect(await grants.resourceOf(issued.accessToken)).toBe(RESOURCE);
-    const tokens = new ResourceTokens(users, grants);
+    const tokens = new ResourceTokens(test.store, users, grants, clock);
     expect((await tokens.identify(issued.accessToken, RESOURCE))?.identity.username).toBe('alice');
     expect(await tokens.identify(issued.accessToken, 'http://localhost:8080/mcp')).toBeUndefined();
     const pasted = (await users.createToken('alice', 'pasted')).token;

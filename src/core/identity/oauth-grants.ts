@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../agent/define-agent.ts';
 import { userActor } from '../audit/index.ts';
 import type { Store } from '../store/index.ts';
-import { TOKEN_SCOPES, type TokenIdentity, type TokenScope, type UserRepository } from './users.ts';
+import { peopleChangesIn, TOKEN_SCOPES, type TokenIdentity, type TokenScope, type UserRepository } from './users.ts';
+import { VerifiedTokens } from './verified-tokens.ts';
 
 /** An authorization code is exchanged within a minute or never. */
 export const OAUTH_CODE_TTL_MS = 60_000;
@@ -203,25 +204,37 @@ export class OAuthGrants {
 /**
  * Bearer tokens presented to an MCP endpoint: the API token rules first (expiry, scopes, disabled
  * holder, revocation), then the audience: a token issued through OAuth for another resource is
- * refused (RFC 8707). API tokens issued otherwise are not bound and keep working.
+ * refused (RFC 8707). API tokens issued otherwise are not bound and keep working. An accepted token
+ * is believed for a moment (`VERIFIED_TOKEN_TTL_MS`) unless people change in this process first.
  */
 export class ResourceTokens {
+  readonly #store: Store;
   readonly #users: UserRepository;
   readonly #grants: OAuthGrants;
+  readonly #verified: VerifiedTokens;
 
-  constructor(users: UserRepository, grants: OAuthGrants) {
+  constructor(store: Store, users: UserRepository, grants: OAuthGrants, clock: Clock = { now: () => new Date() }) {
+    this.#store = store;
     this.#users = users;
     this.#grants = grants;
+    this.#verified = new VerifiedTokens(clock);
   }
 
-  static forStore(store: Store, users: UserRepository): ResourceTokens {
-    return new ResourceTokens(users, new OAuthGrants(store, users));
+  static forStore(store: Store, users: UserRepository, clock?: Clock): ResourceTokens {
+    return new ResourceTokens(store, users, new OAuthGrants(store, users, clock), clock);
   }
 
   async identify(token: string, resource: string): Promise<TokenIdentity | undefined> {
+    // Read before the store is asked: a change committed while it answers makes the answer stale.
+    const changes = peopleChangesIn(this.#store);
+    const key = `${resource}\n${sha256Hex(token)}`;
+    const known = this.#verified.get(key, changes);
+    if (known) return known;
     const found = await this.#users.authenticateToken(token);
     if (!found) return undefined;
     const boundTo = await this.#grants.resourceOf(token);
-    return boundTo === undefined || boundTo === resource ? found : undefined;
+    if (boundTo !== undefined && boundTo !== resource) return undefined;
+    this.#verified.remember(key, found, changes);
+    return found;
   }
 }

@@ -78,6 +78,8 @@ export interface TokenOptions {
 export interface TokenIdentity {
   readonly identity: Identity;
   readonly scopes: ReadonlySet<TokenScope>;
+  /** When the token stops working (ISO time); absent for a token without expiry. */
+  readonly expiresAt?: string;
 }
 
 /** scrypt cost parameters. N=2^15, r=8, p=1: about 30 ms per hash, 32 MiB of memory. */
@@ -448,6 +450,6 @@ export class UserRepository {
     // each bearer request a write transaction.
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOKEN_LAST_USED_PRECISION_MS)
       await this.#store.db.updateTable('api_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.tokenId).execute();
-    return { identity, scopes };
+    return { identity, scopes, ...(row.expires_at !== null ? { expiresAt: row.expires_at } : {}) };
   }
 }

@@ -108,6 +108,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     send: (sessionId, text, actor) => turns.send(sessionId, text, actor),
     callTool: (sessionId, call, actor) => turns.callTool(sessionId, call, actor),
     readDirect: (read, actor) => directReads.run(read, actor),
+    planRead: (read, actor) => directReads.plan(read, actor),
     decide: (sessionId, decision, actor) => turns.decide(sessionId, decision, actor),
 
     async approvalReadiness(sessionId, callId, actor) {

@@ -10,7 +10,7 @@ import { HUMAN_INPUT_TOOL } from './human-input-tool.ts';
 import type { ToolCallEnvironment } from './tool-call-environment.ts';
 import { errorMessage, sha256 } from './tool-calls.ts';
 import { prepareInput } from './tool-input.ts';
-import type { DirectRead, DirectReadOutcome } from './types.ts';
+import type { DirectRead, DirectReadOutcome, PlannedRead } from './types.ts';
 import type { LoadedAgent } from './working-session.ts';
 
 export interface DirectReadsOptions {
@@ -41,6 +41,12 @@ export class DirectReads {
   }
 
   async run(read: DirectRead, identity: Identity): Promise<DirectReadOutcome> {
+    const planned = await this.plan(read, identity);
+    return planned.ran === 'planned' ? planned.run() : planned;
+  }
+
+  /** Every check of `run`, without running: a caller may apply its own limits between the two. */
+  async plan(read: DirectRead, identity: Identity): Promise<PlannedRead> {
     const env = this.#env;
     const agent = this.#agentOf(read.agent);
     const phase = agent.parts.workflow ? QUERY_PHASE : STANDARD_PHASE;
@@ -71,7 +77,7 @@ export class DirectReads {
       sessionOptions: read.options ?? {},
     });
     if (decision.action !== 'run') return { ran: false, reason: `the policy says ${decision.action}` };
-    return this.#execute(agent, tool, input, identity, decision.policyId);
+    return { ran: 'planned', run: () => this.#execute(agent, tool, input, identity, decision.policyId) };
   }
 
   async #execute(
@@ -80,7 +86,7 @@ export class DirectReads {
     input: Record<string, unknown>,
     identity: Identity,
     policyId: string,
-  ): Promise<DirectReadOutcome> {
+  ): Promise<Extract<DirectReadOutcome, { ran: true }>> {
     const { audit, now, generateId, logger, store } = this.#env;
     const callId = generateId();
     const uow = new UnitOfWork();

@@ -13,6 +13,7 @@ import type {
   Decision,
   DirectRead,
   DirectReadOutcome,
+  PlannedRead,
   SessionEvent,
   SessionSnapshot,
   SessionSummary,
@@ -119,6 +120,8 @@ export interface Runtime {
    * else; the caller then takes the session path (`callTool`). For tools that keep no session state.
    */
   readDirect(read: DirectRead, actor: Identity): Promise<DirectReadOutcome>;
+  /** `readDirect` in two steps: every check now, the run when the caller says (after its own limits). */
+  planRead(read: DirectRead, actor: Identity): Promise<PlannedRead>;
   decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult>;
   /**
    * Whether the pending approval `callId` can still run as shown — what approving would find

@@ -1,11 +1,18 @@
 import { CoreErrors } from '../errors/index.ts';
 import type { Store } from '../store/index.ts';
-import { SessionCache } from './session-cache.ts';
+import { type CachedSession, SessionCache } from './session-cache.ts';
 import { type SessionRow, sessionRepository, type ToolCallRow } from './session-repository.ts';
 import { parseSessionState } from './session-state.ts';
 import { SessionVersions } from './session-versions.ts';
 import { trackStored } from './tool-call-lifecycle.ts';
 import { type LoadedAgent, WorkingSession } from './working-session.ts';
+
+/**
+ * Messages on cached sessions that read the stored version first after one found its session
+ * changed by another replica: a few model calls repeated per miss at most (1 in 17 messages when
+ * every message finds its session changed), none while replicas keep to their own sessions.
+ */
+const READ_FIRST_AFTER_MISS = 16;
 
 /**
  * Loads sessions for a turn: from this process's cache while the stored version matches, else from
@@ -17,6 +24,7 @@ export class SessionLoader {
   readonly #runnerId: string;
   readonly #cache = new SessionCache();
   readonly #versions: SessionVersions;
+  #readFirstTurns = 0;
 
   constructor(store: Store, agentOf: (name: string) => LoadedAgent, runnerId: string) {
     this.#store = store;
@@ -62,6 +70,35 @@ export class SessionLoader {
     const interrupt = JSON.parse(cached.row.interrupt) as { type?: string; callId?: string };
     const call = cached.calls.find((stored) => stored.id === callId);
     if (interrupt.type !== 'approval' || interrupt.callId !== callId || call?.status !== 'proposed') return undefined;
+    const working = this.#working(cached);
+    working.loadedCall(call);
+    return working;
+  }
+
+  /**
+   * A message's turn on the session as this process last stored it, without reading its version
+   * first (issue 32: one transaction fewer per message): the turn's first checkpoint checks the
+   * version, and when it finds the session changed elsewhere the turn is taken again on the stored
+   * session (`SessionTurns.send`). After such a miss the next messages read first for a while, so a
+   * deployment that spreads a session's messages over replicas does not call the model twice for
+   * most of them. Undefined when the session is not cached or this process reads first now.
+   */
+  cachedForMessage(sessionId: string): WorkingSession | undefined {
+    const cached = this.#cache.get(sessionId);
+    if (!cached) return undefined;
+    if (this.#readFirstTurns > 0) {
+      this.#readFirstTurns -= 1;
+      return undefined;
+    }
+    return this.#working(cached);
+  }
+
+  /** A message's turn taken from the cache found its session changed elsewhere: the next ones read first. */
+  missedUnchecked(): void {
+    this.#readFirstTurns = READ_FIRST_AFTER_MISS;
+  }
+
+  #working(cached: CachedSession): WorkingSession {
     const working = new WorkingSession(
       cached.row,
       parseSessionState(cached.row.state),
@@ -69,7 +106,6 @@ export class SessionLoader {
       this.#agentOf(cached.row.agent),
       cached.calls.map(trackStored),
     );
-    working.loadedCall(call);
     working.runner = this.#runnerId;
     return working;
   }

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import { QUERY_PHASE, STANDARD_PHASE } from '../agent/define-agent.ts';
-import { type AuditLog, agentActor, userActor } from '../audit/index.ts';
+import { type AuditLog, agentActor, SYSTEM_ACTOR, userActor } from '../audit/index.ts';
 import { CoreErrors, OpsgateError } from '../errors/index.ts';
 import type { Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store } from '../store/index.ts';
 import type { RuntimeObserver } from '../telemetry/index.ts';
 import { decisionFromText } from './chat-decisions.ts';
 import type { SessionEvents } from './events.ts';
+import { LocalTurns } from './local-turns.ts';
 import { assertRead, mayRead } from './session-access.ts';
 import type { SessionLoader } from './session-loader.ts';
 import { noteCredentialIssuer } from './session-state.ts';
@@ -15,7 +16,7 @@ import type { LoopStatus, TurnEngine } from './turn-engine.ts';
 import type { Decision, TurnResult } from './types.ts';
 import type { WorkingSession } from './working-session.ts';
 
-/** What a decision on a stale cached session fails with before it stored anything: decided elsewhere, or the session moved on. */
+/** What a turn on a stale cached session fails with before it stored anything: decided elsewhere, or the session moved on. */
 const STALE_DECISION_CODES: ReadonlySet<string> = new Set(['CALL_ALREADY_DECIDED', 'SESSION_BUSY']);
 
 export interface SessionTurnsDeps {
@@ -33,14 +34,42 @@ export interface SessionTurnsDeps {
 /** The three ways a turn starts: a person's message, a client's own tool call, a decision on an interrupt. */
 export class SessionTurns {
   readonly #deps: SessionTurnsDeps;
+  readonly #local = new LocalTurns();
 
   constructor(deps: SessionTurnsDeps) {
     this.#deps = deps;
   }
 
+  /**
+   * A person's message. On a session this process stored last it is taken without reading the stored
+   * version first (`SessionLoader.cachedForMessage`); when the turn's first checkpoint finds the
+   * session changed elsewhere — it stored nothing — it is taken again on the session as stored.
+   */
   async send(sessionId: string, text: string, actor: Identity): Promise<TurnResult> {
+    const { sessions } = this.#deps;
+    const turn = this.#local.begin(sessionId);
+    try {
+      const cached = turn.alone ? sessions.cachedForMessage(sessionId) : undefined;
+      if (cached) {
+        const version = cached.row.version;
+        try {
+          return await this.#sendOn(cached, text, actor);
+        } catch (error) {
+          const stale = OpsgateError.isInstance(error) && STALE_DECISION_CODES.has(error.code) && cached.row.version === version;
+          if (!(stale && turn.alone)) throw error;
+          sessions.forget(sessionId);
+          if (cached.foundStale) sessions.missedUnchecked();
+        }
+      }
+      return await this.#sendOn(await sessions.load(sessionId), text, actor);
+    } finally {
+      turn.end();
+    }
+  }
+
+  async #sendOn(working: WorkingSession, text: string, actor: Identity): Promise<TurnResult> {
     const { audit, events, now } = this.#deps;
-    const working = await this.#deps.sessions.load(sessionId);
+    const sessionId = working.id;
     assertRead(working.row, actor);
     if (working.row.status === 'waiting') {
       const decision = decisionFromText(working, text);
@@ -89,6 +118,19 @@ export class SessionTurns {
     call: { readonly tool: string; readonly args: Readonly<Record<string, unknown>> },
     actor: Identity,
   ): Promise<TurnResult> {
+    const turn = this.#local.begin(sessionId);
+    try {
+      return await this.#callTool(sessionId, call, actor);
+    } finally {
+      turn.end();
+    }
+  }
+
+  async #callTool(
+    sessionId: string,
+    call: { readonly tool: string; readonly args: Readonly<Record<string, unknown>> },
+    actor: Identity,
+  ): Promise<TurnResult> {
     const { events, now, generateId } = this.#deps;
     const working = await this.#deps.sessions.load(sessionId);
     if (working.row.user_id !== actor.userId) throw CoreErrors.SESSION_FORBIDDEN({ sessionId });
@@ -126,6 +168,15 @@ export class SessionTurns {
   }
 
   async decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult> {
+    const turn = this.#local.begin(sessionId);
+    try {
+      return await this.#decide(sessionId, decision, actor);
+    } finally {
+      turn.end();
+    }
+  }
+
+  async #decide(sessionId: string, decision: Decision, actor: Identity): Promise<TurnResult> {
     const { sessions } = this.#deps;
     const cached = sessions.cachedForDecision(sessionId, decision.callId);
     if (cached) {
@@ -177,6 +228,7 @@ export class SessionTurns {
     } catch (error) {
       this.#deps.sessions.forget(working.id);
       this.#deps.observer.turn(working.row.agent, 'failed');
+      await this.#keepStrandedAudit(working);
       // Keep what the turn did so far (the person's message, calls that ran) and free the session.
       if (!(error instanceof StaleWriteError) && !working.uow.isEmpty) {
         working.save('idle', now().toISOString());
@@ -191,5 +243,28 @@ export class SessionTurns {
       logger.error({ err: error, sessionId: working.id }, 'turn failed');
       throw CoreErrors.MODEL_ERROR({ detail: error instanceof Error ? error.message : String(error) }, { cause: error });
     }
+  }
+
+  /**
+   * Tools that ran before a checkpoint found the session changed elsewhere are audited all the same:
+   * their events are stored on their own, with a warning that says why the rest of the turn is not.
+   */
+  async #keepStrandedAudit(working: WorkingSession): Promise<void> {
+    const stranded = working.takeStrandedAudit();
+    if (!stranded) return;
+    this.#deps.audit.record(stranded, {
+      sessionId: working.id,
+      type: 'warning',
+      actor: SYSTEM_ACTOR,
+      payload: {
+        code: 'SESSION_CHANGED_ELSEWHERE',
+        message: 'Another process changed this session during the turn: the tools above ran, the rest of the turn was not stored.',
+      },
+    });
+    await stranded
+      .commit(this.#deps.store)
+      .catch((error: unknown) =>
+        this.#deps.logger.error({ err: error, sessionId: working.id }, 'could not store the audit of a stale turn'),
+      );
   }
 }

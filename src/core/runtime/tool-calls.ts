@@ -282,6 +282,7 @@ export class ToolCallProcessor {
         return { kind: 'result', output: { blocked: true, reason: verdict.reason, rule: verdict.rule }, isError: true };
       }
     }
+    session.noteRun();
     const invocation: ToolCallInvocation = { tool, input, context, ...(approval ? { approval } : {}) };
     const chain = session.agent.middleware.reduceRight<() => Promise<unknown>>(
       (next, middleware) => () => middleware.wrap(invocation, next),

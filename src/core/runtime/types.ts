@@ -209,3 +209,11 @@ export interface DirectRead {
 export type DirectReadOutcome =
   | { readonly ran: true; readonly callId: string; readonly output: unknown; readonly isError: boolean }
   | { readonly ran: false; readonly reason: string };
+
+/**
+ * A direct read checked and ready to run (`Runtime.planRead`): `run` executes and records it as
+ * `readDirect` would, with the decision just made. Or why it is not one (nothing run or recorded).
+ */
+export type PlannedRead =
+  | { readonly ran: false; readonly reason: string }
+  | { readonly ran: 'planned'; run(): Promise<Extract<DirectReadOutcome, { ran: true }>> };

@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4Message } from '@ai-sdk/provider';
 import type { AgentDefinition, AgentParts, Route, SessionView, ToolMiddleware } from '../agent/define-agent.ts';
+import { AUDIT_JOURNAL_BATCH } from '../audit/index.ts';
 import type { Channel, Identity } from '../identity/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
@@ -41,6 +42,12 @@ export class WorkingSession {
   /** A call row read from the store when this turn loaded the session (in the same read as the version). */
   #loadedCall: ToolCallRow | undefined;
   #dirty = false;
+  /** A tool ran since the last commit: its audit must be stored even if the next commit finds the session stale. */
+  #ranSinceCommit = false;
+  /** A commit of this turn found the session changed elsewhere. */
+  #foundStale = false;
+  /** The audit of what ran before a commit found the session stale, to store on its own. */
+  #strandedAudit: UnitOfWork | undefined;
 
   constructor(row: SessionRow, state: SessionState, messages: StoredMessage[], agent: LoadedAgent, calls: TrackedCall[] = []) {
     this.row = row;
@@ -67,6 +74,26 @@ export class WorkingSession {
     const row = this.#loadedCall;
     this.#loadedCall = undefined;
     return row?.id === callId ? row : undefined;
+  }
+
+  /** Whether a commit of this turn found the session changed elsewhere (and stored nothing of its unit). */
+  get foundStale(): boolean {
+    return this.#foundStale;
+  }
+
+  /** A tool is about to run (something leaves the process): its audit is kept whatever the next commit finds. */
+  noteRun(): void {
+    this.#ranSinceCommit = true;
+  }
+
+  /**
+   * The journaled audit of the tools that ran before a commit found the session changed elsewhere
+   * (the rest of the unit was dropped), to store on its own; taken once. Undefined when nothing ran.
+   */
+  takeStrandedAudit(): UnitOfWork | undefined {
+    const stranded = this.#strandedAudit;
+    this.#strandedAudit = undefined;
+    return stranded;
   }
 
   get route(): Route {
@@ -146,10 +173,16 @@ export class WorkingSession {
       });
       this.#dirty = false;
     }
+    const audit = this.#ranSinceCommit ? this.uow.sharedPart(AUDIT_JOURNAL_BATCH) : undefined;
     try {
       await this.uow.commit(store, options);
+      this.#ranSinceCommit = false;
     } catch (error) {
       this.uow.discard();
+      if (error instanceof StaleWriteError) {
+        this.#foundStale = true;
+        this.#strandedAudit = audit;
+      }
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely';
+import { BACKSTOP_CHECKPOINT_PAGES, BackgroundCheckpointer } from './sqlite-checkpointer.ts';
 
 type SqlValue = null | number | bigint | string | Uint8Array;
 
@@ -13,6 +14,7 @@ function toSqlValues(parameters: ReadonlyArray<unknown>): SqlValue[] {
 }
 
 const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+const TRANSACTION_END = /^\s*(commit|end)\s*$/i;
 
 /**
  * Kysely's SQLite dialect needs a two-method database; this adapts `node:sqlite`'s `DatabaseSync`
@@ -22,6 +24,7 @@ const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b
  */
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
+  readonly #checkpointer: BackgroundCheckpointer | undefined;
   readonly #statements = new Map<string, SqliteStatement>();
   #groupOpen = false;
   #explicitDepth = 0;
@@ -29,8 +32,14 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   /** Why the last scheduled group commit failed; the next `flush()` throws it, so no side effect follows lost writes. */
   #groupFailure: Error | undefined;
 
-  constructor(database: DatabaseSync) {
+  constructor(database: DatabaseSync, checkpointer?: BackgroundCheckpointer) {
     this.#database = database;
+    this.#checkpointer = checkpointer;
+  }
+
+  /** The background checkpointer of a file database (none for `:memory:`). */
+  get checkpointer(): BackgroundCheckpointer | undefined {
+    return this.#checkpointer;
   }
 
   /** Commits the open write group now (before a side effect that must follow durable state). */
@@ -42,6 +51,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#groupOpen = false;
     try {
       this.#database.exec('COMMIT');
+      this.#checkpointer?.committed();
     } catch (error) {
       // A failed COMMIT (a full disk) may leave the group open; end it so later writes can start.
       if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
@@ -53,6 +63,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.flush();
     this.#statements.clear();
     this.#database.close();
+    this.#checkpointer?.close();
   }
 
   #beforeWrite(): void {
@@ -90,6 +101,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     const statement: StatementSync = this.#database.prepare(sql);
     const reader = statement.columns().length > 0;
     const control = TRANSACTION_CONTROL.test(sql);
+    const ends = TRANSACTION_END.test(sql);
     const mutates = !control && !/^\s*(select|with|explain)\b/i.test(sql);
     const wrapped: SqliteStatement = {
       reader,
@@ -106,7 +118,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
         }
         if (control) this.#control(sql);
         else if (mutates) this.#beforeWrite();
-        return statement.run(...toSqlValues(parameters));
+        const result = statement.run(...toSqlValues(parameters));
+        if (ends) this.#checkpointer?.committed();
+        return result;
       },
       iterate: (parameters) => statement.iterate(...toSqlValues(parameters)),
     };
@@ -116,10 +130,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 }
 
-/** Opens a SQLite file in WAL mode for Kysely. `:memory:` works for throwaway stores. */
+/**
+ * Opens a SQLite file in WAL mode for Kysely, its checkpoints run by a worker thread (the commit's
+ * own automatic checkpoint only as a backstop). `:memory:` works for throwaway stores.
+ */
 export function openSqlite(path: string): { dialect: SqliteDialect; database: NodeSqliteDatabase } {
   const raw = new DatabaseSync(path);
   raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
-  const database = new NodeSqliteDatabase(raw);
+  const onFile = path !== ':memory:' && path !== '';
+  if (onFile) raw.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  const database = new NodeSqliteDatabase(raw, onFile ? new BackgroundCheckpointer(path) : undefined);
   return { dialect: new SqliteDialect({ database }), database };
 }

@@ -2,6 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { CoreErrors } from '../errors/index.ts';
+import { commitSlotsOf } from './commit-slots.ts';
 import { makeSqliteFilesPrivate } from './file-modes.ts';
 import { runMigrations, type StoreDialectName, type StoreMigration } from './migration.ts';
 import { coreInitialMigration } from './migrations/core-001-initial.ts';
@@ -44,6 +45,11 @@ export interface StoreOptions {
    * `OPSGATE_DURABLE_COMMITS`, else `effects`. SQLite commits as before either way.
    */
   readonly durableCommits?: DurableCommits;
+  /**
+   * Transactions PostgreSQL commits at once for all replicas together (group commit; shared among
+   * the live replicas). Default: `OPSGATE_COMMIT_SLOTS`, else the cores of this machine, at least 2.
+   */
+  readonly commitSlots?: number;
 }
 
 /** Which commits wait for their WAL flush (`StoreOptions.durableCommits`). */
@@ -87,6 +93,8 @@ export interface Store {
   readonly poolSize: number;
   /** Which commits wait for their WAL flush (PostgreSQL). */
   readonly durableCommits: DurableCommits;
+  /** Commits at once on the database for all replicas together (PostgreSQL's group commit; SQLite has one writer). */
+  readonly commitSlots: number;
   /**
    * Makes every write so far durable now. SQLite groups the writes of one event-loop turn into
    * one commit; call this before a side effect that must only happen after the state is stored.
@@ -180,6 +188,7 @@ function redactUrl(url: string): string {
 
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const durableCommits = durableCommitsOf(options);
+  const commitSlots = commitSlotsOf(options.commitSlots);
   const databaseUrl = options.databaseUrl ?? process.env.OPSGATE_DATABASE_URL ?? '';
   let db: Kysely<CoreDatabase>;
   let dialect: StoreDialectName;
@@ -247,6 +256,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     location,
     poolSize: dialect === 'postgres' ? (options.poolSize ?? 10) : 1,
     durableCommits,
+    commitSlots,
     flush,
     ...(notifications ? { notifications } : {}),
     ...(auditAnchors ? { auditAnchors } : {}),

@@ -138,6 +138,18 @@ export class UnitOfWork {
     addShared(this.#sharedFirst, key, item, writeAll);
   }
 
+  /**
+   * A new unit holding a copy of the shared batch `key` as queued so far: what must be stored even
+   * when this unit is dropped (the audit of reads a turn ran before its checkpoint found the
+   * session changed elsewhere). Empty when nothing is queued under `key`.
+   */
+  sharedPart(key: string): UnitOfWork {
+    const part = new UnitOfWork();
+    const batch = this.#shared.get(key);
+    if (batch) part.#shared.set(key, { items: [...batch.items], writeAll: batch.writeAll });
+    return part;
+  }
+
   /** Runs after the next commit succeeds; dropped if it fails. */
   afterCommit(action: () => void): void {
     this.#afterCommit.push(action);
@@ -282,25 +294,19 @@ class GroupCommitter {
 
 const committers = new WeakMap<Store, GroupCommitter>();
 
-/**
- * Transactions that commit at once on one PostgreSQL database, across every replica. Measured
- * (`bench:load`, 2 cores, C=64): one process 416 round trips/s with 1 slot, 557 with 2, 515 with 5;
- * three processes 535 with 1 slot each, 439 with 2, 357 with 5. Fewer slots make bigger groups
- * (fewer statements, less CPU) until commits queue behind each other, and replicas' slots add up.
- */
-const POSTGRES_COMMIT_SLOTS = 2;
-
 /** The store's group committer: PostgreSQL commits in a few slots (the pool keeps the rest for reads), SQLite has one writer. */
 function groupCommitterOf(store: Store): GroupCommitter {
   let committer = committers.get(store);
   if (!committer) {
-    committer = new GroupCommitter(
-      store,
-      store.dialect === 'postgres' ? Math.min(POSTGRES_COMMIT_SLOTS, Math.max(1, Math.floor(store.poolSize / 2))) : 1,
-    );
+    committer = new GroupCommitter(store, store.dialect === 'postgres' ? slotsOfReplica(store, 1) : 1);
     committers.set(store, committer);
   }
   return committer;
+}
+
+/** One replica's part of the database's commit slots (`Store.commitSlots`): at least one, at most half its pool. */
+function slotsOfReplica(store: Store, replicas: number): number {
+  return Math.max(1, Math.min(Math.floor(store.poolSize / 2), Math.round(store.commitSlots / Math.max(1, replicas))));
 }
 
 /**
@@ -309,10 +315,7 @@ function groupCommitterOf(store: Store): GroupCommitter {
  */
 export function shareCommitSlots(store: Store, replicas: number): void {
   if (store.dialect !== 'postgres') return;
-  groupCommitterOf(store).slots = Math.max(
-    1,
-    Math.min(Math.floor(store.poolSize / 2), Math.round(POSTGRES_COMMIT_SLOTS / Math.max(1, replicas))),
-  );
+  groupCommitterOf(store).slots = slotsOfReplica(store, replicas);
 }
 
 /** Thrown inside a write when what it expected to find stored has changed; rolls the unit back. */

@@ -7,6 +7,7 @@ import { createRuntime } from '../../core/runtime/index.ts';
 import type { Runtime } from '../../core/runtime/runtime-api.ts';
 import type { Store } from '../../core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder, sqliteTestStore, type TestStore } from '../../testing/index.ts';
+import { seedUsers } from '../../testing/seed-users.ts';
 import { createServer, type ServerOptions } from '../create-server.ts';
 
 export type ActorName = 'owner' | 'other' | 'approver' | 'admin';
@@ -40,9 +41,14 @@ export async function createServerFixture(overrides: Partial<ServerOptions> = {}
   };
   const identities = {} as Record<ActorName, Identity>;
   const tokens = {} as Record<ActorName, string>;
-  for (const [actor, [username, role]] of Object.entries(roles) as Array<[ActorName, [string, string]]>) {
-    const user = await users.create({ username, password, roles: [role] });
-    identities[actor] = { userId: user.id, username, roles: [role] };
+  const actors = Object.entries(roles) as Array<[ActorName, [string, string]]>;
+  const people = await seedUsers(
+    handle.store,
+    actors.map(([, [username, role]]) => ({ username, roles: [role] })),
+    password,
+  );
+  for (const [index, [actor, [username, role]]] of actors.entries()) {
+    identities[actor] = { userId: people[index]!.id, username, roles: [role] };
     tokens[actor] = (await users.createToken(username, 'test')).token;
   }
   const audit = new AuditLog(handle.store);

@@ -155,26 +155,37 @@ export class Controllers {
     const name = `${deployment.metadata.name}-${hash}`;
     const templateMeta = asRecord(template.metadata);
     const labels = { ...asRecord(templateMeta.labels), 'pod-template-hash': hash } as Record<string, string>;
-    const revision = String(owned.length + 1);
-    const current =
-      this.#store.get(replicaSets, namespace, name) ??
-      this.#store.put(replicaSets, {
-        apiVersion: 'apps/v1',
-        kind: 'ReplicaSet',
-        metadata: {
-          name,
-          ...(namespace ? { namespace } : {}),
-          labels,
-          annotations: { 'deployment.kubernetes.io/revision': revision },
-          ownerReferences: [controllerReference(deployment)],
-        },
-        spec: {
-          replicas,
-          selector: { matchLabels: { ...asRecord(asRecord(spec.selector).matchLabels), 'pod-template-hash': hash } },
-          template: { ...template, metadata: { ...templateMeta, labels } },
-        },
-        status: { replicas: 0, observedGeneration: 1 },
-      });
+    const revision = String(
+      Math.max(0, ...owned.map((rs) => Number(asRecord(rs.metadata.annotations)['deployment.kubernetes.io/revision'] ?? 0))) + 1,
+    );
+    const reused = this.#store.get(replicaSets, namespace, name);
+    // Back to an earlier template (a rollback): its ReplicaSet is scaled up again and becomes the newest revision.
+    const current = reused
+      ? this.#store.put(replicaSets, {
+          ...structuredClone(reused),
+          metadata: {
+            ...structuredClone(reused.metadata),
+            annotations: { ...asRecord(reused.metadata.annotations), 'deployment.kubernetes.io/revision': revision },
+          },
+          spec: { ...asRecord(reused.spec), replicas },
+        })
+      : this.#store.put(replicaSets, {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name,
+            ...(namespace ? { namespace } : {}),
+            labels,
+            annotations: { 'deployment.kubernetes.io/revision': revision },
+            ownerReferences: [controllerReference(deployment)],
+          },
+          spec: {
+            replicas,
+            selector: { matchLabels: { ...asRecord(asRecord(spec.selector).matchLabels), 'pod-template-hash': hash } },
+            template: { ...template, metadata: { ...templateMeta, labels } },
+          },
+          status: { replicas: 0, observedGeneration: 1 },
+        });
     for (const old of owned.filter((rs) => rs.metadata.name !== name)) {
       this.#deletePodsOf(old);
       this.#store.put(replicaSets, {
@@ -212,7 +223,8 @@ export class Controllers {
         readyReplicas: replicas,
         availableReplicas: replicas,
         fullyLabeledReplicas: replicas,
-        observedGeneration: 1,
+        // Helm 3's ready check wants the ReplicaSet's generation observed (a reused one has moved on).
+        observedGeneration: Number(this.#store.get(replicaSets, namespace, name)?.metadata.generation ?? 1),
       };
       this.#setStatus(replicaSets, current, ready);
       this.#setStatus(type, live, {

@@ -7,7 +7,8 @@
  * (controllers.ts), `dryRun=All`, and per-resource and per-verb 403s for a namespace-scoped identity.
  *
  * What it does NOT emulate (so passing against it is not working on a cluster): authentication
- * (any token is the configured user), RBAC beyond the `forbid` list, admission (no webhooks, no
+ * beyond one bearer token (`bearerToken`: every other request is 401; without it, anyone is the
+ * configured user), RBAC beyond the `forbid` list, admission (no webhooks, no
  * quota, no immutable-field checks), schema validation (unknown fields are stored as sent, unless a
  * `strictFields` check is given: then `fieldValidation=Strict` refuses them with the apiserver's
  * "strict decoding error", and nothing else is validated), field ownership and apply conflicts,
@@ -17,6 +18,7 @@
  * finalizers. Deleting a namespace does not delete what is in it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { parse as parseYaml } from 'yaml';
 import { applyDefaults, Controllers } from './controllers.ts';
 import { type KubeObject, matchesLabelSelector, ObjectStore } from './object-store.ts';
@@ -49,12 +51,21 @@ export interface KubeApiStubOptions {
    * update and patch (a test passes a check built from a real API server's schema). Default: none.
    */
   readonly strictFields?: (object: KubeObject) => readonly string[];
+  /**
+   * Serve HTTPS with this certificate and key (PEM). kubectl and Helm send a bearer token only over
+   * TLS (client-go reads a user's credentials only for a TLS transport). Default: plain HTTP.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string };
+  /** Answer 401 to every request without `Authorization: Bearer <this>`. Default: no authentication. */
+  readonly bearerToken?: string;
 }
 
 export interface KubeApiStub {
   readonly url: string;
   /** `METHOD path?query` of every request, in order. */
   readonly requests: string[];
+  /** The `User-Agent` of every request refused for a missing or wrong bearer token, in order. */
+  readonly unauthorized: string[];
   readonly store: ObjectStore;
   readonly types: ResourceTypes;
   /** A kubeconfig (context `stub`); `currentContext: false` leaves `current-context` out, as in a pod. */
@@ -78,6 +89,7 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
   const store = new ObjectStore();
   const controllers = new Controllers(store, types, options.rolloutDelayMs ?? 0, options.failingPods);
   const requests: string[] = [];
+  const unauthorized: string[] = [];
   const user = options.user ?? 'system:serviceaccount:team-a:deployer';
   const version = options.kubernetesVersion ?? 'v1.32.3';
   let nextIp = 10;
@@ -109,6 +121,10 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     };
     const failure = (code: number, reason: string, message: string, details: Record<string, unknown> = {}) =>
       send(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details, code });
+    if (options.bearerToken !== undefined && request.headers.authorization !== `Bearer ${options.bearerToken}`) {
+      unauthorized.push(String(request.headers['user-agent'] ?? ''));
+      return failure(401, 'Unauthorized', 'Unauthorized');
+    }
     const path = url.pathname.replace(/\/$/, '');
     if (path === '/version')
       return send(200, { major: '1', minor: version.split('.')[1], gitVersion: version, platform: 'linux/amd64', goVersion: 'go1.23' });
@@ -257,18 +273,21 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
     });
   };
 
-  const server: Server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, message: String(error) }));
     });
-  });
+  };
+  const server: Server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const certificateAuthority = options.tls ? `\n    certificate-authority-data: ${Buffer.from(options.tls.cert).toString('base64')}` : '';
   return {
     url,
     requests,
+    unauthorized,
     store,
     types,
     kubeconfig: ({ currentContext = true } = {}) =>
@@ -276,9 +295,9 @@ export async function startKubeApiStub(options: KubeApiStubOptions = {}): Promis
         'apiVersion: v1',
         'kind: Config',
         'clusters:',
-        `- name: stub\n  cluster:\n    server: ${url}`,
+        `- name: stub\n  cluster:\n    server: ${url}${certificateAuthority}`,
         'users:',
-        '- name: deployer\n  user:\n    token: stub-token',
+        `- name: deployer\n  user:\n    token: ${options.bearerToken ?? 'stub-token'}`,
         'contexts:',
         '- name: stub\n  context:\n    cluster: stub\n    user: deployer\n    namespace: default',
         ...(currentContext ? ['current-context: stub'] : []),

@@ -92,6 +92,18 @@ export interface InstallationPlan {
 }
 
 /** JSON with sorted keys, so equal plans hash equally. */
+/**
+ * What the approver reads about the chart's signature: verified and by which key, or not verified.
+ * Undefined for plans that install no chart (rollback, uninstall).
+ */
+export function provenanceSummary(plan: InstallationPlan): string | undefined {
+  if (!plan.chart || (plan.operation !== 'install' && plan.operation !== 'upgrade')) return undefined;
+  const provenance = plan.chart.provenance;
+  return provenance
+    ? `signature verified: signed by ${provenance.signedBy}, key ${provenance.fingerprint}`
+    : 'signature not verified (no keyring configured)';
+}
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

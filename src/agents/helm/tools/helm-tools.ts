@@ -10,7 +10,7 @@ import {
 import type { HelmTargets } from '../clusters/helm-targets.ts';
 import type { HelmMcpClient } from '../mcp/mcp-client.ts';
 import { HELM_TOOL_CATALOG, type HelmToolSpec, MUTATING_TOOLS } from '../mcp/tool-catalog.ts';
-import type { InstallationPlan } from '../service/plan.ts';
+import { type InstallationPlan, provenanceSummary } from '../service/plan.ts';
 
 /** Which registered cluster a call acts on; opsgate routes on it and strips it before the MCP call. */
 const CLUSTER_FIELD = {
@@ -43,7 +43,8 @@ function summarise(plan: InstallationPlan): string {
   const target = plan.operation === 'rollback' && plan.targetRevision !== undefined ? ` to revision ${plan.targetRevision}` : '';
   const where = plan.cluster ? `${plan.namespace} on cluster ${plan.cluster.name} (${plan.cluster.environment})` : plan.namespace;
   const timeout = plan.timeout ? `; helm --timeout ${plan.timeout.seconds}s` : '';
-  return `${plan.operation} ${plan.release}${chart}${target} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}${timeout}`;
+  const signature = provenanceSummary(plan);
+  return `${plan.operation} ${plan.release}${chart}${target} in ${where}: create ${create.length}, change ${change.length}, delete ${remove.length}; ${rollback}${timeout}${signature ? `; ${signature}` : ''}`;
 }
 
 /**

@@ -93,8 +93,11 @@ export const FILE_EFFECTS: Readonly<Record<string, Detector>> = {
       : destination(c, ['m', 'mode', 'o', 'owner', 'g', 'group', 'S', 'suffix', 't', 'target-directory']),
   cp: (c) => destination(c, ['S', 'suffix', 't', 'target-directory']),
   mv: (c) => {
-    const { operands } = operandsOf(c, ['S', 'suffix', 't', 'target-directory']);
-    return worstEffect([destination(c, ['S', 'suffix', 't', 'target-directory']), changesAny('moves away', operands.slice(0, -1))]);
+    const withValue = ['S', 'suffix', 't', 'target-directory'];
+    const { operands, values } = operandsOf(c, withValue, { t: 'target-directory', 'target-directory': 'target-directory' });
+    // With -t DIR every operand is a source; otherwise the last one is the destination.
+    const sources = values.has('target-directory') ? operands : operands.slice(0, -1);
+    return worstEffect([destination(c, withValue), changesAny('moves away', sources)]);
   },
   ln: (c) => destination(c, ['S', 'suffix', 't', 'target-directory']),
   rsync: (c) => {
@@ -152,8 +155,10 @@ export const FILE_EFFECTS: Readonly<Record<string, Detector>> = {
     const { values } = operandsOf(c, ['f', 'file', 'C', 'directory'], { f: 'file', file: 'file', C: 'directory', directory: 'directory' });
     if (has('x', 'extract') || has('x', 'get'))
       return changes('extracts files into', values.get('directory') ?? { text: '.', static: true });
+    // Old-style bundled options (`tar czf out.tgz dir`): the archive is the word after them.
+    const archive = values.get('file') ?? (mode.includes('f') && !first.startsWith('-') ? c.args[1] : undefined);
     if (has('c', 'create') || has('r', 'append') || has('u', 'update') || c.args.some((a) => a.text === '--delete'))
-      return values.get('file') ? changes('writes the archive', values.get('file')!) : undefined;
+      return archive ? changes('writes the archive', archive) : undefined;
     return undefined;
   },
   wget: (c) => {

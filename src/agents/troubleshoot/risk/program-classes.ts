@@ -150,7 +150,8 @@ export const SCRIPT_RUNNERS = new Set([
   'php',
   'lua',
   'luajit',
-  'Rscript',
+  // Lower case: the program is compared lower-cased (`Rscript` is how it is typed).
+  'rscript',
   'pwsh',
   'powershell',
   'source',

@@ -12,8 +12,8 @@ function redirectEffect(redirect: Redirect): Effect | undefined {
     if (redirect.operator === '<' || redirect.operator === '<&') return readsCredentials([redirect.target]);
     return undefined;
   }
-  // `2>&1`, `>&2`: duplicating a descriptor writes no file.
-  if (/^\d*-?$/.test(redirect.target.text) && redirect.target.static) return undefined;
+  // `2>&1`, `>&2`, `2>&-`: duplicating or closing a descriptor writes no file (`> 12` writes the file 12).
+  if (redirect.operator === '>&' && /^\d*-?$/.test(redirect.target.text) && redirect.target.static) return undefined;
   return changes(redirect.operator.includes('>>') ? 'appends to' : 'writes to', redirect.target);
 }
 

@@ -317,7 +317,9 @@ export const SYSTEM_EFFECTS: Readonly<Record<string, Detector>> = {
   git: (c) => {
     const [verb] = operands(c, ['C', 'c', 'git-dir', 'work-tree']);
     if (verb === undefined || GIT_READS.has(verb)) return undefined;
-    if (verb === 'branch' || verb === 'remote' || verb === 'tag' || verb === 'stash')
+    // A bare `git stash` stashes (changes the work tree); bare branch, remote and tag only list.
+    if (verb === 'stash') return has(c, 'list', 'show') ? undefined : effect('high', `changes the repository (${verb})`);
+    if (verb === 'branch' || verb === 'remote' || verb === 'tag')
       return operands(c, ['C', 'c']).length <= 1 || has(c, '-v', '-vv', '-a', '-r', '--list', 'list', 'show')
         ? undefined
         : effect('high', `changes the repository (${verb})`);

@@ -22,6 +22,7 @@ import type {
   WorkloadHealth,
 } from '../types.ts';
 import { cancellationSignal } from './cancellation.ts';
+import { helmRouteArgs, withKubectlRoute } from './kube-route.ts';
 import {
   classifyHelmError,
   parseDryRunRelease,
@@ -142,23 +143,25 @@ export class HelmCli implements HelmBackend {
     });
   }
 
-  /** Runs one command with the cluster's routing flags; a failure is the raw CommandFailed (stderr whole). */
+  /**
+   * Runs one command on the cluster helm reaches, as the identity helm uses (kube-route.ts: kubectl
+   * is told what Helm reads from its HELM_KUBE* variables); a failure is the raw CommandFailed (stderr whole).
+   */
   async #invoke(tool: 'helm' | 'kubectl', args: readonly string[], operation: string, timeoutMs: number): Promise<string> {
-    const file = tool === 'helm' ? (this.#options.helmPath ?? 'helm') : (this.#options.kubectlPath ?? 'kubectl');
-    const kubeContext = this.#kubeContext();
-    // HELM_KUBECONTEXT steers helm by itself; kubectl must be told, or health and prerequisites read another cluster.
-    const context = this.#options.kubeContext
-      ? tool === 'helm'
-        ? ['--kube-context', this.#options.kubeContext]
-        : ['--context', this.#options.kubeContext]
-      : kubeContext && tool === 'kubectl'
-        ? ['--context', kubeContext]
-        : [];
-    if (this.#options.kubeconfig) context.push('--kubeconfig', this.#options.kubeconfig);
-    if (tool === 'helm' && operation !== 'version') await this.helmVersion();
+    const env = this.#options.env ?? process.env;
+    const target = {
+      ...(this.#options.kubeContext ? { kubeContext: this.#options.kubeContext } : {}),
+      ...(this.#options.kubeconfig ? { kubeconfig: this.#options.kubeconfig } : {}),
+    };
     const run = this.#options.run ?? execCommand;
     const signal = cancellationSignal();
-    return run(file, [...args, ...context], { timeoutMs, env: this.#options.env ?? process.env, ...(signal ? { signal } : {}) });
+    const options = { timeoutMs, ...(signal ? { signal } : {}) };
+    if (tool === 'kubectl')
+      return withKubectlRoute(target, env, (route, routedEnv) =>
+        run(this.#options.kubectlPath ?? 'kubectl', [...args, ...route], { ...options, env: routedEnv }),
+      );
+    if (operation !== 'version') await this.helmVersion();
+    return run(this.#options.helmPath ?? 'helm', [...args, ...helmRouteArgs(target)], { ...options, env });
   }
 
   /**
@@ -321,7 +324,8 @@ export class HelmCli implements HelmBackend {
    * `helm repo` configuration and `oci://` through its registry login, with their credentials, so
    * opsgate never holds them. The archive stays in a private folder for as long as the backend
    * lives, and the same reference and version is pulled once: what is installed is the archive
-   * that was planned.
+   * that was planned. With a keyring configured, its `.prov` is fetched beside it (`--prov`, both
+   * Helm 3 and 4), so `helm verify` can check repository and OCI charts as it checks opsgate's own.
    */
   pullChart(reference: string, version?: string): Promise<string> {
     const key = `${reference}@${version ?? ''}`;
@@ -331,7 +335,14 @@ export class HelmCli implements HelmBackend {
       const destination = await mkdtemp(join(tmpdir(), 'opsgate-helm-pull-'));
       const chart = version ? `${reference} ${version}` : reference;
       try {
-        await this.#run('helm', ['pull', reference, ...(version ? ['--version', version] : []), '--destination', destination], 'pull');
+        // With a keyring, the `.prov` comes too (beside the archive, where `helm verify` looks); a chart
+        // published without one is still pulled, and refused by verifyChart in planning.
+        const provenance = this.#options.keyring ? ['--prov'] : [];
+        await this.#run(
+          'helm',
+          ['pull', reference, ...(version ? ['--version', version] : []), ...provenance, '--destination', destination],
+          'pull',
+        );
       } catch (error) {
         await rm(destination, { recursive: true, force: true });
         if (OpsgateError.isInstance(error) && error.code === 'HELM_OPERATION_FAILED')
