@@ -49,6 +49,10 @@ describe('read-only path: adversarial corpus through DbBridge and the MCP hop', 
     expect(fixture.fileHash()).toBe(before);
   });
 
+  it('answers a read without parameters through the read process', async () => {
+    expect((await fixture.engine.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('still sees the real tables after the temp-object attempts (no shadowing)', async () => {
     const { rows } = await fixture.bridge.query('SELECT count(*) AS n FROM customers');
     expect(rows[0]).toEqual({ n: 5 });
@@ -108,6 +112,13 @@ describe('single statement check', () => {
     expect(isOnlyTrivia('/* x */ SELECT 1')).toBe(false);
     expect(() => assertSingleStatement('SELECT 1', 'SELECT 2')).toThrow(/does not match/);
     expect(() => assertSingleStatement('SELECT 1; SELECT 2', 'SELECT 1;')).toThrow(/exactly one SQL statement/);
+  });
+
+  it('reads the kind of a statement after comments and whitespace', () => {
+    expect(statementKind('  /* a */ -- b\n select 1')).toBe('SELECT');
+    expect(statementKind('with x as (select 1) select * from x')).toBe('WITH');
+    expect(statementKind(';;DROP TABLE x')).toBe('DROP');
+    expect(statementKind('/* only a comment')).toBe('');
   });
 
   it('reads a statement’s kind past comments of every shape', () => {
