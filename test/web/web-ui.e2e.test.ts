@@ -11,6 +11,7 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   startWebServer,
   type WebServer,
 } from './web-harness.ts';
@@ -58,7 +59,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
   });
 
