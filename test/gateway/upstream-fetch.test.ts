@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keepAliveFetch } from './upstream-fetch.ts';
+import { keepAliveFetch } from '../../src/gateway/upstream-fetch.ts';
 
 describe('keepAliveFetch (an HTTP upstream client without undici per request)', () => {
   let server: Server;
