@@ -198,7 +198,6 @@ describe('risk target paths', () => {
     'a/etc/passwd',
     'x~',
     '/tmp/x',
-    ,
     '/mnt/usb/boot/x',
     '/mnt/usb/etc/fstab',
     'a\\\\.\\b',
