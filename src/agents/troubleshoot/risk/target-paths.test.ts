@@ -203,6 +203,7 @@ describe('risk target paths', () => {
     'a\\\\.\\b',
     '/mnt/usb/dev/sda',
     '/dev/memory',
+    '/dev/kmemx',
   ])('%s is a near miss: no protected kind', (path) => {
     expect(pathKind(path)).toBeUndefined();
   });
