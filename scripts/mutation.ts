@@ -30,12 +30,15 @@ export interface SafetyModule {
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
+// Not runtime.test.ts: every runtime test seals and many verify, so each audit mutant replayed the
+// whole runtime suite (on both dialects); the audit suites test sealing and verifying directly.
 const AUDIT_SUITES = [
   'src/core/audit/**/*.test.ts',
   'test/core/audit-integrity.test.ts',
   // The off-host checkpoint anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND, --checkpoints FILE).
   'test/core/audit-anchor.test.ts',
-  'test/core/runtime.test.ts',
+  // The background sealer beside another replica holding the sealers' lock.
+  'test/core/audit-sealer-replicas.test.ts',
 ];
 
 /** The safety modules: the code that decides, binds, records or refuses. */
@@ -68,6 +71,8 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       // on the same store; recovery itself runs in the test process, so its mutants are reached.
       'test/core/crash-recovery.test.ts',
       'test/core/replica-recovery.test.ts',
+      // Recovery from the states a crash leaves, by counts (dead, unnamed and live runners; two recoverers at once).
+      'test/core/recovery-lifecycle.test.ts',
     ],
   },
   'audit-verify': {
@@ -77,20 +82,15 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'audit-sealer': {
     mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    // The audit suites without runtime.test.ts: every runtime test seals, so each sealer mutant
-    // would replay the whole runtime suite; the sealer is held to the audit suites' direct tests.
-    tests: [
-      'src/core/audit/**/*.test.ts',
-      'test/core/audit-integrity.test.ts',
-      'test/core/audit-anchor.test.ts',
-      // The background sealer beside another replica holding the sealers' lock (PostgreSQL).
-      'test/core/audit-sealer-replicas.test.ts',
-    ],
+    tests: AUDIT_SUITES,
     postgres: true,
   },
   'cedar-adapter': {
     mutate: ['src/core/policy/policy.ts', 'src/core/policy/cedar/cedar-policy.ts', 'src/core/policy/cedar/cedar-request.ts'],
-    tests: ['src/core/policy/**/*.test.ts', 'test/security/decision-matrix.test.ts'],
+    // The policy's own suites pin every rule, resource, approver and error at its boundary. The
+    // runtime-level decision matrix (test/security) is left out: every static mutant (a regular
+    // expression, a constant) runs the whole list, and with it the list took three times as long.
+    tests: ['src/core/policy/**/*.test.ts'],
   },
   // Two runs: a static mutant (a rule table, a regular expression) runs every suite of its module,
   // and the SQLite suites open real databases and read processes while the PostgreSQL guards are
@@ -102,11 +102,9 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       // The SQLite engine's read path: #prepareRead, query, querySync.
       'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
     ],
-    tests: [
-      'src/agents/sandbox/engines/sql-guard*.test.ts',
-      'src/agents/sandbox/engines/read-budget.test.ts',
-      'src/agents/sandbox/engines/sqlite-engine.read-path.property.test.ts',
-    ],
+    // Not the runaway-read suite (read-budget.test.ts) nor the property test: every static mutant
+    // runs the whole list, and those two start read processes and wait out budgets for each.
+    tests: ['src/agents/sandbox/engines/sql-guard*.test.ts', 'src/agents/sandbox/engines/read-budget.meter.test.ts'],
   },
   'sql-guard-postgres': {
     mutate: ['src/agents/sandbox/engines/postgres-statement.ts', 'src/agents/sandbox/engines/postgres-function-policy.ts'],
@@ -118,6 +116,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
     // (the corpora from a beforeAll, which makes every mutant 'static': each would run every test).
     tests: [
       'src/agents/troubleshoot/validator/command-validator.test.ts',
+      'src/agents/troubleshoot/validator/command-validator.verdicts.test.ts',
       'src/agents/troubleshoot/validator/strict-blocklist.test.ts',
       'src/agents/troubleshoot/validator/bash-commands.test.ts',
       'src/agents/troubleshoot/validator/bash-source-fixes.test.ts',

@@ -10,6 +10,8 @@ describe('the background sealer shared among replicas', () => {
     expect(audit.sealDelayMs).toBe(25);
     audit.shareSealing(8);
     expect(audit.sealDelayMs).toBe(200);
+    audit.shareSealing(2.7);
+    expect(audit.sealDelayMs).toBe(50);
     audit.shareSealing(0);
     expect(audit.sealDelayMs).toBe(25);
     await audit.close();

@@ -8,20 +8,25 @@ import type { ReadReply, ReadRequest } from './read-worker.ts';
 const WORKER = fileURLToPath(new URL('./read-worker.ts', import.meta.url));
 
 interface Pending {
+  readonly request: ReadRequest;
   readonly resolve: (result: QueryResult) => void;
   readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
+  /** Set when the read is sent: its time budget does not count the start of the read process. */
+  timer?: NodeJS.Timeout;
 }
 
 /**
  * Runs read-path statements in a child process under a time, row and byte budget. A read past its time
  * is stopped by killing the child (SQLite cannot be interrupted from JavaScript); the next read
  * starts a fresh one. The child opens the file read-only, with the same authorizer as in-process reads.
+ * The time budget is the statement's: it starts when the read is sent to a child that has opened the
+ * file, so starting a process on a busy machine does not use it up.
  */
 export class BudgetedReader {
   readonly path: string;
   readonly budget: ReadBudget;
   #child: ChildProcess | undefined;
+  #ready = false;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
 
@@ -34,16 +39,22 @@ export class BudgetedReader {
     const child = this.#start();
     const id = this.#nextId++;
     return new Promise<QueryResult>((resolve, reject) => {
-      const timer = setTimeout(() => this.#stop(id), this.budget.timeMs);
-      this.#pending.set(id, { resolve, reject, timer });
-      child.send({ id, sql, params: [...params] } satisfies ReadRequest);
+      const pending: Pending = { request: { id, sql, params: [...params] }, resolve, reject };
+      this.#pending.set(id, pending);
+      if (this.#ready) this.#send(child, pending);
     });
+  }
+
+  #send(child: ChildProcess, pending: Pending): void {
+    pending.timer = setTimeout(() => this.#stop(pending.request.id), this.budget.timeMs);
+    child.send(pending.request);
   }
 
   /** Stops the child; reads in flight fail with SANDBOX_UNAVAILABLE. */
   close(): void {
     const child = this.#child;
     this.#child = undefined;
+    this.#ready = false;
     child?.kill('SIGKILL');
     this.#failAll(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'the sandbox was closed' }));
   }
@@ -55,6 +66,12 @@ export class BudgetedReader {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.on('message', (reply: ReadReply) => {
+      if ('ready' in reply) {
+        if (this.#child !== child) return;
+        this.#ready = true;
+        for (const waiting of this.#pending.values()) this.#send(child, waiting);
+        return;
+      }
       const pending = this.#pending.get(reply.id);
       if (!pending) return;
       this.#pending.delete(reply.id);
@@ -65,6 +82,7 @@ export class BudgetedReader {
     child.on('exit', () => {
       if (this.#child !== child) return;
       this.#child = undefined;
+      this.#ready = false;
       this.#failAll(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: 'the read process ended unexpectedly' }));
     });
     child.unref();
@@ -77,6 +95,7 @@ export class BudgetedReader {
   #stop(id: number): void {
     const child = this.#child;
     this.#child = undefined;
+    this.#ready = false;
     child?.kill('SIGKILL');
     const pending = this.#pending.get(id);
     this.#pending.delete(id);

@@ -116,6 +116,12 @@ describe('each refused built-in is refused by its name alone, whatever its volat
     'xtable_to_xml',
     'ts_stats',
     'my_ts_rewrite',
+    'lowriter',
+    'my_pg_terminate_backend',
+    'xpg_reload_conf',
+    'my_set_config',
+    'setseed2',
+    'my_txid_current',
   ])('runs %s, which only looks like one of them, when it is not VOLATILE', (name) => {
     expect(judgeFunctions([builtIn(name, 's')])).toBeUndefined();
   });

@@ -20,7 +20,9 @@ export interface ReadRequest {
 
 export type ReadReply =
   | { readonly id: number; readonly result: QueryResult }
-  | { readonly id: number; readonly error: { code: string; message: string; fields: Record<string, unknown> } };
+  | { readonly id: number; readonly error: { code: string; message: string; fields: Record<string, unknown> } }
+  // Sent once the file is open: a read's time budget starts when it is sent to a ready process.
+  | { readonly ready: true };
 
 function read(
   db: DatabaseSync,
@@ -71,6 +73,7 @@ function serve(path: string, budget: Pick<ReadBudget, 'maxRows' | 'maxBytes'>): 
     }
     process.send?.(reply);
   });
+  process.send?.({ ready: true } satisfies ReadReply);
   process.on('disconnect', () => {
     db.close();
     process.exit(0);

@@ -74,10 +74,33 @@ describe('a refusal on the read path names the action, what it touches and why',
     ['DROP TABLE IF EXISTS nope', 'This statement writes (DROP).'],
     ['ALTER TABLE customers ADD COLUMN x', 'This statement writes (ALTER_TABLE main customers).'],
     ['CREATE INDEX customers_by_name ON customers (name)', 'This statement writes (INSERT sqlite_master).'],
+    // The index exists, so SQLite asks the authorizer nothing: the statement's kind refuses it.
+    ['CREATE INDEX IF NOT EXISTS orders_by_customer ON orders (customer_id)', 'This statement writes (CREATE).'],
   ])('%j is a write outside a transaction', (sql, detail) => {
     const error = refusalOf(() => engine.querySync(sql));
     expect(error.name).toBe('WriteOutsideTransactionError');
     expect(error.fields).toEqual({ detail });
+  });
+});
+
+describe('what the read path says about SQL it cannot run as one statement', () => {
+  it('names the first of several statements as SQLite compiled it, cut at 60 characters', () => {
+    expect(refusalOf(() => engine.querySync('SELECT 1; SELECT 2')).fields).toEqual({ first: 'SELECT 1;' });
+    expect(refusalOf(() => engine.querySync('  SELECT 1 ;SELECT 2')).fields).toEqual({ first: 'SELECT 1 ;' });
+    const sixty = `SELECT '${'x'.repeat(50)}';`;
+    expect(sixty).toHaveLength(60);
+    expect(refusalOf(() => engine.querySync(`${sixty} SELECT 2`)).fields).toEqual({ first: sixty });
+    const longer = `SELECT '${'x'.repeat(51)}';`;
+    expect(refusalOf(() => engine.querySync(`${longer} SELECT 2`)).fields).toEqual({ first: `${longer.slice(0, 57)}...` });
+  });
+
+  it('passes on SQLite’s words when it cannot compile or run a statement', () => {
+    const syntax = refusalOf(() => engine.querySync('SELEKT 1'));
+    expect(syntax.fields).toEqual({ detail: 'near "SELEKT": syntax error' });
+    expect(syntax.cause).toBeInstanceOf(Error);
+    const running = refusalOf(() => engine.querySync("SELECT json_extract('x', '$')"));
+    expect(running.fields).toEqual({ detail: 'malformed JSON' });
+    expect(running.cause).toBeInstanceOf(Error);
   });
 });
 

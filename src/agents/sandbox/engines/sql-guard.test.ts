@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpsgateError } from '../../../core/errors/index.ts';
 import { createSandboxFixture, type SandboxFixture } from '../demo/testing.ts';
 import { DISGUISED_WRITES, SCARY_READS } from './sql-corpus.ts';
-import { assertSingleStatement, isOnlyTrivia } from './sql-guard.ts';
+import { assertSingleStatement, isOnlyTrivia, statementKind } from './sql-guard.ts';
 
 const REFUSALS = ['WRITE_OUTSIDE_TRANSACTION', 'SQL_NOT_ALLOWED', 'SQL_MULTIPLE_STATEMENTS'];
 /** The files the corpus's ATTACH and VACUUM INTO lines would create. */
@@ -47,6 +47,10 @@ describe('read-only path: adversarial corpus through DbBridge and the MCP hop', 
     const result = await fixture.bridge.query(sql);
     expect(result.columns.length).toBeGreaterThan(0);
     expect(fixture.fileHash()).toBe(before);
+  });
+
+  it('answers a read without parameters through the read process', async () => {
+    expect((await fixture.engine.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 
   it('still sees the real tables after the temp-object attempts (no shadowing)', async () => {
@@ -103,7 +107,23 @@ describe('single statement check', () => {
     expect(isOnlyTrivia('/* unterminated')).toBe(true);
     expect(isOnlyTrivia('-- no newline')).toBe(true);
     expect(isOnlyTrivia('; x')).toBe(false);
+    expect(isOnlyTrivia('/*/ x */')).toBe(true);
+    expect(isOnlyTrivia('-- x\nSELECT 1')).toBe(false);
+    expect(isOnlyTrivia('/* x */ SELECT 1')).toBe(false);
     expect(() => assertSingleStatement('SELECT 1', 'SELECT 2')).toThrow(/does not match/);
     expect(() => assertSingleStatement('SELECT 1; SELECT 2', 'SELECT 1;')).toThrow(/exactly one SQL statement/);
+  });
+
+  it('reads the kind of a statement after comments and whitespace', () => {
+    expect(statementKind('  /* a */ -- b\n select 1')).toBe('SELECT');
+    expect(statementKind('with x as (select 1) select * from x')).toBe('WITH');
+    expect(statementKind(';;DROP TABLE x')).toBe('DROP');
+    expect(statementKind('/* only a comment')).toBe('');
+  });
+
+  it('reads a statement’s kind past comments of every shape', () => {
+    expect(statementKind('-- only a comment')).toBe('');
+    expect(statementKind('/*/ x */ select 1')).toBe('SELECT');
+    expect(statementKind('-- a\n-- b\nDELETE FROM t')).toBe('DELETE');
   });
 });
