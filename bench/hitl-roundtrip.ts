@@ -23,6 +23,9 @@ async function measure(system: string, scenario: () => Promise<void>): Promise<B
   for (let i = 0; i < warmup; i += 1) await scenario();
   const samples: number[] = [];
   let peakRss = process.memoryUsage().rss;
+  // CPU of the main thread per round trip: steadier than rates on a shared machine, and without the
+  // time spent blocked (fsyncs) or in worker threads (SQLite checkpoints), which the rate includes.
+  const cpuBefore = process.threadCpuUsage();
   const started = performance.now();
   for (let i = 0; i < iterations; i += 1) {
     const t0 = performance.now();
@@ -31,12 +34,14 @@ async function measure(system: string, scenario: () => Promise<void>): Promise<B
     if (i % 100 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.threadCpuUsage(cpuBefore);
   const stats = summarise(samples);
   return {
     system,
     turns_per_s: Math.round(iterations / elapsed),
     p50_ms: stats.p50,
     p99_ms: stats.p99,
+    main_thread_cpu_ms: Number(((cpu.user + cpu.system) / 1000 / iterations).toFixed(3)),
     peak_rss_mb: Math.round(peakRss / 1048576),
     iterations,
   };
@@ -121,6 +126,7 @@ try {
   const anchor = results[0]!;
   const ours = results[1]!;
   ours.vs_ai_sdk = Number(((ours.turns_per_s as number) / (anchor.turns_per_s as number)).toFixed(2));
+  ours.cpu_vs_ai_sdk = Number(((anchor.main_thread_cpu_ms as number) / (ours.main_thread_cpu_ms as number)).toFixed(2));
   printTable('hitl-roundtrip', results);
   const goals = [goal('opsgate / AI SDK, one round trip at a time (SQLite)', Number(ours.vs_ai_sdk), 0.7, true)];
   printTable('goal (issue 32), from the rows above', goals);

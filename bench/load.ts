@@ -25,7 +25,9 @@ import type { WorkerReport, WorkerTask } from './load/opsgate-worker.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const scenariosAt = (concurrency: number) => (quick ? { 1: 40, 64: 320, 256: 512 } : { 1: 300, 64: 2000, 256: 3000 })[concurrency] ?? 300;
-const warmupPerProcess = quick ? 20 : 100;
+// Quick runs warm up as much as full ones: with 20 the JIT was still cold when measuring began (the
+// AI SDK anchor at 107/s quick vs ~1,000/s full, on the same quiet machine), so quick ratios misled.
+const warmupPerProcess = 100;
 // BENCH_QUICK=1 (about a minute on a quiet 2-core machine) keeps the rows the goals need at C=64:
 // SQLite C=1 and 64, PostgreSQL C=1, 1 and 8 processes at C=64, and the AI SDK anchor.
 const sqliteConcurrencies = quick ? [1, 64] : [1, 64, 256];

@@ -30,12 +30,15 @@ export interface SafetyModule {
 }
 
 const RUNTIME_SUITES = ['src/core/runtime/**/*.test.ts', 'test/core/runtime.test.ts'];
+// Not runtime.test.ts: every runtime test seals and many verify, so each audit mutant replayed the
+// whole runtime suite (on both dialects); the audit suites test sealing and verifying directly.
 const AUDIT_SUITES = [
   'src/core/audit/**/*.test.ts',
   'test/core/audit-integrity.test.ts',
   // The off-host checkpoint anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND, --checkpoints FILE).
   'test/core/audit-anchor.test.ts',
-  'test/core/runtime.test.ts',
+  // The background sealer beside another replica holding the sealers' lock.
+  'test/core/audit-sealer-replicas.test.ts',
 ];
 
 /** The safety modules: the code that decides, binds, records or refuses. */
@@ -68,6 +71,8 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       // on the same store; recovery itself runs in the test process, so its mutants are reached.
       'test/core/crash-recovery.test.ts',
       'test/core/replica-recovery.test.ts',
+      // Recovery from the states a crash leaves, by counts (dead, unnamed and live runners; two recoverers at once).
+      'test/core/recovery-lifecycle.test.ts',
     ],
   },
   'audit-verify': {
@@ -77,15 +82,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
   },
   'audit-sealer': {
     mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    // The audit suites without runtime.test.ts: every runtime test seals, so each sealer mutant
-    // would replay the whole runtime suite; the sealer is held to the audit suites' direct tests.
-    tests: [
-      'src/core/audit/**/*.test.ts',
-      'test/core/audit-integrity.test.ts',
-      'test/core/audit-anchor.test.ts',
-      // The background sealer beside another replica holding the sealers' lock (PostgreSQL).
-      'test/core/audit-sealer-replicas.test.ts',
-    ],
+    tests: AUDIT_SUITES,
     postgres: true,
   },
   'cedar-adapter': {
@@ -119,6 +116,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
     // (the corpora from a beforeAll, which makes every mutant 'static': each would run every test).
     tests: [
       'src/agents/troubleshoot/validator/command-validator.test.ts',
+      'src/agents/troubleshoot/validator/command-validator.verdicts.test.ts',
       'src/agents/troubleshoot/validator/strict-blocklist.test.ts',
       'src/agents/troubleshoot/validator/bash-commands.test.ts',
       'src/agents/troubleshoot/validator/bash-source-fixes.test.ts',

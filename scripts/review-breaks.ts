@@ -72,7 +72,7 @@ export const REVIEW_BREAKS: readonly ReviewBreak[] = [
     // recovery must leave a live instance's executing call alone (0 recovered), then recover it
     // (1) once that instance is dead. crash-recovery's kill -9 run waits on a file with a deadline
     // and, on a loaded machine, fails unbroken too, which made the verdict inconclusive.
-    tests: ['test/core/replica-recovery.test.ts', 'src/core/runtime/recovery.test.ts'],
+    tests: ['test/core/replica-recovery.test.ts', 'test/core/recovery-lifecycle.test.ts'],
   },
   {
     id: 'M07',

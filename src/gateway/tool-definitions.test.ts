@@ -2,14 +2,20 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../core/audit/index.ts';
 import { sqliteTestStore, type TestStore } from '../testing/test-stores.ts';
-import { type ChangedTool, definitionHash, ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import {
+  type ChangedTool,
+  definitionHash,
+  ToolDefinitions,
+  toolChangeNoticesMigration,
+  toolDefinitionsMigration,
+} from './tool-definitions.ts';
 
 const tool = (description: string): Tool => ({ name: 'weather', description, inputSchema: { type: 'object' } });
 
 describe('tool definitions: changes heard once, accepted only as reviewed', () => {
   let testStore: TestStore;
   beforeEach(async () => {
-    testStore = await sqliteTestStore.create([toolDefinitionsMigration]);
+    testStore = await sqliteTestStore.create([toolDefinitionsMigration, toolChangeNoticesMigration]);
   });
   afterEach(async () => testStore.dispose());
 
@@ -45,5 +51,21 @@ describe('tool definitions: changes heard once, accepted only as reviewed', () =
     expect(await definitions.changed()).toEqual([]);
     const [accepted] = await new AuditLog(testStore.store).list({ type: 'tool_definition_accepted', limit: 10 });
     expect(accepted).toMatchObject({ actor: 'user:admin', payload: { tool: 'weather', by: 'admin', via: 'web' } });
+  });
+
+  it('lets one announcer claim each change, across instances on the store, and a later change again', async () => {
+    const recorder = new ToolDefinitions(testStore.store);
+    await recorder.review('rug', [tool('first')]);
+    await recorder.review('rug', [tool('second')]);
+    const [first, second] = [new ToolDefinitions(testStore.store), new ToolDefinitions(testStore.store)];
+    const [change] = await first.unannounced();
+    expect(change).toMatchObject({ tool: 'weather', changed: { description: 'second' } });
+    expect(await Promise.all([first.claimNotice(change!), second.claimNotice(change!)])).toEqual([true, false]);
+    expect(await second.unannounced()).toEqual([]);
+    await recorder.review('rug', [tool('third')]);
+    const [again] = await second.unannounced();
+    expect(again).toMatchObject({ changed: { description: 'third' } });
+    expect(await first.claimNotice(change!)).toBe(false);
+    expect(await second.claimNotice(again!)).toBe(true);
   });
 });

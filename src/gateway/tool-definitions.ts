@@ -44,6 +44,14 @@ export const toolDefinitionsMigration: StoreMigration = {
   },
 };
 
+/** Which change was announced to admins, so that one process announces each change once, whichever process saw it. */
+export const toolChangeNoticesMigration: StoreMigration = {
+  name: 'gateway-002-tool-change-notices',
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('gateway_tool_definitions').addColumn('announced_hash', 'text').execute();
+  },
+};
+
 interface DefinitionRow {
   upstream: string;
   tool: string;
@@ -54,6 +62,7 @@ interface DefinitionRow {
   changed_hash: string | null;
   changed_definition: string | null;
   changed_at: string | null;
+  announced_hash: string | null;
 }
 
 /** A tool whose definition changed since an admin (or its first sighting) accepted it. */
@@ -147,15 +156,31 @@ export class ToolDefinitions {
   /** Changed definitions waiting for an admin. */
   async changed(): Promise<ChangedTool[]> {
     const rows = await this.#db.selectFrom('gateway_tool_definitions').selectAll().where('changed_hash', 'is not', null).execute();
-    return rows.map((row) => ({
-      upstream: row.upstream,
-      tool: row.tool,
-      acceptedHash: row.accepted_hash,
-      changedHash: row.changed_hash!,
-      accepted: JSON.parse(row.accepted_definition),
-      changed: JSON.parse(row.changed_definition!),
-      changedAt: row.changed_at!,
-    }));
+    return rows.map(changeOf);
+  }
+
+  /** Changed definitions no process has announced to admins yet (whichever process recorded them). */
+  async unannounced(): Promise<ChangedTool[]> {
+    const rows = await this.#db
+      .selectFrom('gateway_tool_definitions')
+      .selectAll()
+      .where('changed_hash', 'is not', null)
+      .where((eb) => eb.or([eb('announced_hash', 'is', null), eb('announced_hash', '!=', eb.ref('changed_hash'))]))
+      .execute();
+    return rows.map(changeOf);
+  }
+
+  /** Claims the announcement of `change`: true for exactly one caller across every process on the store. */
+  async claimNotice(change: ChangedTool): Promise<boolean> {
+    const claimed = await this.#db
+      .updateTable('gateway_tool_definitions')
+      .set({ announced_hash: change.changedHash })
+      .where('upstream', '=', change.upstream)
+      .where('tool', '=', change.tool)
+      .where('changed_hash', '=', change.changedHash)
+      .where((eb) => eb.or([eb('announced_hash', 'is', null), eb('announced_hash', '!=', change.changedHash)]))
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1;
   }
 
   /**
@@ -202,4 +227,16 @@ export class ToolDefinitions {
     });
     return change;
   }
+}
+
+function changeOf(row: DefinitionRow): ChangedTool {
+  return {
+    upstream: row.upstream,
+    tool: row.tool,
+    acceptedHash: row.accepted_hash,
+    changedHash: row.changed_hash!,
+    accepted: JSON.parse(row.accepted_definition),
+    changed: JSON.parse(row.changed_definition!),
+    changedAt: row.changed_at!,
+  };
 }

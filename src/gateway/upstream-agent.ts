@@ -9,7 +9,7 @@ import { type AnyToolDefinition, defineTool, type Mutability, type Risk } from '
 import type { ToolPin } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
-import { type ChangedTool, ToolDefinitions, toolDefinitionsMigration } from './tool-definitions.ts';
+import { type ChangedTool, ToolDefinitions, toolChangeNoticesMigration, toolDefinitionsMigration } from './tool-definitions.ts';
 import { injectionMarkers, SAFE_TOOL_NAME, withoutControls } from './untrusted-text.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -89,7 +89,7 @@ export function upstreamAgent(options: UpstreamAgentOptions): AgentDefinition {
     title: config.title ?? `${upstream.name} (MCP gateway)`,
     description: `Tools of the upstream MCP server "${upstream.name}", guarded by opsgate.`,
     instructions: `You call the tools of the MCP server "${upstream.name}". State-changing calls wait for a person's approval.`,
-    migrations: [toolDefinitionsMigration],
+    migrations: [toolDefinitionsMigration, toolChangeNoticesMigration],
     async setup(context) {
       const definitions = new ToolDefinitions(context.store, options.onDefinitionChanged ? { onChanged: options.onDefinitionChanged } : {});
       upstream.reviewWith((tools) => definitions.review(upstream.name, tools));

@@ -9,6 +9,7 @@ import type { UpstreamConfig } from './config.ts';
 import { GatewayErrors } from './gateway-errors.ts';
 import { masked } from './mask.ts';
 import { definitionHash } from './tool-definitions.ts';
+import { keepAliveFetch } from './upstream-fetch.ts';
 
 /** What an admin sees of one upstream. */
 export interface UpstreamStatus {
@@ -47,6 +48,8 @@ export class Upstream {
   readonly #listeners = new Set<(tools: readonly Tool[]) => void>();
   /** The offered tools' definitions as last announced, so listeners hear of a change once. */
   #announced = '';
+  /** An HTTP upstream's connections, kept alive between calls and reconnects. */
+  readonly #fetch = keepAliveFetch();
   #calls = 0;
   #failures = 0;
   #lastError: string | undefined;
@@ -137,6 +140,7 @@ export class Upstream {
     }
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
+      fetch: this.#fetch.fetch,
       // A broken stream is not resumed: the upstream is reconnected (and its tools reviewed) anew.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
     });
@@ -281,6 +285,7 @@ export class Upstream {
 
   async close(): Promise<void> {
     await this.#restart();
+    this.#fetch.close();
   }
 }
 

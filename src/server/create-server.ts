@@ -171,7 +171,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   if (options.gateway) {
-    const stop = announceToolChanges(options.gateway, {
+    const stop = announceToolChanges(options.gateway, options.store, {
       users,
       slack: chat,
       ...(dispatcher ? { webhooks: dispatcher } : {}),

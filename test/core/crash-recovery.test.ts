@@ -33,7 +33,8 @@ describe('crash recovery', () => {
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     try {
-      await waitFor(marker, 20_000);
+      // Generous: on a loaded machine (a mutation run's initial test run) the child needs well over 20 s to start.
+      await waitFor(marker, 60_000);
     } catch (error) {
       child.kill('SIGKILL');
       throw new Error(`child did not reach the tool: ${stderr}`, { cause: error });
@@ -67,5 +68,5 @@ describe('crash recovery', () => {
     } finally {
       await store.close();
     }
-  });
+  }, 120_000);
 });

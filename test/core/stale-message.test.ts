@@ -79,6 +79,16 @@ describe.each(testStoreFactories().map((factory) => [factory.dialect, factory] a
       expect((await audit.verify()).ok).toBe(true);
     });
 
+    it('a "yes" typed to a remembered pause that was decided elsewhere is a message on the stored session, as before', async () => {
+      const { first, second } = await twoReplicas();
+      const session = await first.startSession({ agent: 'ledger', identity: user });
+      const paused = await first.send(session.id, 'pay bob 9', user);
+      await second.decide(session.id, { type: 'reject', callId: paused.interrupt!.callId, reason: 'not today' }, approver);
+      const answered = await first.send(session.id, 'yes', user);
+      expect(answered.status).toBe('completed');
+      expect(answered.messages.some((message) => message.role === 'user')).toBe(true);
+    });
+
     it('after such a miss, reads the stored version before the next messages (the model is not called twice again)', async () => {
       const { recorder, first, second } = await twoReplicas();
       const session = await first.startSession({ agent: 'ledger', identity: user });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD } from '../web/web-harness.ts';
+import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, releaseChromium } from '../web/web-harness.ts';
 import { auditEvents, type GatewayRig, startGatewayRig, textOf, waitForPending } from './gateway-harness.ts';
 
 const TIMEOUT = 90_000;
@@ -29,7 +29,7 @@ describe.skipIf(!chromiumAvailable)('gateway approvals in the web inbox (Chromiu
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await rig?.close();
   });
 

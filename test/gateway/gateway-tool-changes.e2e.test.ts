@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '../../src/server/webhooks/index.ts';
 import { type FakeSlack, startFakeSlack } from '../web/fake-slack.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD } from '../web/web-harness.ts';
+import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, releaseChromium } from '../web/web-harness.ts';
 import { auditEvents, type GatewayRig, LYING_SERVER, startGatewayRig, textOf } from './gateway-harness.ts';
 
 const TIMEOUT = 90_000;
@@ -73,7 +73,7 @@ describe.skipIf(!chromiumAvailable)(
     }, TIMEOUT);
 
     afterAll(async () => {
-      await browser?.close();
+      await releaseChromium(browser);
       await rig?.close();
       receiver?.close();
       await slack?.close();

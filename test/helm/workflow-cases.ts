@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HelmBackend } from '../../src/agents/helm/backends/backend.ts';
 import { HelmCli } from '../../src/agents/helm/backends/cli/helm-cli.ts';
 import { type CommandRunner, execCommand } from '../../src/agents/helm/backends/cli/run-command.ts';
@@ -89,11 +89,16 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       let unreachable: (() => () => void) | undefined;
       let stubApi: KubeApiStub | undefined;
       const stubIt = onStub ? it : undefined;
+      const sharedRelease = !faultsOnly;
+      /** The release `web` at revision 1: installed here, or by the test before on a shared release. */
+      const installedRelease = async () => {
+        if (!sharedRelease) await install();
+      };
       let cleanup: () => unknown = () => {};
       /** Every helm/kubectl process the agent started (real binaries on the stub), argv without the kubeconfig. */
       let spawned: string[][] = [];
 
-      beforeEach(async () => {
+      async function setUp() {
         testStore = await factory.create();
         if (real) {
           cluster = new HelmCli();
@@ -147,12 +152,31 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
           faults = new SimulatedCluster(testStore.store);
           cluster = faults;
         }
-      });
-      afterEach(async () => {
+      }
+      async function tearDown() {
         await runtime.close();
         await testStore.dispose();
         await cleanup();
-      });
+      }
+      // The release's life (install, query, upgrade, rollback, uninstall, then modify's install) runs
+      // on one runtime and cluster, each test taking the release where the one before left it: the
+      // same assertions for a third of the installs and set-ups. A test that needs a cluster of its
+      // own (an injected fault, a namespace-scoped identity) starts afresh (`freshCluster`); the
+      // fault-only suite starts every test afresh.
+      if (sharedRelease) {
+        beforeAll(setUp, 120_000);
+        afterAll(tearDown);
+      } else {
+        beforeEach(setUp);
+        afterEach(tearDown);
+      }
+
+      /** A runtime and cluster of this test's own, where the others share one. */
+      async function freshCluster() {
+        if (!sharedRelease) return;
+        await tearDown();
+        await setUp();
+      }
 
       async function send(text: string, sessionId?: string): Promise<{ id: string; turn: TurnResult }> {
         const id = sessionId ?? (await runtime.startSession({ agent: 'helm', identity: alice })).id;
@@ -184,6 +208,47 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expectProcessBudget(before);
         return { id, gate1: turn, gate2, done };
       }
+
+      workflowIt?.('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
+        const { id, turn } = await send('install shop set currency=euro cache.maxMemoryMb=1');
+        const done = await answer(id, turn);
+        expect(done.status).toBe('completed');
+        expect(lastText(done)).toContain('/currency: must match pattern');
+        expect(lastText(done)).toContain('/cache/maxMemoryMb: must be >= 16 (shop/cache)');
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+        expect((await runtime.getSession(id, alice)).phase).toBe('planning');
+      });
+
+      workflowIt?.('N8: a timeout over the admin limit is refused in planning, saying the limit; nothing is installed', async () => {
+        const { id, turn } = await send('install webapp as web timeout 2h');
+        const done = await answer(id, turn);
+        expect(done.interrupt).toBeUndefined();
+        expect(lastText(done)).toContain(
+          'Stopped in planning: A timeout of 7200 seconds is outside what this server allows (30 to 1800 seconds)',
+        );
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
+        const { id, turn } = await send('install webapp as web');
+        const gate2 = await answer(id, turn);
+        const done = await runtime.decide(id, { type: 'reject', callId: gate2.interrupt!.callId, reason: 'not today' }, alice);
+        expect(lastText(done)).toContain('Rejected at plan approval');
+        expect(lastText(done)).toContain('not today');
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
+
+      unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
+        const reachAgain = unreachable?.();
+        if (!reachAgain) await faults!.injectFault('unreachable');
+        const { turn } = await send('install webapp as web');
+        expect(turn.status).toBe('completed');
+        expect(turn.interrupt).toBeUndefined();
+        expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
+        if (reachAgain) reachAgain();
+        else await faults!.clearFaults();
+        expect(await cluster.listReleases({ all: true })).toEqual([]);
+      });
 
       workflowIt?.(
         'install: discovery → gate 1 (required fields vs defaults) → plan → gate 2 (plan preview bound by hash) → execution → verification',
@@ -225,8 +290,21 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         },
       );
 
+      workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {
+        await installedRelease();
+        const { id, turn } = await send('list releases');
+        expect(turn.status).toBe('completed');
+        expect(lastText(turn)).toContain('web  default  1  deployed  webapp-1.0.0');
+        if (simulated) expect(lastText(turn)).toContain('SIMULATION');
+        else expect(lastText(turn)).not.toContain('SIMULATION');
+        const session = await runtime.getSession(id, alice);
+        expect(session.route).toBe('query');
+        const status = await send('status web', id);
+        expect(lastText(status.turn)).toContain('web (namespace default): deployed, revision 1');
+      });
+
       workflowIt?.('upgrade: gate 1 shows current vs proposed values; old user values are reused deliberately', async () => {
-        await install();
+        await installedRelease();
         const before = spawned.length;
         const { id, turn } = await send('upgrade web to version 1.1.0 set service.port=8080');
         const question = (turn.interrupt as { question: string }).question;
@@ -256,32 +334,41 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         });
       });
 
-      workflowIt?.('a schema violation (also in a subchart) is caught in planning and nothing is installed', async () => {
-        const { id, turn } = await send('install shop set currency=euro cache.maxMemoryMb=1');
-        const done = await answer(id, turn);
-        expect(done.status).toBe('completed');
-        expect(lastText(done)).toContain('/currency: must match pattern');
-        expect(lastText(done)).toContain('/cache/maxMemoryMb: must be >= 16 (shop/cache)');
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-        expect((await runtime.getSession(id, alice)).phase).toBe('planning');
-      });
-
-      workflowIt?.('N8: a timeout over the admin limit is refused in planning, saying the limit; nothing is installed', async () => {
-        const { id, turn } = await send('install webapp as web timeout 2h');
-        const done = await answer(id, turn);
-        expect(done.interrupt).toBeUndefined();
-        expect(lastText(done)).toContain(
-          'Stopped in planning: A timeout of 7200 seconds is outside what this server allows (30 to 1800 seconds)',
-        );
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-      });
-
-      gateLogicIt?.('reject at gate 2 aborts: nothing runs', async () => {
-        const { id, turn } = await send('install webapp as web');
+      workflowIt?.('rollback returns to the previous revision, confirmed from the history', async () => {
+        if (!sharedRelease) {
+          await install();
+          const up = await send('upgrade web set replicaCount=4');
+          await approve(up.id, await answer(up.id, up.turn));
+        }
+        const before = spawned.length;
+        const { id, turn } = await send('rollback web to 1');
+        expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
         const gate2 = await answer(id, turn);
-        const done = await runtime.decide(id, { type: 'reject', callId: gate2.interrupt!.callId, reason: 'not today' }, alice);
-        expect(lastText(done)).toContain('Rejected at plan approval');
-        expect(lastText(done)).toContain('not today');
+        expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('Verified: release');
+        expectProcessBudget(before);
+        const history = await cluster.history('web', 'default');
+        expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
+        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
+      });
+
+      workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
+        await installedRelease();
+        const before = spawned.length;
+        const { id, turn } = await send('uninstall web timeout 10m');
+        const gate2 = await answer(id, turn);
+        const plan = (
+          gate2.interrupt as { preview: { summary: string; details: { plan: { resources: { delete: string[] }; timeout: unknown } } } }
+        ).preview.details.plan;
+        expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
+        // N8: the requester's timeout, within the admin limit, is planned, shown, bound and passed to Helm.
+        expect(plan.timeout).toMatchObject({ seconds: 600, source: 'requested' });
+        expect((gate2.interrupt as { preview: { summary: string } }).preview.summary).toContain('helm --timeout 600s');
+        const done = await approve(id, gate2);
+        expect(lastText(done)).toContain('release: not found');
+        expectProcessBudget(before);
+        if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
         expect(await cluster.listReleases({ all: true })).toEqual([]);
       });
 
@@ -307,55 +394,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 5 });
       });
 
-      workflowIt?.('rollback returns to the previous revision, confirmed from the history', async () => {
-        await install();
-        const up = await send('upgrade web set replicaCount=4');
-        await approve(up.id, await answer(up.id, up.turn));
-        const before = spawned.length;
-        const { id, turn } = await send('rollback web to 1');
-        expect((turn.interrupt as { question: string }).question).toContain('from revision 2 to revision 1');
-        const gate2 = await answer(id, turn);
-        expect(gate2.interrupt).toMatchObject({ tool: 'helm_rollback_release' });
-        const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('Verified: release');
-        expectProcessBudget(before);
-        const history = await cluster.history('web', 'default');
-        expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
-        expect((await cluster.status('web', 'default')).config).toEqual({ replicaCount: 3 });
-      });
-
-      workflowIt?.('uninstall deletes the release, confirmed by "release: not found"', async () => {
-        await install();
-        const before = spawned.length;
-        const { id, turn } = await send('uninstall web timeout 10m');
-        const gate2 = await answer(id, turn);
-        const plan = (
-          gate2.interrupt as { preview: { summary: string; details: { plan: { resources: { delete: string[] }; timeout: unknown } } } }
-        ).preview.details.plan;
-        expect(plan.resources.delete).toEqual(['Deployment/web-webapp', 'Service/web-webapp']);
-        // N8: the requester's timeout, within the admin limit, is planned, shown, bound and passed to Helm.
-        expect(plan.timeout).toMatchObject({ seconds: 600, source: 'requested' });
-        expect((gate2.interrupt as { preview: { summary: string } }).preview.summary).toContain('helm --timeout 600s');
-        const done = await approve(id, gate2);
-        expect(lastText(done)).toContain('release: not found');
-        expectProcessBudget(before);
-        if (onStub) expect(spawned.find((argv) => argv[1] === 'uninstall')).toEqual(expect.arrayContaining(['--timeout', '600s']));
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-      });
-
-      unreachableIt?.('an unreachable cluster aborts the install at discovery — never an install by mistake', async () => {
-        const reachAgain = unreachable?.();
-        if (!reachAgain) await faults!.injectFault('unreachable');
-        const { turn } = await send('install webapp as web');
-        expect(turn.status).toBe('completed');
-        expect(turn.interrupt).toBeUndefined();
-        expect(lastText(turn)).toContain('Kubernetes cluster unreachable');
-        if (reachAgain) reachAgain();
-        else await faults!.clearFaults();
-        expect(await cluster.listReleases({ all: true })).toEqual([]);
-      });
-
       fakeFaultIt?.('failing pods are reported by name after an install (CrashLoopBackOff)', async () => {
+        await freshCluster();
         await faults!.injectFault('crashloop', 'web');
         const { done } = await install();
         expect(lastText(done)).toContain('Verification found problems');
@@ -364,6 +404,7 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
 
       fakeFaultIt?.('a pending-upgrade release stops the workflow and offers a rollback', async () => {
+        await freshCluster();
         await install();
         await faults!.injectFault('stuck-pending', 'web');
         const up = await send('upgrade web set replicaCount=4');
@@ -375,6 +416,8 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
       });
 
       stubIt?.('N1: a namespace-scoped identity (no rights on nodes or namespaces) installs into its existing namespace', async () => {
+        // A runtime of its own: the identity is namespace-scoped from its first read (no cluster facts from before).
+        await freshCluster();
         stubApi!.forbid(['nodes', 'namespaces']);
         const { gate2, done } = await install();
         expect(
@@ -383,19 +426,6 @@ export function defineHelmWorkflowTests(backends: readonly BackendCase[]): void 
         expect(lastText(done)).toContain('Verified: release');
         expect(await cluster.listReleases({ all: true })).toMatchObject([{ name: 'web', status: 'deployed' }]);
         expect(stubApi!.requests.filter((request) => /^(POST|PATCH) \/api\/v1\/namespaces(\/default)?(\?|$)/.test(request))).toEqual([]);
-      });
-
-      workflowIt?.('the query path answers at once with read-only tools and offers no mutable tool', async () => {
-        await install();
-        const { id, turn } = await send('list releases');
-        expect(turn.status).toBe('completed');
-        expect(lastText(turn)).toContain('web  default  1  deployed  webapp-1.0.0');
-        if (simulated) expect(lastText(turn)).toContain('SIMULATION');
-        else expect(lastText(turn)).not.toContain('SIMULATION');
-        const session = await runtime.getSession(id, alice);
-        expect(session.route).toBe('query');
-        const status = await send('status web', id);
-        expect(lastText(status.turn)).toContain('web (namespace default): deployed, revision 1');
       });
     },
     180_000,

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseModel, createConfiguredModel } from '../../src/core/model/index.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from '../web/web-harness.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  releaseChromium,
+  startWebServer,
+  type WebServer,
+} from '../web/web-harness.ts';
 import { WireServer } from './wire-server.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
@@ -39,7 +48,7 @@ describe.skipIf(!chromiumAvailable)('an approval in the web UI with a real provi
     browser = await launchChromium();
   }, TIMEOUT);
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
     await wire.stop();
   });

@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agents } from '../../src/agents/index.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  releaseChromium,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SCREENS = join(ROOT, 'test-results', 'screens');
 const TIMEOUT = 150_000;
@@ -59,7 +68,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day, round two (issue 31, Ch
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
     await new Promise<void>((resolve) => teamsHook?.close(() => resolve()));
   });

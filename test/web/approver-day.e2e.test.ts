@@ -18,6 +18,7 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   startWebServer,
   type WebServer,
 } from './web-harness.ts';
@@ -101,7 +102,7 @@ describe.skipIf(!chromiumAvailable)("the approver's day (issue 22, Chromium)", (
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close().catch(() => undefined);
     await sshd?.stop();
   });

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterRegistry, helmAgent } from '../../src/agents/helm/index.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  releaseChromium,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 180_000;
@@ -33,7 +42,7 @@ describe.skipIf(!chromiumAvailable)('the Helm plan approval names its cluster (C
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
   });
 

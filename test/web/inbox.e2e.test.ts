@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserRepository } from '../../src/core/identity/users.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  releaseChromium,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 90_000;
@@ -37,7 +46,7 @@ describe.skipIf(!chromiumAvailable)("the approver's inbox in Chromium", () => {
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
   });
 

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeployAgent } from './deploy-agent.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, ROOT, startWebServer, type WebServer } from './web-harness.ts';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  PASSWORD,
+  ROOT,
+  releaseChromium,
+  startWebServer,
+  type WebServer,
+} from './web-harness.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 90_000;
@@ -28,7 +37,7 @@ describe.skipIf(!chromiumAvailable)('question panel, phase stepper, diff preview
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
   });
 

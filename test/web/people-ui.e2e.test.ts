@@ -16,6 +16,7 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   startWebServer,
   type WebServer,
 } from './web-harness.ts';
@@ -116,7 +117,7 @@ describe.skipIf(!chromiumAvailable)('the web UI for people (issue 13, Chromium, 
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close().catch(() => undefined);
     await sshd?.stop();
   });

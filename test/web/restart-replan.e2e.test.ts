@@ -13,6 +13,7 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   type ServeProcess,
   startServeProcess,
 } from './web-harness.ts';
@@ -65,7 +66,7 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });

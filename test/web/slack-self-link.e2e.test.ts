@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { UserRepository } from '../../src/core/identity/users.ts';
 import { type FakeSlack, startFakeSlack } from './fake-slack.ts';
-import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, startWebServer, type WebServer } from './web-harness.ts';
+import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, releaseChromium, startWebServer, type WebServer } from './web-harness.ts';
 
 const TIMEOUT = 90_000;
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
@@ -93,7 +93,7 @@ describe.skipIf(!chromiumAvailable)('linking my own Slack account in the web UI 
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
     await slack?.close();
   });

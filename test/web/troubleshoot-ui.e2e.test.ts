@@ -12,6 +12,7 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   startWebServer,
   type WebServer,
 } from './web-harness.ts';
@@ -68,7 +69,7 @@ describe.skipIf(!chromiumAvailable || !sshdAvailable())(
     }, TIMEOUT);
 
     afterAll(async () => {
-      await browser?.close();
+      await releaseChromium(browser);
       await server?.close();
       await sshd?.stop();
     });

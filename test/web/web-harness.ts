@@ -26,8 +26,21 @@ export const chromiumAvailable = existsSync(CHROMIUM);
 export const PASSWORD = 'e2e-password-1';
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+const sharedChromium = Symbol.for('opsgate.test.chromium');
+type WithSharedChromium = typeof globalThis & { [sharedChromium]?: Promise<Browser> };
+
+/**
+ * The test worker's Chromium. Vitest runs the browser suites one after another in a few reused
+ * workers (vitest.config.ts: isolate false), so they share one browser per worker instead of
+ * starting one each: each suite works in contexts of its own and `releaseChromium` closes them.
+ * Playwright ends the browser when the worker exits. Kept on globalThis so that a module loaded
+ * afresh for another file still finds it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const worker = globalThis as WithSharedChromium;
+  const running = await worker[sharedChromium]?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  worker[sharedChromium] = chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -39,9 +52,15 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  return worker[sharedChromium];
 }
 
-/** Builds the UI if its sources changed since the last build (scripts/build-web.sh). */
+/** Closes every context (and page) the suite opened in the shared browser, which stays up for the next suite. */
+export async function releaseChromium(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((context) => context.close()));
+}
+
 /**
  * Approves the call in the page's approval panel: high and critical requests ask "Yes, approve"
  * first (issue 31, item 1), so the click depends on the risk the panel shows.
@@ -53,6 +72,7 @@ export async function approveInPanel(page: Page): Promise<void> {
   if (risk === 'high' || risk === 'critical') await panel.getByTestId('confirm-approve').click();
 }
 
+/** Builds the UI if its sources changed since the last build (scripts/build-web.sh). */
 export function buildWeb(): void {
   const result = spawnSync('bash', [join(ROOT, 'scripts', 'build-web.sh')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`building the web UI failed: ${result.stderr}`);

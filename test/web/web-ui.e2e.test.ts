@@ -11,9 +11,13 @@ import {
   launchChromium,
   PASSWORD,
   ROOT,
+  releaseChromium,
   startWebServer,
   type WebServer,
 } from './web-harness.ts';
+
+/** `expect.poll` with room for a loaded machine (its default gives up after 1 s; a page's round trip under load took longer). */
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 15_000 });
 
 const SHOTS = join(ROOT, 'test-results', 'web');
 const TIMEOUT = 90_000;
@@ -58,7 +62,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
   }, TIMEOUT);
 
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await server?.close();
   });
 
@@ -71,7 +75,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       // The agents list loads after sign-in; wait for it rather than sampling once.
       await page.getByTestId('new-access').waitFor({ state: 'visible', timeout: 10_000 });
       await expect(page.getByTestId('new-access').isVisible()).resolves.toBe(true);
-      await expect.poll(() => page.getByTestId('notice-helm').textContent()).toContain('SIMULATED cluster');
+      await poll(() => page.getByTestId('notice-helm').textContent()).toContain('SIMULATED cluster');
       await shot(page, '02-sessions');
     },
     TIMEOUT,
@@ -84,17 +88,17 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await say(page, 'I need access to read documents');
       const panel = page.getByTestId('approval-panel');
       await panel.waitFor();
-      await expect.poll(() => panel.getByTestId('approval-title').textContent()).toMatch(/asks: READ_DOCUMENTS for \w+/);
-      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await poll(() => panel.getByTestId('approval-title').textContent()).toMatch(/asks: READ_DOCUMENTS for \w+/);
+      await poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '03-approval-panel');
       await page.reload();
       await page.getByTestId('approval-panel').waitFor();
-      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
+      await poll(() => page.getByTestId('approval-args').textContent()).toContain('READ_DOCUMENTS');
       await shot(page, '04-approval-after-reload');
       await approveInPanel(page);
       await page.getByText("I've granted you READ_DOCUMENTS access.").waitFor();
-      await expect.poll(() => page.getByTestId('approval-panel').count()).toBe(0);
-      await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
+      await poll(() => page.getByTestId('approval-panel').count()).toBe(0);
+      await poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('executed');
       await shot(page, '05-granted');
     },
     TIMEOUT,
@@ -125,7 +129,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await shot(page, '06-clarifying-question');
       await say(page, 'Production, read only');
       await page.getByTestId('approval-panel').waitFor();
-      await expect.poll(() => page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
+      await poll(() => page.getByTestId('approval-args').textContent()).toContain('DB_READ_PROD');
       await approveInPanel(page);
       await page.getByText("I've granted you DB_READ_PROD access.").waitFor();
       await shot(page, '07-flow2-granted');
@@ -167,7 +171,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       );
       await approver.reload();
       await approver.goto(`${server.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-      await expect.poll(() => holding).toBe(false);
+      await poll(() => holding).toBe(false);
 
       await say(page, 'I need DB_WRITE_DEV');
       await page.getByTestId('approval-panel').waitFor();
@@ -183,7 +187,7 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await shot(approver, '08-reject-reason');
       await approver.getByRole('button', { name: 'Reject', exact: true }).click();
       await page.getByText('Okay, I did not grant DB_WRITE_DEV access.').waitFor();
-      await expect.poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
+      await poll(() => page.locator('[data-tool="grant_access_to_user"]').getAttribute('data-status')).toBe('rejected');
       await shot(page, '09-rejected');
     },
     TIMEOUT,
@@ -229,14 +233,14 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
       await janePage.goto(`${server.url}/#/sessions/${encodeURIComponent(flow1SessionId)}`);
       const error = janePage.getByTestId('session-error');
       await error.waitFor();
-      await expect.poll(() => error.textContent()).toContain('belongs to another person');
+      await poll(() => error.textContent()).toContain('belongs to another person');
       // Plain language, no raw session UUID, and a way on.
       expect(await error.textContent()).not.toContain(flow1SessionId);
-      await expect.poll(() => janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
+      await poll(() => janePage.getByText('READ_DOCUMENTS').count()).toBe(0);
       await shot(janePage, '11-other-user-forbidden');
       const missing = '3f2a9c4e-1b7d-4e8a-9c0f-5d6e7f8a9b0c';
       await janePage.goto(`${server.url}/#/sessions/${missing}`);
-      await expect.poll(() => error.textContent()).toContain('This session does not exist');
+      await poll(() => error.textContent()).toContain('This session does not exist');
       expect(await error.textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
       await janePage.getByTestId('back-to-sessions').click();
       await janePage.getByTestId('new-access').waitFor();

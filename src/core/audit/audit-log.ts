@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { OpsgateError } from '../errors/index.ts';
-import { executeByShape, insertRows, runInTransaction, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
+import {
+  COMMIT_WITH_FLUSH,
+  executeByShape,
+  insertRows,
+  rideOnNextCommit,
+  runInTransaction,
+  type Store,
+  type UnitOfWork,
+  type WriteTransaction,
+} from '../store/index.ts';
 import type { AuditEventsTable, CoreDatabase } from '../store/schema.ts';
 import { AuditErrors } from './audit-errors.ts';
 import { type AuditKey, loadAuditKey } from './audit-key.ts';
@@ -68,6 +77,8 @@ const SEAL_BATCH = 1000;
 const SEALER_LOCK_KEY = 0x6f707367;
 /** What a background sealing attempt answers while another replica holds the sealers' lock. */
 const SEALER_BUSY = 'busy';
+/** What a ride on the next commit answers when the log closed before a commit took it. */
+const RIDE_WITHDRAWN = 'withdrawn';
 /** A checkpoint is signed at most this often while events arrive… */
 const DEFAULT_CHECKPOINT_EVERY_MS = 10_000;
 /** …or once this many events were sealed since the last one. */
@@ -97,6 +108,16 @@ export function observeCheckpoints(store: Store, listener: CheckpointListener): 
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
+
+/** What one sealing transaction did: busy (another replica seals), or what it sealed and anchored. */
+type SealOutcome =
+  | { readonly busy: true }
+  | {
+      readonly count: number;
+      readonly pending?: readonly Selectable<CoreDatabase['audit_pending']>[];
+      readonly anchor?: Anchor;
+      readonly checkpoint?: AuditCheckpoint;
+    };
 
 /** What the sealer knows of the last checkpoint: where it was, when, and where MACs begin. */
 interface Anchor {
@@ -141,6 +162,8 @@ export class AuditLog {
   #replicas = 1;
   #sealing: Promise<number> | undefined;
   #sealAgain = false;
+  /** Withdraws the background sealer's ride on the next commit, if one waits. */
+  #withdrawRide: (() => void) | undefined;
   #onAppend: ((ms: number) => void) | undefined;
 
   constructor(store: Store, now: () => Date = () => new Date(), options: AuditLogOptions = {}) {
@@ -230,7 +253,7 @@ export class AuditLog {
     const delay = Math.min(this.sealDelayMs * 2 ** this.#sealFailures, MAX_SEAL_RETRY_MS);
     this.#sealTimer = setTimeout(() => {
       this.#sealTimer = undefined;
-      void this.#sealUnlessBusy().then(
+      void this.#sealInBackground().then(
         () => {
           this.#sealFailures = 0;
         },
@@ -268,7 +291,21 @@ export class AuditLog {
   }
 
   /**
-   * The background sealer: while another replica holds the sealers' lock it does not queue for it
+   * The background sealer: on the next commit of a turn when it can (no transaction of its own), else
+   * (no commit came within the seal delay, an earlier attempt failed) in a transaction of its own.
+   */
+  async #sealInBackground(): Promise<void> {
+    if (this.#sealFailures === 0) {
+      const ridden = await this.#rideNextCommit();
+      if (ridden === RIDE_WITHDRAWN) return;
+      if (ridden === SEALER_BUSY || (ridden !== undefined && ridden >= SEAL_BATCH)) this.#scheduleSeal();
+      if (ridden !== undefined) return;
+    }
+    await this.#sealUnlessBusy();
+  }
+
+  /**
+   * The background sealer on its own: while another replica holds the sealers' lock it does not queue for it
    * (holding a connection), it tries again later; what the other replica did not take is sealed then.
    */
   async #sealUnlessBusy(): Promise<void> {
@@ -285,10 +322,15 @@ export class AuditLog {
   /**
    * Takes the sealers' lock for this transaction (PostgreSQL; SQLite has one writer). With `wait`
    * false it does not queue: false means another replica is sealing now. With `durable` false the
-   * transaction commits without waiting for its WAL flush (see #sealBatch), in the same statement.
+   * transaction commits without waiting for its WAL flush (see #sealBatch), in the same statement;
+   * undefined leaves the setting to the transaction it rides on (a checkpoint's, `#rideNextCommit`).
    */
-  async #lockSealers(trx: WriteTransaction, wait: boolean, durable: boolean): Promise<boolean> {
+  async #lockSealers(trx: WriteTransaction, wait: boolean, durable: boolean | undefined): Promise<boolean> {
     if (this.#store.dialect !== 'postgres') return true;
+    if (durable === undefined) {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SEALER_LOCK_KEY}) as locked`.execute(trx);
+      return rows[0]?.locked === true;
+    }
     const commit = durable ? 'on' : 'off';
     if (wait) {
       await sql`select pg_advisory_xact_lock(${SEALER_LOCK_KEY}), set_config('synchronous_commit', ${commit}, true)`.execute(trx);
@@ -301,75 +343,56 @@ export class AuditLog {
 
   /** A checkpoint leaves the store (its observers, the anchor file) once committed: that commit waits for the WAL flush. */
   async #commitDurably(trx: WriteTransaction): Promise<void> {
-    if (this.#store.dialect === 'postgres') await sql`select set_config('synchronous_commit', 'on', true)`.execute(trx);
+    // The store's own statement: it also cancels the flush a ridden-on commit had given up (COMMIT_WITH_FLUSH).
+    if (this.#store.dialect === 'postgres') await trx.executeQuery(CompiledQuery.raw(COMMIT_WITH_FLUSH));
   }
 
-  /**
-   * Seals one batch; with `wait` false, answers SEALER_BUSY at once when another replica is sealing.
-   * Its commit does not wait for the WAL flush (PostgreSQL's asynchronous commit): the journal rows
-   * it chains are durable already and are deleted in the same transaction, so a crash that loses
-   * the commit leaves them journaled, and the next seal chains them again to the same hashes (the
-   * chain is computed from the journal rows and the durable tail; a later durable commit flushes
-   * the WAL up to itself, so no durable state ever builds on a lost seal). One fsync fewer per seal — at
-   * one round trip at a time, almost one per round trip. A batch that signs a checkpoint commits
-   * durably: a checkpoint is copied out of the store once committed.
-   */
+  /** Seals one batch in a transaction of its own; with `wait` false, answers SEALER_BUSY at once when another replica is sealing. */
   async #sealBatch(wait: true): Promise<number>;
   async #sealBatch(wait: false): Promise<number | typeof SEALER_BUSY>;
   async #sealBatch(wait: boolean): Promise<number | typeof SEALER_BUSY> {
-    const key = this.#writingKey();
-    const outcome = await runInTransaction(
-      this.#store,
-      async (trx) => {
-        if (!(await this.#lockSealers(trx, wait, false))) return { busy: true as const, count: 0 };
-        const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
-        if (pending.length === 0) return { count: 0 };
-        let tail = await readTail(trx);
-        const anchor = this.#anchor ?? (await this.#loadAnchor(trx, key, tail.seq));
-        const seenMacs = new Set<string>();
-        const sealed = pending.map((row) => {
-          const problem =
-            journalMacProblem(key, row) ?? (seenMacs.has(row.mac ?? '') ? 'it repeats another row of the same batch' : undefined);
-          if (row.mac) seenMacs.add(row.mac);
-          const content = problem ? this.#forgeryEvent(key, row, problem) : { ...row, mac: row.mac };
-          const seq = tail.seq + 1;
-          const prevHash = tail.hash;
-          const hash = hashAuditEvent(prevHash, {
-            seq,
-            sessionId: content.session_id,
-            type: content.type,
-            actor: content.actor,
-            payload: content.payload,
-            createdAt: content.created_at,
-          });
-          tail = { seq, hash };
-          return {
-            seq,
-            session_id: content.session_id,
-            type: content.type,
-            actor: content.actor,
-            payload: content.payload,
-            prev_hash: prevHash,
-            hash,
-            created_at: content.created_at,
-            mac: content.mac,
-          };
-        });
-        for (let i = 0; i < sealed.length; i += 200) await insertRows(trx, 'audit_events', SEALED_COLUMNS, sealed.slice(i, i + 200));
-        // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
-        const ids = pending.map((row) => row.id);
-        await executeByShape(trx, `delete audit_pending × ${ids.length}`, ids, () =>
-          trx.deleteFrom('audit_pending').where('id', 'in', ids),
-        );
-        let checkpoint: AuditCheckpoint | undefined;
-        if (this.#checkpointDue(anchor, tail.seq)) {
-          await this.#commitDurably(trx);
-          checkpoint = await this.#signHead(trx, key, anchor, tail);
-        }
-        return { count: pending.length, pending, anchor: checkpoint ? toAnchor(checkpoint) : anchor, checkpoint };
-      },
-      { kind: 'audit-seal' },
-    );
+    const outcome = await runInTransaction(this.#store, (trx) => this.#sealIn(trx, wait, false), {
+      kind: 'audit-seal',
+    });
+    return this.#sealed(outcome);
+  }
+
+  /**
+   * The background sealer's usual way (issue 32): chain the journal inside the next commit of the
+   * store's units of work (a checkpoint of some turn), so sealing costs no transaction of its own.
+   * Resolves to what it sealed, SEALER_BUSY, or undefined when no commit came within the seal delay
+   * or the ride failed (then the caller seals in a transaction of its own). A checkpoint it signs
+   * makes that commit wait for its WAL flush, as a seal of its own would.
+   */
+  #rideNextCommit(): Promise<number | typeof SEALER_BUSY | typeof RIDE_WITHDRAWN | undefined> {
+    return new Promise((resolve) => {
+      let outcome: SealOutcome | undefined;
+      const withdraw = rideOnNextCommit(this.#store, {
+        run: async (trx) => {
+          outcome = undefined;
+          outcome = await this.#sealIn(trx, false, undefined);
+        },
+        failed: () => {
+          outcome = undefined;
+        },
+        settle: (committed) => {
+          clearTimeout(fallback);
+          resolve(committed && outcome ? this.#sealed(outcome) : undefined);
+        },
+      });
+      const fallback = setTimeout(() => {
+        if (withdraw()) resolve(undefined);
+      }, this.sealDelayMs);
+      fallback.unref();
+      this.#withdrawRide = () => {
+        clearTimeout(fallback);
+        if (withdraw()) resolve(RIDE_WITHDRAWN);
+      };
+    });
+  }
+
+  /** After a sealing transaction committed: remembers the anchor, publishes a signed checkpoint, reports append times. */
+  async #sealed(outcome: SealOutcome): Promise<number | typeof SEALER_BUSY> {
     if ('busy' in outcome) return SEALER_BUSY;
     if (outcome.anchor) this.#anchor = outcome.anchor;
     if (outcome.checkpoint) await this.#publish(outcome.checkpoint);
@@ -378,6 +401,62 @@ export class AuditLog {
       for (const row of outcome.pending) this.#onAppend(Math.max(0, sealedAt - Date.parse(row.created_at)));
     }
     return outcome.count;
+  }
+
+  /**
+   * Seals one batch in `trx`; with `wait` false, answers busy at once when another replica is sealing.
+   * A seal of its own commits without waiting for the WAL flush (`durable` false; PostgreSQL's
+   * asynchronous commit): the journal rows it chains are durable already and are deleted in the same
+   * transaction, so a crash that loses the commit leaves them journaled, and the next seal chains them
+   * again to the same hashes (the chain is computed from the journal rows and the durable tail; a later
+   * durable commit flushes the WAL up to itself, so no durable state ever builds on a lost seal). One
+   * fsync fewer per seal — at one round trip at a time, almost one per round trip. A batch that signs a
+   * checkpoint commits durably: a checkpoint is copied out of the store once committed. Riding on a
+   * turn's commit (`durable` undefined), the seal commits as that commit does, unless it signs.
+   */
+  async #sealIn(trx: WriteTransaction, wait: boolean, durable: boolean | undefined): Promise<SealOutcome> {
+    const key = this.#writingKey();
+    if (!(await this.#lockSealers(trx, wait, durable))) return { busy: true };
+    const pending = await trx.selectFrom('audit_pending').selectAll().orderBy('id', 'asc').limit(SEAL_BATCH).execute();
+    if (pending.length === 0) return { count: 0 };
+    let tail = await readTail(trx);
+    const anchor = this.#anchor ?? (await this.#loadAnchor(trx, key, tail.seq));
+    const seenMacs = new Set<string>();
+    const sealed = pending.map((row) => {
+      const problem = journalMacProblem(key, row) ?? (seenMacs.has(row.mac ?? '') ? 'it repeats another row of the same batch' : undefined);
+      if (row.mac) seenMacs.add(row.mac);
+      const content = problem ? this.#forgeryEvent(key, row, problem) : { ...row, mac: row.mac };
+      const seq = tail.seq + 1;
+      const prevHash = tail.hash;
+      const hash = hashAuditEvent(prevHash, {
+        seq,
+        sessionId: content.session_id,
+        type: content.type,
+        actor: content.actor,
+        payload: content.payload,
+        createdAt: content.created_at,
+      });
+      tail = { seq, hash };
+      return {
+        seq,
+        session_id: content.session_id,
+        type: content.type,
+        actor: content.actor,
+        payload: content.payload,
+        prev_hash: prevHash,
+        hash,
+        created_at: content.created_at,
+        mac: content.mac,
+      };
+    });
+    for (let i = 0; i < sealed.length; i += 200) await insertRows(trx, 'audit_events', SEALED_COLUMNS, sealed.slice(i, i + 200));
+    // Exactly the rows sealed: on PostgreSQL a lower id may commit after a higher one was read.
+    const ids = pending.map((row) => row.id);
+    await executeByShape(trx, `delete audit_pending × ${ids.length}`, ids, () => trx.deleteFrom('audit_pending').where('id', 'in', ids));
+    if (!this.#checkpointDue(anchor, tail.seq)) return { count: pending.length, pending, anchor };
+    await this.#commitDurably(trx);
+    const checkpoint = await this.#signHead(trx, key, anchor, tail);
+    return { count: pending.length, pending, anchor: toAnchor(checkpoint), checkpoint };
   }
 
   /** A row that does not verify is sealed as a record of the forgery, never as what it claims. */
@@ -474,6 +553,7 @@ export class AuditLog {
   async close(): Promise<void> {
     if (this.#sealTimer) clearTimeout(this.#sealTimer);
     this.#sealTimer = undefined;
+    this.#withdrawRide?.();
     try {
       await this.checkpoint();
     } catch (error) {

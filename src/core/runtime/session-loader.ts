@@ -81,11 +81,12 @@ export class SessionLoader {
    * version, and when it finds the session changed elsewhere the turn is taken again on the stored
    * session (`SessionTurns.send`). After such a miss the next messages read first for a while, so a
    * deployment that spreads a session's messages over replicas does not call the model twice for
-   * most of them. Undefined when the session is not cached or this process reads first now.
+   * most of them. Undefined when the session is not cached idle or this process reads first now.
    */
   cachedForMessage(sessionId: string): WorkingSession | undefined {
     const cached = this.#cache.get(sessionId);
-    if (!cached) return undefined;
+    // A message on a waiting session is a decision in a chat or a refusal: those read the store first, as before.
+    if (cached?.row.status !== 'idle') return undefined;
     if (this.#readFirstTurns > 0) {
       this.#readFirstTurns -= 1;
       return undefined;

@@ -9,12 +9,15 @@ export {
   type StoreNotifications,
   type StoreOptions,
 } from './open-store.ts';
+export { COMMIT_WITH_FLUSH } from './prepared-statements.ts';
 export type { CoreDatabase, FeedbackTable, UsersTable } from './schema.ts';
 export { SlotBatcher } from './slot-batcher.ts';
 export { executeByShape, insertRows, type ShapeDb } from './statement-shapes.ts';
 export { isStoreError, isStoreUnavailable } from './store-unavailable.ts';
 export {
+  type CommitRider,
   observeTransactions,
+  rideOnNextCommit,
   runInTransaction,
   StaleWriteError,
   shareCommitSlots,

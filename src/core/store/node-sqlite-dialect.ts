@@ -62,6 +62,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   close(): void {
     this.flush();
     this.#statements.clear();
+    // The worker's connection outlives this one for a moment, so this close is not the last one
+    // that would fold the log into the file and remove it: do that here, so that the file alone is
+    // the whole database once the store is closed (a copy of it is a complete backup, as before).
+    if (this.#checkpointer?.started) this.#database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     this.#database.close();
     this.#checkpointer?.close();
   }

@@ -27,6 +27,13 @@ function storableValues(values: unknown[] | undefined): unknown[] | undefined {
 export const COMMIT_WITHOUT_FLUSH = "select set_config('synchronous_commit', 'off', true)";
 
 /**
+ * Makes the transaction's commit wait for its WAL flush after all (a signed audit checkpoint in a
+ * commit that had asked not to): it cancels a held COMMIT_WITHOUT_FLUSH, which would otherwise be
+ * sent last, with the commit, and win.
+ */
+export const COMMIT_WITH_FLUSH = "select set_config('synchronous_commit', 'on', true)";
+
+/**
  * Runs the store's frequent statements as named prepared statements on each PostgreSQL
  * connection, so the server parses and plans each one once per connection instead of every time.
  * Only DML of a stable shape is named; everything else runs as before.
@@ -53,6 +60,7 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
             commitWithoutFlush = true;
             return Promise.resolve({ command: 'SELECT', rowCount: 0, rows: [], fields: [] });
           }
+          if (text === COMMIT_WITH_FLUSH) commitWithoutFlush = false;
           if (commitWithoutFlush && (text === 'commit' || text === 'rollback')) {
             commitWithoutFlush = false;
             // One simple-protocol message, two statements; Kysely reads the commit's own result.

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite-checkpointer.ts';
@@ -46,7 +47,17 @@ describe('background WAL checkpoints (SQLite files)', () => {
     expect(database.checkpointer?.started).toBe(true);
     expect(database.prepare('pragma wal_autocheckpoint').all([])).toEqual([{ wal_autocheckpoint: BACKSTOP_CHECKPOINT_PAGES }]);
     expect(database.prepare('select count(*) as rows from rows').all([])).toEqual([{ rows: 128 }]);
+    // Rows no background checkpoint has copied yet are in the file alone once the store is closed.
+    for (let i = 0; i < 5; i += 1) {
+      database.prepare('insert into rows (body) values (?)').run([body]);
+      database.flush();
+    }
     database.close();
+    const copy = join(dirname(path), 'copy.db');
+    copyFileSync(path, copy);
+    const reopened = new DatabaseSync(copy, { readOnly: true });
+    expect(reopened.prepare('select count(*) as rows from rows').get()).toEqual({ rows: 133 });
+    reopened.close();
   });
 
   it('starts no worker for a store that commits a few times, nor for :memory:', () => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointReply, CheckpointRequest } from './sqlite-checkpoint-worker.ts';
 
@@ -29,7 +30,8 @@ export class BackgroundCheckpointer {
   #checkpoints = 0;
 
   constructor(path: string) {
-    this.#path = path;
+    // Resolved now: the worker may start long after a relative path was given (and the directory changed).
+    this.#path = resolve(path);
   }
 
   /** Whether the worker thread was ever started. */

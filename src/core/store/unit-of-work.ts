@@ -248,6 +248,8 @@ async function runUnits(store: Store, trx: WriteTransaction, units: readonly Pen
 class GroupCommitter {
   readonly #store: Store;
   readonly #batcher: SlotBatcher<GroupMember>;
+  /** Rides on the next transaction this committer runs (`rideOnNextCommit`); undefined once taken or withdrawn. */
+  rider: CommitRider | undefined;
 
   set slots(slots: number) {
     this.#batcher.slots = slots;
@@ -263,32 +265,65 @@ class GroupCommitter {
   }
 
   async #run(group: readonly GroupMember[]): Promise<void> {
+    const rider = this.rider;
+    this.rider = undefined;
+    const withRider = (work: (trx: WriteTransaction) => Promise<void>) => async (trx: WriteTransaction) => {
+      await work(trx);
+      if (rider) await runRider(trx, rider);
+    };
     if (group.length > 1) {
       try {
         await runInTransaction(
           this.#store,
-          (trx) =>
+          withRider((trx) =>
             runUnits(
               this.#store,
               trx,
               group.map((member) => member.unit),
             ),
+          ),
           { attempts: 1, kind: 'checkpoint' },
         );
+        rider?.settle(true);
         for (const member of group) member.resolve();
         return;
       } catch {
-        // Settled below, one by one.
+        // Settled below, one by one; the rider waits for another commit.
+        rider?.settle(false);
       }
     }
+    const alone = group.length === 1 ? rider : undefined;
     await Promise.all(
       group.map((member) =>
-        runInTransaction(this.#store, (trx) => runUnits(this.#store, trx, [member.unit]), { kind: 'checkpoint' }).then(
-          member.resolve,
-          member.reject,
+        runInTransaction(
+          this.#store,
+          (trx) =>
+            alone ? withRider((unitTrx) => runUnits(this.#store, unitTrx, [member.unit]))(trx) : runUnits(this.#store, trx, [member.unit]),
+          { kind: 'checkpoint' },
+        ).then(
+          () => {
+            alone?.settle(true);
+            member.resolve();
+          },
+          (error: unknown) => {
+            alone?.settle(false);
+            member.reject(error);
+          },
         ),
       ),
     );
+  }
+}
+
+/** The rider's work in a savepoint of the commit's transaction: when it fails, only its own work is rolled back. */
+async function runRider(trx: WriteTransaction, rider: CommitRider): Promise<void> {
+  await trx.executeQuery(CompiledQuery.raw('savepoint commit_rider'));
+  try {
+    await rider.run(trx);
+    await trx.executeQuery(CompiledQuery.raw('release savepoint commit_rider'));
+  } catch {
+    await trx.executeQuery(CompiledQuery.raw('rollback to savepoint commit_rider'));
+    rider.failed();
   }
 }
 
@@ -316,6 +351,35 @@ function slotsOfReplica(store: Store, replicas: number): number {
 export function shareCommitSlots(store: Store, replicas: number): void {
   if (store.dialect !== 'postgres') return;
   groupCommitterOf(store).slots = slotsOfReplica(store, replicas);
+}
+
+/**
+ * Work that rides on a store's next commit of units of work, in its transaction, after their
+ * writes: the audit sealer chains the journal there instead of in a transaction of its own.
+ */
+export interface CommitRider {
+  /** Runs inside the commit's transaction, in a savepoint; it may run again if the transaction is retried. */
+  run(trx: WriteTransaction): Promise<void>;
+  /** `run` threw: its work was rolled back to the savepoint, the commit went on. */
+  failed(): void;
+  /** The commit it rode on is over: `committed` says whether its transaction committed (with `run`'s work unless `failed` came last). */
+  settle(committed: boolean): void;
+}
+
+/**
+ * Lets `rider` ride on the next commit of the store's units of work (one rider at a time: a new one
+ * replaces one not yet taken, which is settled as not committed). Returns how to withdraw it: true
+ * when it had not been taken yet (it will not run).
+ */
+export function rideOnNextCommit(store: Store, rider: CommitRider): () => boolean {
+  const committer = groupCommitterOf(store);
+  committer.rider?.settle(false);
+  committer.rider = rider;
+  return () => {
+    if (committer.rider !== rider) return false;
+    committer.rider = undefined;
+    return true;
+  };
 }
 
 /** Thrown inside a write when what it expected to find stored has changed; rolls the unit back. */

@@ -254,7 +254,7 @@ export const SYSTEM_EFFECTS: Readonly<Record<string, Detector>> = {
   swapon: (c) => (has(c, '--show', '-s', '--summary') ? undefined : effect('high', 'turns swap on')),
   date: (c) => {
     const { operands: words, flags } = parseFlags(c.args, {
-      withValue: ['d', 'date', 'f', 'file', 'r', 'reference', 's', 'set'],
+      withValue: ['d', 'date', 'f', 'file', 'r', 'reference', 'set'],
       aliases: { s: 'set', set: 'set' },
     });
     return flags.has('set') || words.some((w) => !w.text.startsWith('+')) ? effect('high', 'sets the system clock') : undefined;
@@ -352,5 +352,5 @@ export const SYSTEM_EFFECTS: Readonly<Record<string, Detector>> = {
   modprobe: (c) => (has(c, '-n', '--dry-run', '-c', '--showconfig') ? undefined : effect('high', 'loads or unloads kernel modules')),
   insmod: () => effect('high', 'loads a kernel module'),
   rmmod: () => effect('high', 'unloads a kernel module'),
-  update_grub: () => effect('critical', 'rewrites the boot configuration'),
+  'update-grub': () => effect('critical', 'rewrites the boot configuration'),
 };

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedgerAgent, createLedgerModel } from '../../testing/index.ts';
-import { AuditLog } from '../audit/index.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { createRuntime } from './create-runtime.ts';
-import type { Runtime } from './runtime-api.ts';
-import { newToolCallRow } from './session-repository.ts';
+import { AuditLog } from '../../src/core/audit/index.ts';
+import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
+import { newToolCallRow } from '../../src/core/runtime/session-repository.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
 
 // Recovery decided by what it finds in the store, not by a process dying in time: sessions are put
 // into the states a crash leaves (a call `executing`, the session `running`) and a second runtime on

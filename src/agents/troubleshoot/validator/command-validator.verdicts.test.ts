@@ -1,0 +1,116 @@
+// The exact verdict for every dangerous corpus line: the rule that blocks it, the part of the line
+// it names and the reason shown to the approver (corpus/dangerous-verdicts.json). The corpus test
+// checks only that each line is blocked by some rule; this one notices when another rule takes a
+// line over or a reason loses its words (issue 36: such mutants survived). A deliberate change
+// updates the JSON: the failure lists each line with the verdict it now gets.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CommandValidator, createCommandValidator } from './command-validator.ts';
+import { DANGEROUS_COMMANDS } from './corpus/index.ts';
+import type { TargetOs } from './types.ts';
+
+interface PinnedVerdict {
+  readonly os: TargetOs;
+  readonly command: string;
+  readonly rule: string;
+  readonly segment: string;
+  readonly reason: string;
+}
+
+const PINNED = JSON.parse(readFileSync(new URL('./corpus/dangerous-verdicts.json', import.meta.url), 'utf8')) as PinnedVerdict[];
+
+/** Lines at a rule's edge (issue 36 survivors): the option that makes sed edit, a shell sudo starts,
+ * a size that empties, a quote PowerShell doubles; [os, command, rule or null for allow, segment, reason]. */
+const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
+  ['linux', 'truncate /etc/passwd', 'critical-file-write', 'truncate /etc/passwd', 'truncate changes /etc/passwd'],
+  ['linux', 'truncate -s 0 /etc/passwd', 'truncate-system-file', 'truncate -s 0 /etc/passwd', 'truncate empties or shrinks /etc/passwd'],
+  ['linux', 'truncate -s 10M /etc/passwd', 'critical-file-write', 'truncate -s 10M /etc/passwd', 'truncate changes /etc/passwd'],
+  [
+    'linux',
+    'truncate --reference=/dev/null /etc/passwd',
+    'critical-file-write',
+    'truncate --reference=/dev/null /etc/passwd',
+    'truncate changes /etc/passwd',
+  ],
+  ['linux', 'set +o history', 'history-tampering', 'set +o history', 'set +o history turns history off'],
+  ['linux', 'set -o history', null, 'set -o history', ''],
+  ['linux', 'set +o vi', null, 'set +o vi', ''],
+  ['linux', 'setfacl -m u:bob:rwx /etc/shadow', 'critical-file-write', 'setfacl -m u:bob:rwx /etc/shadow', 'setfacl changes /etc/shadow'],
+  [
+    'linux',
+    'setfacl -R -m u:bob:rwx /etc',
+    'permissions-system-path',
+    'setfacl -R -m u:bob:rwx /etc',
+    'setfacl changes permissions or owner of /etc',
+  ],
+  ['linux', 'grep -i root /etc/passwd', null, 'grep -i root /etc/passwd', ''],
+  ['linux', 'sed -i s/a/b/ /etc/passwd', 'critical-file-write', 'sed -i s/a/b/ /etc/passwd', 'sed -i edits /etc/passwd'],
+  ['linux', 'perl -pi -e s/a/b/ /etc/passwd', 'critical-file-write', 'perl -pi -e s/a/b/ /etc/passwd', 'perl -i edits /etc/passwd'],
+  ['linux', 'sed -n 1p /etc/passwd', null, 'sed -n 1p /etc/passwd', ''],
+  ['linux', 'python3 -V', null, 'python3 -V', ''],
+  ['linux', 'python3', null, 'python3', ''],
+  ['linux', 'python3 -', null, 'python3 -', ''],
+  ['linux', 'python3 script.py', null, 'python3 script.py', ''],
+  ['linux', 'python3 -c "import os"', null, 'python3 -c "import os"', ''],
+  ['linux', 'sudo -s rm -rf /', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete / (via sudo -s)'],
+  ['linux', 'sudo -i rm -rf /', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete / (via sudo -s)'],
+  ['linux', 'sudo -s', 'interactive-shell', 'sudo -s', 'sudo -s starts an interactive sh shell (via sudo -s)'],
+  [
+    'linux',
+    'proxychains -f /etc/p.conf rm -rf /',
+    'recursive-delete-system-path',
+    'proxychains -f /etc/p.conf rm -rf /',
+    'rm would delete / (via proxychains)',
+  ],
+  ['linux', 'proxychains rm -rf /', 'recursive-delete-system-path', 'proxychains rm -rf /', 'rm would delete / (via proxychains)'],
+  ['linux', "awk '/re/ {print}' x", null, "awk '/re/ {print}' x", ''],
+  ['linux', 'awk \'BEGIN { system("rm -rf /") }\'', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete / (via awk system)'],
+  ['linux', 'f() { rm -rf /; }; f', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete /'],
+  ['linux', 'echo $(echo rm) -rf /', null, 'echo $(echo rm) -rf /', ''],
+  [
+    'linux',
+    'ruby -e "\\`rm -rf /\\`"',
+    'interpreter-runs-commands',
+    'ruby -e "\\`rm -rf /\\`"',
+    'ruby code runs a shell command in backticks',
+  ],
+  ['windows', "Write-Output 'it''s fine'", null, "Write-Output 'it''s fine'", ''],
+  [
+    'windows',
+    "Write-Output 'a''b'; Format-Volume -DriveLetter C",
+    'disk-format',
+    'Format-Volume -DriveLetter C',
+    'Format-Volume changes or erases disks',
+  ],
+  ['windows', "Write-Output 'x'", null, "Write-Output 'x'", ''],
+];
+
+let validator: CommandValidator;
+beforeAll(async () => {
+  validator = await createCommandValidator();
+});
+
+describe('CommandValidator verdicts of the dangerous corpus, pinned', () => {
+  it('pins one verdict for each dangerous corpus line, and none for a line the corpus no longer holds', () => {
+    expect(PINNED.map((p) => `${p.os} ${p.command}`)).toEqual(DANGEROUS_COMMANDS.map((c) => `${c.os} ${c.command}`));
+  });
+
+  it('AR-01 blocks each dangerous line by its rule, naming its segment and reason', () => {
+    const changed = PINNED.flatMap((pinned) => {
+      const { rule, segment, reason } = validator.validate(pinned.command, pinned.os);
+      return rule === pinned.rule && segment === pinned.segment && reason === pinned.reason
+        ? []
+        : [{ os: pinned.os, command: pinned.command, rule, segment, reason }];
+    });
+    expect(changed).toEqual([]);
+  });
+
+  it("AR-01 AR-06 decides the lines at each rule's edge: the blocking rule and its reason, or allow", () => {
+    const changed = EDGES.flatMap(([os, command, rule, segment, reason]) => {
+      const verdict = validator.validate(command, os);
+      const same = verdict.rule === rule && verdict.segment === segment && (rule === null || verdict.reason === reason);
+      return same ? [] : [{ os, command, rule: verdict.rule, segment: verdict.segment, reason: verdict.reason }];
+    });
+    expect(changed).toEqual([]);
+  });
+});
