@@ -38,6 +38,9 @@ describe('the read time budget counts the statement, not the start of the read p
     const answer = reader.query('SELECT count(*) AS n FROM customers', []);
     vi.advanceTimersByTime(60_000);
     vi.useRealTimers();
-    await expect(answer).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('did not start within 60 s') });
+    await expect(answer).rejects.toMatchObject({
+      code: 'SANDBOX_UNAVAILABLE',
+      message: expect.stringContaining('did not start within 60 s'),
+    });
   });
 });
