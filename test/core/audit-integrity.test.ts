@@ -457,6 +457,54 @@ describe('audit checkpoint file', () => {
 
 // Each check of `audit verify` with the others out of the way: pre-MAC events (only the hash chain
 // guards them), a checkpoint file with junk in it, forged call rows, a store without anchors.
+describe('audit verify against an external anchor (any dialect; here SQLite)', () => {
+  async function anchored(): Promise<{ store: Store; anchorFile: string }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-anchor-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const anchorFile = join(dataDir, 'anchor.jsonl');
+    writeFileSync(anchorFile, '');
+    const store = await openStore({
+      dataDir,
+      databaseUrl: '',
+      auditKey: '',
+      auditCheckpointFile: '',
+      auditAnchorCommand: `cat >> '${anchorFile}'`,
+      auditAnchorReadCommand: `cat '${anchorFile}'`,
+    });
+    cleanups.push(() => store.close());
+    return { store, anchorFile };
+  }
+
+  it('an anchor still empty before the first checkpoint is no failure; lines that hold no checkpoint are skipped with a notice', async () => {
+    const { store, anchorFile } = await anchored();
+    await legacyChain({ store, dataDir: '', env: {} }, 3);
+    expect(await new AuditLog(store).verify()).toMatchObject({ ok: true, checked: 3, checkpoints: 0 });
+    const audit = new AuditLog(store);
+    await audit.append({ type: 'warning', actor: 'system', payload: { n: 4 } });
+    await audit.close();
+    appendFileSync(anchorFile, 'loghost: -- MARK --\n');
+    const verdict = await new AuditLog(store).verify();
+    expect(verdict).toMatchObject({ ok: true, checked: 4 });
+    expect(verdict.notices).toContain(
+      '1 line(s) of the external anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND) held no checkpoint and were skipped',
+    );
+  });
+
+  it('a --checkpoints copy that does not exist, and a checkpoint table that cannot be read, are failures that say what to do', async () => {
+    const { store, anchorFile } = await anchored();
+    await sealedChain({ store, dataDir: '', env: {} }, 10);
+    const missing = join(anchorFile, '..', 'no-such-copy.jsonl');
+    expect(await new AuditLog(store).verify({ checkpointsFile: missing })).toMatchObject({
+      ok: false,
+      reason: `${missing} (--checkpoints) does not exist: name the copy of the external anchor to verify against`,
+    });
+    await store.db.schema.dropTable('audit_checkpoints').execute();
+    const verdict = await new AuditLog(store).verify();
+    expect(verdict).toMatchObject({ ok: false, checked: 0 });
+    expect(verdict.reason).toMatch(/^the store's checkpoint table \(audit_checkpoints\) cannot be read \(.+\): it was dropped or damaged$/);
+  });
+});
+
 describe('audit verify names each break on its own', () => {
   it('an event missing from the middle of the chain is named as missing', async () => {
     const fixture = await openFixture('sqlite');

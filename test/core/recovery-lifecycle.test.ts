@@ -139,6 +139,13 @@ describe('recovery of interrupted calls', () => {
       ['tool_failed', { callId: 'proposed-not-run', tool: 'transfer', error: 'not run: opsgate stopped first' }],
     ]);
 
+    // Whoever watches the session live is told the call's outcome is unknown.
+    const watched = await store.db.selectFrom('session_events').select(['type', 'data']).where('session_id', '=', dead.sessionId).execute();
+    expect(watched.map((event) => [event.type, JSON.parse(event.data)])).toContainEqual([
+      'tool.result',
+      { callId: dead.callId, tool: 'transfer', status: 'unknown' },
+    ]);
+
     // Done once: asked again, it finds nothing of the dead left.
     expect(await recoverer.recover()).toEqual({ unknownCalls: 0, sessions: 0 });
     // The live instance stops beating: now its call is recovered too.
