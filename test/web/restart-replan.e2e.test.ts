@@ -16,6 +16,7 @@ import {
   releaseChromium,
   type ServeProcess,
   startServeProcess,
+  stopServeProcesses,
 } from './web-harness.ts';
 
 const SCREENS = join(ROOT, 'test-results', 'screens');
@@ -67,7 +68,7 @@ describe.skipIf(!chromiumAvailable)('a pending commit across a real server resta
 
   afterAll(async () => {
     await releaseChromium(browser);
-    await server?.stop();
+    await stopServeProcesses();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
@@ -199,6 +199,8 @@ export async function freePort(): Promise<number> {
  * databases, the cookie key), the offline model and demo logins whose password is `PASSWORD`.
  * Resolves once it prints the URL it serves.
  */
+const liveServeProcesses = new Set<ChildProcess>();
+
 export async function startServeProcess(dataDir: string, port: number): Promise<ServeProcess> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env))
@@ -209,6 +211,7 @@ export async function startServeProcess(dataDir: string, port: number): Promise<
     ['--disable-warning=ExperimentalWarning', join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1'],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  liveServeProcesses.add(child);
   let printed = '';
   child.stdout.on('data', (chunk: Buffer) => {
     printed += chunk.toString();
@@ -216,9 +219,17 @@ export async function startServeProcess(dataDir: string, port: number): Promise<
   child.stderr.on('data', (chunk: Buffer) => {
     printed += chunk.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      liveServeProcesses.delete(child);
+      resolve();
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`opsgate serve did not start within 60 s:\n${printed}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`opsgate serve did not start within 60 s:\n${printed}`));
+    }, 60_000);
     const check = () => {
       const match = /opsgate is serving (http:\/\/\S+)/.exec(printed);
       if (match) {
@@ -241,4 +252,19 @@ export async function startServeProcess(dataDir: string, port: number): Promise<
       await exited;
     },
   };
+}
+
+/**
+ * Stops every server `startServeProcess` started in this worker, including one whose start a timed-out
+ * test never saw finish (it would otherwise serve on after the run).
+ */
+export async function stopServeProcesses(): Promise<void> {
+  const exits = [...liveServeProcesses].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  await Promise.all(exits);
 }

@@ -214,6 +214,8 @@ const PROGRAM_CLASSES: readonly Case[] = [
   ['cryptsetup -vv', 'critical', '`cryptsetup -vv` writes to a disk or filesystem'],
   ['wipefs -nx /dev/sda', 'critical', '`wipefs -nx /dev/sda` writes to a disk or filesystem'],
   ['wipefs --outputs /dev/sda', 'critical', '`wipefs --outputs /dev/sda` writes to a disk or filesystem'],
+  ['hdparm /dev/sda', 'low', 'read-only diagnostics: hdparm'],
+  ['hdparm -Ix /dev/sda', 'critical', '`hdparm -Ix /dev/sda` writes to a disk or filesystem'],
 ];
 
 const WINDOWS_PROGRAM_CLASSES: readonly Case[] = [
@@ -252,6 +254,8 @@ const WINDOWS_PROGRAM_CLASSES: readonly Case[] = [
   ['Copy-Item a b', 'high', '`copy-item a b` changes the system (copy-item)'],
   ['Get-Process', 'low', 'read-only diagnostics: get-process'],
   ['Restarts-Service x', 'high', '`restarts-service x` is a program opsgate does not know; it could change anything'],
+  ['tasklist', 'low', 'read-only diagnostics: tasklist'],
+  ['Format-List', 'low', 'read-only diagnostics: format-list'],
 ];
 
 const SYSTEM_EFFECTS: readonly Case[] = [
@@ -1098,6 +1102,8 @@ const LINES: readonly Case[] = [
   ['FOO=1; BAR=2', 'low', 'read-only diagnostics: variable assignments'],
   ['sudo uptime', 'low', 'read-only diagnostics: uptime'],
   ['timeout 5 uptime', 'low', 'read-only diagnostics: uptime'],
+  ['MYHISTFILE=1', 'low', 'read-only diagnostics: variable assignments'],
+  ['LD_PRELOADED=1', 'low', 'read-only diagnostics: variable assignments'],
 ];
 
 /** The rows whose assessment differs from the table (all of them, so one run names every break). */

@@ -26,7 +26,7 @@ describe('decidePolicy', () => {
     const verdict = { verdict: 'block' as const, reason: 'rm -rf /', rule: 'linux.rm-root' };
     expect(
       decide({ tool: read, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { agentMode: true, autoApprove: true } }),
-    ).toMatchObject({ action: 'block', reason: 'rm -rf /' });
+    ).toMatchObject({ action: 'block', policyId: 'validator:linux.rm-root', reason: 'rm -rf /' });
     expect(
       decide({ tool: write, input: {}, verdict, autoApproveRules: [rule], sessionOptions: { agentMode: true, autoApprove: true } }).action,
     ).toBe('block');

@@ -140,7 +140,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
  */
 export function openSqlite(path: string): { dialect: SqliteDialect; database: NodeSqliteDatabase } {
   const raw = new DatabaseSync(path);
-  raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  // The busy timeout first: switching to WAL takes the file's lock, which another process or the
+  // checkpoint worker may hold for a moment.
+  raw.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   const onFile = path !== ':memory:' && path !== '';
   if (onFile) raw.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const database = new NodeSqliteDatabase(raw, onFile ? new BackgroundCheckpointer(path) : undefined);

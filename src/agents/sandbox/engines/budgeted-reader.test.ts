@@ -30,4 +30,17 @@ describe('the read time budget counts the statement, not the start of the read p
     vi.useRealTimers();
     await expect(answer).resolves.toEqual({ columns: ['n'], rows: [{ n: 5 }], rowCount: 1 });
   });
+
+  it('fails the read, instead of waiting for ever, when the read process does not start within a minute', async () => {
+    const reader = new BudgetedReader(path, { timeMs: 1_000, maxRows: 100, maxBytes: 100_000 });
+    readers.push(reader);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answer = reader.query('SELECT count(*) AS n FROM customers', []);
+    vi.advanceTimersByTime(60_000);
+    vi.useRealTimers();
+    await expect(answer).rejects.toMatchObject({
+      code: 'SANDBOX_UNAVAILABLE',
+      message: expect.stringContaining('did not start within 60 s'),
+    });
+  });
 });

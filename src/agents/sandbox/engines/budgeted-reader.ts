@@ -6,6 +6,8 @@ import type { ReadBudget } from './read-budget.ts';
 import type { ReadReply, ReadRequest } from './read-worker.ts';
 
 const WORKER = fileURLToPath(new URL('./read-worker.ts', import.meta.url));
+/** How long a read process may take to open the file: the time budget starts only after that, so this bounds a start that hangs. */
+const START_LIMIT_MS = 60_000;
 
 interface Pending {
   readonly request: ReadRequest;
@@ -65,8 +67,16 @@ export class BudgetedReader {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
+    const startLimit = setTimeout(() => {
+      if (this.#child !== child || this.#ready) return;
+      this.#child = undefined;
+      child.kill('SIGKILL');
+      this.#failAll(SandboxErrors.SANDBOX_UNAVAILABLE({ detail: `the read process did not start within ${START_LIMIT_MS / 1000} s` }));
+    }, START_LIMIT_MS);
+    startLimit.unref();
     child.on('message', (reply: ReadReply) => {
       if ('ready' in reply) {
+        clearTimeout(startLimit);
         if (this.#child !== child) return;
         this.#ready = true;
         for (const waiting of this.#pending.values()) this.#send(child, waiting);
@@ -80,6 +90,7 @@ export class BudgetedReader {
       else pending.reject(errorFromJson(reply.error));
     });
     child.on('exit', () => {
+      clearTimeout(startLimit);
       if (this.#child !== child) return;
       this.#child = undefined;
       this.#ready = false;

@@ -40,6 +40,7 @@ describe('the read path answers every schema-reading pragma', () => {
     'PRAGMA user_version',
     'PRAGMA Journal_Mode',
     "SELECT name FROM pragma_table_info('customers')",
+    'EXPLAIN QUERY PLAN SELECT * FROM customers WHERE id = 1',
   ])('%s', (sql) => {
     expect(engine.querySync(sql).columns.length).toBeGreaterThan(0);
   });
@@ -57,6 +58,10 @@ describe('the read path runs the pure functions on its allowlist', () => {
     ["SELECT '{\"a\":7}' ->> '$.a' AS v, sqlite_compileoption_used('THREADSAFE') AS w", { v: 7, w: 1 }],
   ])('%s', (sql, row) => {
     expect(engine.querySync(sql).rows).toEqual([row]);
+  });
+
+  it('answers through the asynchronous read path too, in process when the engine has no read budget', async () => {
+    expect((await engine.query('SELECT count(*) AS n FROM customers')).rows).toEqual([{ n: 5 }]);
   });
 
   it('runs window functions and the statistics aggregates', () => {

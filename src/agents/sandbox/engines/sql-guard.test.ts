@@ -123,6 +123,7 @@ describe('single statement check', () => {
 
   it('reads a statement’s kind past comments of every shape', () => {
     expect(statementKind('-- only a comment')).toBe('');
+    expect(statementKind('(SELECT 1)')).toBe('');
     expect(statementKind('/*/ x */ select 1')).toBe('SELECT');
     expect(statementKind('-- a\n-- b\nDELETE FROM t')).toBe('DELETE');
   });

@@ -198,6 +198,12 @@ describe('risk target paths', () => {
     'a/etc/passwd',
     'x~',
     '/tmp/x',
+    '/mnt/usb/boot/x',
+    '/mnt/usb/etc/fstab',
+    'a\\\\.\\b',
+    '/mnt/usb/dev/sda',
+    '/dev/memory',
+    '/dev/kmemx',
   ])('%s is a near miss: no protected kind', (path) => {
     expect(pathKind(path)).toBeUndefined();
   });
