@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { UnitOfWork } from '../../src/core/store/index.ts';
-import { createLedgerAgent, createLedgerModel, type LedgerRecorder, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
+import { testStoreFactories } from '../../src/testing/index.ts';
+import { twoLedgerReplicas } from './two-ledger-replicas.ts';
 
 const user = { userId: 7, username: 'paula', roles: ['user'] };
 const approver = { userId: 1, username: 'alice', roles: ['approver'] };
@@ -19,18 +19,7 @@ describe.each(testStoreFactories().map((factory) => [factory.dialect, factory] a
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
 
-    async function twoReplicas(): Promise<{ testStore: TestStore; recorder: LedgerRecorder; first: Runtime; second: Runtime }> {
-      const testStore = await factory.create();
-      cleanups.push(() => testStore.dispose());
-      const recorder: LedgerRecorder = { reads: 0, transfers: [] };
-      const start = () =>
-        createRuntime({ store: testStore.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-      const first = await start();
-      cleanups.push(() => first.close());
-      const second = await start();
-      cleanups.push(() => second.close());
-      return { testStore, recorder, first, second };
-    }
+    const twoReplicas = () => twoLedgerReplicas(factory, cleanups);
 
     it('answers as the stored session says (no longer waiting) when the call was decided elsewhere, and runs nothing', async () => {
       const { recorder, first, second } = await twoReplicas();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/index.ts';
-import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
-import { createLedgerAgent, createLedgerModel, type LedgerRecorder, type TestStore, testStoreFactories } from '../../src/testing/index.ts';
+import { testStoreFactories } from '../../src/testing/index.ts';
+import { twoLedgerReplicas } from './two-ledger-replicas.ts';
 
 const user = { userId: 7, username: 'paula', roles: ['user'] };
 const approver = { userId: 1, username: 'alice', roles: ['approver'] };
@@ -18,18 +18,7 @@ describe.each(testStoreFactories().map((factory) => [factory.dialect, factory] a
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
 
-    async function twoReplicas(): Promise<{ testStore: TestStore; recorder: LedgerRecorder; first: Runtime; second: Runtime }> {
-      const testStore = await factory.create();
-      cleanups.push(() => testStore.dispose());
-      const recorder: LedgerRecorder = { reads: 0, transfers: [] };
-      const start = () =>
-        createRuntime({ store: testStore.store, agents: [createLedgerAgent(recorder)], model: () => createLedgerModel() });
-      const first = await start();
-      cleanups.push(() => first.close());
-      const second = await start();
-      cleanups.push(() => second.close());
-      return { testStore, recorder, first, second };
-    }
+    const twoReplicas = () => twoLedgerReplicas(factory, cleanups);
 
     it('takes the turn again on the stored session, audits the read that ran on the stale one, and stores the turn once', async () => {
       const { testStore, recorder, first, second } = await twoReplicas();
