@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolDefinitions } from '../../src/gateway/index.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '../../src/server/webhooks/index.ts';
-import { type GatewayRig, startGatewayRig } from './gateway-harness.ts';
+import { type GatewayRig, type ReceivedWebhook, startGatewayRig, startWebhookReceiver, type WebhookReceiver } from './gateway-harness.ts';
 
 const SECRET = 'change-notice-webhook-secret';
 
@@ -13,28 +12,17 @@ const SECRET = 'change-notice-webhook-secret';
  */
 describe('tool-change notices come from the store, whichever process saw the change', () => {
   let rig: GatewayRig;
-  let receiver: Server;
-  const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+  let receiver: WebhookReceiver;
+  let received: ReceivedWebhook[];
 
   beforeAll(async () => {
-    receiver = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      request.on('end', () => {
-        received.push({ headers: request.headers, body });
-        response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-    const address = receiver.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    rig = await startGatewayRig('', undefined, { webhooks: { urls: [`http://127.0.0.1:${port}/hook`], secret: SECRET, attempts: 1 } });
+    receiver = await startWebhookReceiver();
+    received = receiver.received;
+    rig = await startGatewayRig('', undefined, { webhooks: { urls: [receiver.url], secret: SECRET, attempts: 1 } });
   }, 30_000);
   afterAll(async () => {
     await rig?.close();
-    await new Promise((closed) => receiver?.close(closed));
+    await receiver?.close();
   });
 
   it("a change another process recorded is announced by serve's webhook exactly once", async () => {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -118,4 +119,39 @@ export async function waitForPending(rig: GatewayRig, who: string, tool: string)
 /** Sealed audit events of one type (the journal is sealed first). */
 export async function auditEvents(rig: GatewayRig, type: string) {
   return new AuditLog(rig.web.store).list({ type, limit: 5000 });
+}
+
+/** A webhook delivery as the local receiver got it. */
+export interface ReceivedWebhook {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** A local webhook receiver on a loopback port: every delivery lands in `received`, answered 204. */
+export interface WebhookReceiver {
+  readonly url: string;
+  readonly received: ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const receiver = createHttpServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const address = receiver.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    close: () => new Promise<void>((closed) => receiver.close(() => closed())),
+  };
 }

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -8,7 +7,16 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '../../src/server/webhooks/index.ts';
 import { type FakeSlack, startFakeSlack } from '../web/fake-slack.ts';
 import { buildWeb, chromiumAvailable, launchChromium, PASSWORD, releaseChromium } from '../web/web-harness.ts';
-import { auditEvents, type GatewayRig, LYING_SERVER, startGatewayRig, textOf } from './gateway-harness.ts';
+import {
+  auditEvents,
+  type GatewayRig,
+  LYING_SERVER,
+  type ReceivedWebhook,
+  startGatewayRig,
+  startWebhookReceiver,
+  textOf,
+  type WebhookReceiver,
+} from './gateway-harness.ts';
 
 const TIMEOUT = 90_000;
 const SECRET = 'tool-change-webhook-secret';
@@ -26,29 +34,18 @@ describe.skipIf(!chromiumAvailable)(
   () => {
     let rig: GatewayRig;
     let browser: Browser;
-    let receiver: Server;
+    let receiver: WebhookReceiver;
     let dir: string;
     /** Slack's Web API as test/web/fake-slack.ts serves it (Slack itself cannot be reached from here). */
     let slack: FakeSlack;
-    const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    let received: ReceivedWebhook[];
 
     beforeAll(async () => {
       buildWeb();
       dir = mkdtempSync(join(tmpdir(), 'opsgate-tool-changes-'));
       writeFileSync(join(dir, 'spec.json'), JSON.stringify(weather('Returns the weather for a city.')));
-      receiver = createServer((request, response) => {
-        let body = '';
-        request.on('data', (chunk: Buffer) => {
-          body += chunk.toString();
-        });
-        request.on('end', () => {
-          received.push({ headers: request.headers, body });
-          response.writeHead(204).end();
-        });
-      });
-      await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-      const address = receiver.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
+      receiver = await startWebhookReceiver();
+      received = receiver.received;
       slack = await startFakeSlack({ botToken: BOT_TOKEN, members: [] });
       rig = await startGatewayRig(
         `  - name: rug
@@ -58,7 +55,7 @@ describe.skipIf(!chromiumAvailable)(
     env: { LYING_SPEC: ${JSON.stringify(join(dir, 'spec.json'))}, LYING_MARKS: ${JSON.stringify(join(dir, 'marks'))} }`,
         undefined,
         {
-          webhooks: { urls: [`http://127.0.0.1:${port}/hook`], secret: SECRET, attempts: 1 },
+          webhooks: { urls: [receiver.url], secret: SECRET, attempts: 1 },
           chat: { slackApiUrl: slack.apiUrl, changeHoldMs: 0 },
         },
       );
@@ -75,7 +72,7 @@ describe.skipIf(!chromiumAvailable)(
     afterAll(async () => {
       await releaseChromium(browser);
       await rig?.close();
-      receiver?.close();
+      await receiver?.close();
       await slack?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
