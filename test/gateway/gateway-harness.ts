@@ -11,7 +11,7 @@ import { UserRepository } from '../../src/core/identity/users.ts';
 import { Gateway, parseGatewayConfig, startGatewayHttp } from '../../src/gateway/index.ts';
 import type { McpHttpHost } from '../../src/mcp/http-host.ts';
 import type { ChatIntegrationOptions } from '../../src/server/integrations/index.ts';
-import type { WebhookOptions } from '../../src/server/webhooks/index.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature, type WebhookOptions } from '../../src/server/webhooks/index.ts';
 import { startWebServer, type WebServer } from '../web/web-harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -125,6 +125,16 @@ export async function auditEvents(rig: GatewayRig, type: string) {
 export interface ReceivedWebhook {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: string;
+}
+
+/** Whether a delivery carries opsgate's webhook signature made with `secret` over its timestamp and body. */
+export function isSignedWith(delivery: ReceivedWebhook, secret: string): boolean {
+  return verifyWebhookSignature(
+    secret,
+    String(delivery.headers[TIMESTAMP_HEADER]),
+    delivery.body,
+    String(delivery.headers[SIGNATURE_HEADER]),
+  );
 }
 
 /** A local webhook receiver on a loopback port: every delivery lands in `received`, answered 204. */
