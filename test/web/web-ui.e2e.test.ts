@@ -266,4 +266,27 @@ describe.skipIf(!chromiumAvailable)('web UI in Chromium against a real server', 
     },
     TIMEOUT,
   );
+  it(
+    'a hash that changes while the page starts is the screen shown (a navigation before the router listens is not lost)',
+    async () => {
+      const early = await (await browser.newContext()).newPage();
+      await signIn(early, 'john_doe');
+      // The hash moves, and its event is gone, just before the router starts listening: as when a
+      // test or a person follows a link in the moment between the first paint and the listener.
+      await early.addInitScript(() => {
+        const listen = window.addEventListener.bind(window);
+        let moved = false;
+        window.addEventListener = ((type: string, listener: EventListener, options?: boolean | AddEventListenerOptions) => {
+          if (type === 'hashchange' && !moved) {
+            moved = true;
+            history.replaceState(null, '', '#/no-such-page');
+          }
+          listen(type, listener, options);
+        }) as typeof window.addEventListener;
+      });
+      await early.reload();
+      await early.getByTestId('not-found').waitFor();
+    },
+    TIMEOUT,
+  );
 });

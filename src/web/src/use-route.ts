@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 /** Hash routes: `#/`, `#/sessions/<id>`, `#/audit`, `#/inbox`, `#/admin` (`#/admin/hosts` jumps to hosts). Hash routing needs no server fallback. */
 export type Route =
@@ -23,13 +23,16 @@ function parseRoute(hash: string): Route {
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const update = () => setRoute(parseRoute(location.hash));
+    const update = () => setHash(location.hash);
     addEventListener('hashchange', update);
+    // The listener starts after the first paint: a hash that changed before then fired its event to
+    // nobody, and the page would stay on the screen it started with.
+    update();
     return () => removeEventListener('hashchange', update);
   }, []);
-  return route;
+  return useMemo(() => parseRoute(hash), [hash]);
 }
 
 export function navigate(hash: string): void {
