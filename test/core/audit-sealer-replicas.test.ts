@@ -82,4 +82,28 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
     expect(await audit.verify()).toMatchObject({ ok: true });
     await audit.close();
   });
+
+  it('a reader waits in line for another replica’s seal, then sees every event (readers seal first)', async () => {
+    created = await postgresTestStore.create();
+    const { store } = created;
+    holder = new pg.Client({ connectionString: created.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [SEALER_LOCK_KEY]);
+    // Only the reader seals here: the background sealer waits an hour.
+    const audit = new AuditLog(store, undefined, { sealDelayMs: 3_600_000 });
+    for (let index = 0; index < 3; index += 1) await audit.append({ type: 'probe', actor: 'system', payload: { index } });
+    const listing = audit.list();
+    let queued = 0;
+    for (let attempt = 0; attempt < 200 && queued === 0; attempt += 1) {
+      await sleep(10);
+      const { rows } = await sql<{ count: string }>`
+        select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
+      queued = Number(rows[0]!.count);
+    }
+    expect(queued).toBe(1);
+    await holder.query('commit');
+    expect((await listing).map((event) => event.payload.index)).toEqual([0, 1, 2]);
+    await audit.close();
+  });
 });

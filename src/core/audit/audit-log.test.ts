@@ -118,6 +118,14 @@ describe('the audit log', () => {
     expect(await store.db.selectFrom('audit_pending').selectAll().execute()).toEqual([]);
   });
 
+  it('a journaled event waiting for the background sealer does not keep the process alive', async () => {
+    const { audit } = await sealer();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    await audit.append(warning(1));
+    expect(timers()).toBe(before);
+  });
+
   it('tells how long each sealed event waited in the journal, never less than zero', async () => {
     const { audit, clock } = await sealer();
     const waited: number[] = [];
