@@ -115,6 +115,27 @@ describe('the background sealer, on a clock the test moves', () => {
     }
   });
 
+  it('a log closed while its sealer waits for a commit leaves nothing riding on the store’s commits', async () => {
+    const { store, audit, count, turn, dispose } = await sealerOnFakeClock();
+    const other = new AuditLog(store, undefined, { sealDelayMs: 3_600_000 });
+    try {
+      await audit.append({ type: 'warning', actor: 'system', payload: { n: 1 } });
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      await audit.close();
+      expect(await count('audit_pending')).toBe(0);
+      // Another log's event on the same store: the closed log's sealer must not chain it on this commit.
+      const unit = new UnitOfWork();
+      other.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n: 2 } });
+      await unit.commit(store);
+      await turn();
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(await count('audit_pending')).toBe(1);
+    } finally {
+      await other.close();
+      await dispose();
+    }
+  });
+
   // Attempts while every seal fails: the first at the seal delay waits for a commit, and with none it
   // seals on its own at 200 ms; each failure doubles the wait from the seal delay, up to 5 s.
   const FAILING_ATTEMPTS_MS = [200, 400, 800, 1_600, 3_200, 6_400, 11_400];
