@@ -88,6 +88,19 @@ describe('CommandValidator behaviour', () => {
     expect(validator.validate(wrap(command), 'linux')).toMatchObject({ verdict: 'block', rule: 'nesting-too-deep' });
   });
 
+  it('AR-01 checks a line whose heredoc never closes once more, closed, one level deeper', () => {
+    let command = 'cat <<EOF';
+    for (let level = 0; level < MAX_NESTING - 1; level++) command = `sh -c ${JSON.stringify(command)}`;
+    expect(validator.validate(command, 'linux')).toMatchObject({ verdict: 'allow' });
+    expect(validator.validate(`sh -c ${JSON.stringify(command)}`, 'linux')).toEqual({
+      verdict: 'block',
+      rule: 'nesting-too-deep',
+      category: 'obfuscation',
+      segment: 'cat <<EOF\nEOF',
+      reason: `more than ${MAX_NESTING} nested wrappers`,
+    });
+  });
+
   it('AR-01 allows exactly MAX_NESTING levels of cmd /c on Windows, and blocks one more', () => {
     let command = 'Get-Volume';
     for (let level = 0; level < MAX_NESTING; level++) command = `cmd /c ${command}`;
