@@ -18,7 +18,7 @@ export interface WorkerTask {
   readonly warmup: number;
   /** Distinguishes the users of each process so amounts and sessions never collide. */
   readonly worker: number;
-  /** Before reporting ready, idle this long with the runtime open and measure its CPU (heartbeat, timers). Default 0. */
+  /** Before reporting ready, idle twice this long with the runtime open and measure its CPU in the second half (heartbeat, timers). Default 0. */
   readonly idleMs?: number;
 }
 
@@ -56,7 +56,9 @@ async function flushBackendStatistics(store: Store): Promise<void> {
   await Promise.all(Array.from({ length: store.poolSize }, () => sql`select pg_stat_force_next_flush(), pg_sleep(0.05)`.execute(store.db)));
 }
 
+/** CPU per second of an idle runtime, measured after as long again to settle (the warm-up's GC and JIT work would count otherwise). */
 async function idleCpuPerSecond(idleMs: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
   const cpuBefore = processCpuMs();
   await new Promise((resolve) => setTimeout(resolve, idleMs));
   return ((processCpuMs() - cpuBefore) * 1000) / idleMs;

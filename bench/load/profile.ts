@@ -117,7 +117,7 @@ async function replicaRoundTrips(databaseUrl: string): Promise<{ result: DriveRe
       scenarios: Math.floor(scenarios / processes),
       warmup: 100,
       worker,
-      idleMs: 3000,
+      idleMs: 2000,
     };
     const child = fork(join(import.meta.dirname, 'opsgate-worker.ts'), [JSON.stringify(task)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
