@@ -108,7 +108,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'src/agents/sandbox/engines/sql-guard.ts',
       'src/agents/sandbox/engines/read-budget.ts',
       // The SQLite engine's read path: #prepareRead, query, querySync.
-      'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
+      'src/agents/sandbox/engines/sqlite-engine.ts:107-130',
     ],
     // Not the runaway-read suite (read-budget.test.ts) nor the property test: every static mutant
     // runs the whole list, and those two start read processes and wait out budgets for each.
