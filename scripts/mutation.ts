@@ -81,8 +81,16 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
     postgres: true,
   },
   'audit-sealer': {
-    mutate: ['src/core/audit/audit-log.ts', 'src/core/audit/chain-hash.ts', 'src/core/audit/checkpoints.ts'],
-    tests: AUDIT_SUITES,
+    mutate: [
+      'src/core/audit/audit-log.ts',
+      'src/core/audit/chain-hash.ts',
+      'src/core/audit/checkpoints.ts',
+      // The sealer's ride on a turn's commit (issue 32): runRider and rideOnNextCommit, by line (if
+      // unit-of-work.ts changes above them, move the ranges).
+      'src/core/store/unit-of-work.ts:318-328',
+      'src/core/store/unit-of-work.ts:370-384',
+    ],
+    tests: [...AUDIT_SUITES, 'src/core/store/unit-of-work.rider.test.ts'],
     postgres: true,
   },
   'cedar-adapter': {
@@ -100,7 +108,7 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'src/agents/sandbox/engines/sql-guard.ts',
       'src/agents/sandbox/engines/read-budget.ts',
       // The SQLite engine's read path: #prepareRead, query, querySync.
-      'src/agents/sandbox/engines/sqlite-engine.ts:107-128',
+      'src/agents/sandbox/engines/sqlite-engine.ts:107-130',
     ],
     // Not the runaway-read suite (read-budget.test.ts) nor the property test: every static mutant
     // runs the whole list, and those two start read processes and wait out budgets for each.

@@ -499,6 +499,11 @@ const SYSTEM_EFFECTS: readonly Case[] = [
   ['rpm -qi nginx', 'low', 'read-only diagnostics: rpm'],
   ['rpm -i x.rpm', 'high', '`rpm -i x.rpm` installs or removes packages'],
   ['rpm -e nginx', 'high', '`rpm -e nginx` installs or removes packages'],
+  // A package file whose name holds a query option's letters is still installed.
+  ['rpm -Uvh nginx-quic-1.25.rpm', 'high', '`rpm -Uvh nginx-quic-1.25.rpm` installs or removes packages'],
+  ['rpm -i tools--query.rpm', 'high', '`rpm -i tools--query.rpm` installs or removes packages'],
+  ['rpm -i agent-V2.rpm', 'high', '`rpm -i agent-V2.rpm` installs or removes packages'],
+  ['rpm -i agent--verify.rpm', 'high', '`rpm -i agent--verify.rpm` installs or removes packages'],
   ['apt list --installed', 'medium', '`apt list --installed` reads packages'],
   ['apt show nginx', 'medium', '`apt show nginx` reads packages'],
   ['apt search nginx', 'medium', '`apt search nginx` reads packages'],

@@ -62,6 +62,34 @@ describe('troubleshoot command risk (docs/risk.md)', () => {
     expect(risk.assess('type zero.bin >\\\\.\\PhysicalDrive1', 'windows').level).toBe('critical');
     expect(risk.assess('dir > C:\\out.txt', 'windows').level).toBe('high');
   });
+
+  it.each([
+    ['cmd /c dir', 'low', 'read-only diagnostics: get-childitem'],
+    ['cmd.exe /c Get-Volume', 'low', 'read-only diagnostics: get-volume'],
+    ['powershell -Command "Get-Service"', 'low', 'read-only diagnostics: get-service'],
+    ['pwsh -c Get-Process', 'low', 'read-only diagnostics: get-process'],
+    // -EncodedCommand of "Get-Volume" (UTF-16LE, base64).
+    ['powershell -EncodedCommand RwBlAHQALQBWAG8AbAB1AG0AZQA=', 'low', 'read-only diagnostics: get-volume'],
+    ['cmd /c del /s /q C:\\Windows', 'high', '`remove-item /s /q C:\\Windows` changes the system (remove-item)'],
+    ['cmd /c "Get-Volume & Format-Volume -DriveLetter D"', 'critical', '`format-volume -DriveLetter D` writes to a disk or filesystem'],
+    ['cmd /c Get-Volume > C:\\Windows\\x.txt', 'high', '`cmd /c Get-Volume > C:\\Windows\\x.txt` writes to C:\\Windows\\x.txt'],
+    ['powershell -File x.ps1', 'high', '`powershell -File x.ps1` runs a powershell script'],
+    ['powershell -Command $script', 'high', '`(expression)` is a program opsgate does not know; it could change anything'],
+    // A wrapper with nothing to run (`cmd /k` then reads its input) is not known to be harmless.
+    ['cmd /k', 'high', '`cmd /k` is a program opsgate does not know; it could change anything'],
+  ])('a Windows wrapper is scored by what it runs, as sh -c is: %s is %s', (command, level, reason) => {
+    expect(risk.assess(command, 'windows')).toEqual({ level, reason });
+  });
+
+  it.each([
+    ['cmd /c', (inner: string) => `cmd /c ${inner}`],
+    ['powershell -Command', (inner: string) => `powershell -Command "${inner.replace(/"/g, '""')}"`],
+  ])('reads MAX_NESTING levels of %s on Windows, and scores one more as too deep to read', (_name, wrap) => {
+    let command = 'Get-Volume';
+    for (let level = 0; level < MAX_NESTING; level++) command = wrap(command);
+    expect(risk.assess(command, 'windows')).toEqual({ level: 'low', reason: 'read-only diagnostics: get-volume' });
+    expect(risk.assess(wrap(command), 'windows')).toEqual({ level: 'high', reason: '`Get-Volume` cannot be read safely' });
+  });
 });
 
 describe('H1-new: risk from what the command does, not its program name (review 2026-11-26)', () => {

@@ -96,7 +96,12 @@ export class CommandRiskAssessor {
   #windows(line: string, depth: number, out: Scored[]): void {
     const scan = depth > MAX_NESTING ? undefined : scanWindowsCommandLine(line);
     if (!scan || scan.blocked) return void out.push({ ...effect('high', `\`${line}\` cannot be read safely`), command: '' });
-    for (const command of scan.commands) this.#push(command, scoreSimpleCommand(withWindowsRedirects(command), false), out);
+    // A wrapper (`cmd /c dir`) is scored by what it runs, which is scored on its own below, as `sh -c` is.
+    const wrappers = new Set(
+      scan.nested.filter((nested) => nested.wrapped && nested.source.text.trim() !== '').map((nested) => nested.segment),
+    );
+    for (const command of scan.commands)
+      this.#push(command, scoreSimpleCommand(withWindowsRedirects(command), wrappers.has(command.segment)), out);
     for (const nested of scan.nested) {
       if (nested.source.static) this.#windows(nested.source.text, depth + 1, out);
       else out.push({ ...effect('high', `runs code known only at run time (${nested.via})`), command: '' });

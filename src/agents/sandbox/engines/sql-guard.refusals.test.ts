@@ -56,6 +56,8 @@ describe('a refusal on the read path names the action, what it touches and why',
     ['DETACH DATABASE main', 'DETACH', 'DETACH main would reach another database file (ATTACH and VACUUM INTO are refused)'],
     ['COMMIT', 'TRANSACTION', 'TRANSACTION COMMIT is reserved to the transaction handle'],
     ['SAVEPOINT s', 'SAVEPOINT', 'SAVEPOINT BEGIN s is reserved to the transaction handle'],
+    // An empty name is no part of what the statement touches (no double space, no quotes).
+    ['SAVEPOINT ""', 'SAVEPOINT', 'SAVEPOINT BEGIN is reserved to the transaction handle'],
     ['REINDEX', 'REINDEX', 'REINDEX sqlite_autoindex_order_items_1 is not allowed'],
     ['VACUUM', 'VACUUM', 'VACUUM statements do not run on the read path'],
   ])('%j: %s', (sql, action, reason) => {

@@ -106,10 +106,12 @@ export class SqliteSandboxEngine implements SandboxEngine {
 
   #prepareRead(sql: string): StatementSync {
     const cached = this.#cache.get(sql);
+    // Stryker disable all: a cache of prepared statements (SQLite re-prepares one, authorizer included, when the schema changed); with it, without it or with another size every read answers the same. Its size bounds memory only
     if (cached) return cached;
     const statement = this.#readGuard.prepare(this.#readDb, sql);
     if (this.#cache.size >= this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(sql, statement);
+    // Stryker restore all
     return statement;
   }
 

@@ -20,6 +20,11 @@ describe('scanWindowsCommandLine', () => {
     expect(scan.nested.map((n) => n.source.text.trim())).toEqual(['$_.Status -eq "Running"', 'hostname', 'dir C:\\']);
   });
 
+  it('AR-06 reads a doubled quote inside a quoted word as one quote of that kind', () => {
+    const scan = scanWindowsCommandLine(`Write-Output 'it''s' "say ""hi""" 'a""b' "c''d"`);
+    expect(scan.commands[0]!.args.map((word) => word.text)).toEqual(["it's", 'say "hi"', 'a""b', "c''d"]);
+  });
+
   it('AR-06 marks computed command names as not static', () => {
     expect(scanWindowsCommandLine('& $tool C:\\').commands[0]!.nameIsStatic).toBe(false);
     expect(scanWindowsCommandLine('& "C:\\Program Files\\x.exe" /q').commands[0]).toMatchObject({ nameIsStatic: true, program: 'x' });

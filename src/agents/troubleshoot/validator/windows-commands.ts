@@ -66,6 +66,8 @@ interface NestedScript {
   readonly source: Word;
   readonly via: string;
   readonly segment: string;
+  /** The command of `segment` runs this script as its own (`cmd /c`, `powershell -Command`, `Start-Process`), rather than a group in the line. */
+  readonly wrapped?: true;
 }
 
 export interface WindowsScan {
@@ -343,7 +345,7 @@ const POWERSHELL_VALUE_PARAMETERS = [
 function embeddedScripts(command: SimpleCommand, segment: Segment, line: string, text: string): NestedScript[] {
   const tokens = segment.tokens;
   const found: NestedScript[] = [];
-  const push = (source: Word, via: string) => found.push({ source, via, segment: text });
+  const push = (source: Word, via: string) => found.push({ source, via, segment: text, wrapped: true });
   switch (command.program) {
     case 'cmd': {
       const index = tokens.findIndex((t, i) => i > 0 && /^\/[ckr]$/i.test(t.text));

@@ -131,4 +131,28 @@ describe('the Cedar adapter', () => {
     };
     expect(() => createCedarPolicy(broken)).toThrow(/^The Cedar policy in \/etc\/opsgate\/policy is invalid: .+\. Fix it and check it/);
   });
+
+  it('names every policy Cedar cannot parse, one after another', () => {
+    const broken = (id: string) => ({ id, file: `${id}.cedar`, effect: 'permit' as const, text: 'permit (principal, action' });
+    const set = {
+      dir: '/etc/opsgate/policy',
+      schema: policySchema(),
+      policies: new Map([
+        ['p', broken('p')],
+        ['q', broken('q')],
+      ]),
+    };
+    expect(() => createCedarPolicy(set)).toThrow(
+      expect.objectContaining({
+        code: 'POLICY_INVALID',
+        fields: {
+          dir: '/etc/opsgate/policy',
+          // Both, in the order Cedar reports them (not a fixed one).
+          detail: expect.stringMatching(
+            /^failed to parse policy with id `[pq]` from string: unexpected end of input; failed to parse policy with id `[pq]` from string: unexpected end of input$/,
+          ),
+        },
+      }),
+    );
+  });
 });
