@@ -609,10 +609,19 @@ describe('audit verify names each break on its own', () => {
     };
     const gap = (status: string, events: string) =>
       `1 tool call(s) lack their audit events: transfer call ${callId} (${status}) has no ${events} event`;
+    // Each gap closes once the event it names is in the chain: every type of it counts as evidence.
+    const recorded = async (type: string) => {
+      await audit.append({ sessionId: refused.id, type, actor: 'system', payload: { callId } });
+      return (await audit.verify()).reason;
+    };
     expect(await forge('approved', 'mallory')).toBe(gap('approved', 'tool_approved/tool_auto_approved'));
+    expect(await recorded('tool_auto_approved')).toBeUndefined();
     expect(await forge('executing', null)).toBe(gap('executing', 'tool_executing'));
+    expect(await recorded('tool_executing')).toBeUndefined();
     expect(await forge('failed', null)).toBe(gap('failed', 'tool_failed'));
+    expect(await recorded('tool_failed')).toBeUndefined();
     expect(await forge('unknown', null)).toBe(gap('unknown', 'tool_unknown'));
+    expect(await recorded('tool_unknown')).toBeUndefined();
     await fixture.store.db.deleteFrom('tool_calls').execute();
     expect(await audit.verify()).toMatchObject({ ok: true, callsChecked: 0 });
   });
