@@ -18,6 +18,8 @@ export interface WorkerTask {
   readonly warmup: number;
   /** Distinguishes the users of each process so amounts and sessions never collide. */
   readonly worker: number;
+  /** Before reporting ready, idle twice this long with the runtime open and measure its CPU in the second half (heartbeat, timers). Default 0. */
+  readonly idleMs?: number;
 }
 
 export interface WorkerReport {
@@ -31,6 +33,8 @@ export interface WorkerReport {
   readonly warmupTransfers: number;
   /** CPU milliseconds this process spent in the measured run. */
   readonly cpuMs: number;
+  /** CPU milliseconds per second while idling (`WorkerTask.idleMs`), when measured. */
+  readonly idleCpuMsPerSecond?: number;
 }
 
 async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store: Store; runtime: Runtime }> {
@@ -52,6 +56,14 @@ async function flushBackendStatistics(store: Store): Promise<void> {
   await Promise.all(Array.from({ length: store.poolSize }, () => sql`select pg_stat_force_next_flush(), pg_sleep(0.05)`.execute(store.db)));
 }
 
+/** CPU per second of an idle runtime, measured after as long again to settle (the warm-up's GC and JIT work would count otherwise). */
+async function idleCpuPerSecond(idleMs: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const cpuBefore = processCpuMs();
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  return ((processCpuMs() - cpuBefore) * 1000) / idleMs;
+}
+
 async function main(task: WorkerTask): Promise<WorkerReport> {
   const warmRecorder: LedgerRecorder = { reads: 0, transfers: [] };
   const warm = await open(task, warmRecorder);
@@ -66,6 +78,7 @@ async function main(task: WorkerTask): Promise<WorkerReport> {
   // 8-process rows' CPU. Its own transfers count with the warm-up's.
   await drive(Math.max(10, task.concurrency), task.concurrency, (i) => ledgerRoundTrip(runtime, 2_000_000 + task.worker * 100_000 + i));
   const warmTransfers = recorder.transfers.length;
+  const idleCpuMsPerSecond = task.idleMs ? await idleCpuPerSecond(task.idleMs) : undefined;
   await flushBackendStatistics(store);
   process.send?.({ type: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
@@ -77,6 +90,7 @@ async function main(task: WorkerTask): Promise<WorkerReport> {
   return {
     ...result,
     cpuMs,
+    ...(idleCpuMsPerSecond === undefined ? {} : { idleCpuMsPerSecond }),
     transfers: recorder.transfers.length - warmTransfers,
     warmupTransfers: warmRecorder.transfers.length + warmTransfers,
   };

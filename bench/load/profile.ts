@@ -4,7 +4,10 @@
 // Node and in PostgreSQL, and the Node functions and modules with the most CPU (a V8 CPU profile of
 // the measured run). Options: PROFILE_CONCURRENCY, PROFILE_SCENARIOS, PROFILE_STORE=sqlite (the
 // Node side alone, on a SQLite file), PROFILE_V8=0 (no V8 profile: CPU figures without the
-// profiler's own cost).
+// profiler's own cost), PROFILE_PROCESSES=N (N replicas as forked `opsgate-worker.ts` processes
+// sharing C, as `bench:load` runs them: statements, transactions and CPU per round trip of all of
+// them together, and each process's CPU while it idles with its heartbeat and timers; no V8 profile).
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -15,11 +18,13 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
 import { startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
 import { postgresCpuMs, processCpuMs } from './cpu.ts';
-import { type DriveResult, drive } from './drive.ts';
+import { type DriveResult, drive, HEARTBEAT_MS } from './drive.ts';
 import { ledgerRoundTrip } from './ledger-round-trip.ts';
+import type { WorkerReport, WorkerTask } from './opsgate-worker.ts';
 
 const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 64);
 const scenarios = Number(process.env.PROFILE_SCENARIOS ?? 1000);
+const processes = Number(process.env.PROFILE_PROCESSES ?? 1);
 
 interface ProfileNode {
   id: number;
@@ -94,6 +99,56 @@ async function roundTrips(store: Store): Promise<{ result: DriveResult; profile:
   return { ...measured, close: () => runtime.close() };
 }
 
+/**
+ * The round trips in `processes` forked workers (`bench:load`'s): each warms up, reports ready, and
+ * runs its share once all are ready and have heard of each other at a heartbeat.
+ */
+async function replicaRoundTrips(databaseUrl: string): Promise<{ result: DriveResult; cpuMs: number; idleCpuMsPerSecond: number }> {
+  let go: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  const reports: Array<Promise<WorkerReport>> = [];
+  for (let worker = 0; worker < processes; worker += 1) {
+    const task: WorkerTask = {
+      databaseUrl,
+      sqlitePath: '',
+      concurrency: Math.ceil(concurrency / processes),
+      scenarios: Math.floor(scenarios / processes),
+      warmup: 100,
+      worker,
+      idleMs: 2000,
+    };
+    const child = fork(join(import.meta.dirname, 'opsgate-worker.ts'), [JSON.stringify(task)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const ready = new Promise<void>((resolve) => child.on('message', (message: { type: string }) => message.type === 'ready' && resolve()));
+    reports.push(
+      new Promise((resolve, reject) => {
+        child.on('message', (message: { type: string; report?: WorkerReport }) => message.report && resolve(message.report));
+        child.on('exit', (code) => code !== 0 && reject(new Error(`worker exited with ${code}`)));
+      }),
+    );
+    void started.then(() => child.send('go'));
+    await Promise.race([ready, reports.at(-1)]);
+  }
+  await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 1.5));
+  await beforeMeasuring();
+  const startedAt = performance.now();
+  go();
+  const done = await Promise.all(reports);
+  return {
+    result: {
+      samples: done.flatMap((report) => report.samples),
+      errors: done.flatMap((report) => report.errors),
+      completed: done.reduce((sum, report) => sum + report.completed, 0),
+      elapsedMs: performance.now() - startedAt,
+    },
+    cpuMs: done.reduce((sum, report) => sum + report.cpuMs, 0),
+    idleCpuMsPerSecond: done.reduce((sum, report) => sum + (report.idleCpuMsPerSecond ?? 0), 0),
+  };
+}
+
 let beforeMeasuring = async () => {};
 const rate = (result: DriveResult) =>
   `${result.completed} round trips, ${result.errors.length} errors, ${(result.completed / (result.elapsedMs / 1000)).toFixed(0)}/s`;
@@ -131,15 +186,26 @@ if (process.env.PROFILE_STORE === 'sqlite') {
       await admin.query('SELECT pg_stat_statements_reset()');
       before = await counters();
     };
-    const store = await openStore({ databaseUrl: url.toString(), sqlitePath: '', poolSize: 10 });
-    const { result, profile, cpuMs, close } = await roundTrips(store);
-    await close();
-    await store.close();
+    let measured: { result: DriveResult; profile: CpuProfile; cpuMs: number };
+    if (processes > 1) {
+      const replicas = await replicaRoundTrips(url.toString());
+      measured = { ...replicas, profile: { nodes: [], samples: [], timeDeltas: [] } };
+      console.log(
+        `${processes} processes idling (heartbeat and timers): ${replicas.idleCpuMsPerSecond.toFixed(1)} CPU ms per second in all`,
+      );
+    } else {
+      const store = await openStore({ databaseUrl: url.toString(), sqlitePath: '', poolSize: 10 });
+      const { close, ...inProcess } = await roundTrips(store);
+      measured = inProcess;
+      await close();
+      await store.close();
+    }
+    const { result, profile, cpuMs } = measured;
     // Backends flush their statistics when they exit.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const after = await counters();
     const per = (value: number) => (value / result.completed).toFixed(2);
-    console.log(`PostgreSQL (fsync on), 1 process, C=${concurrency}: ${rate(result)}`);
+    console.log(`PostgreSQL (fsync on), ${processes} process${processes === 1 ? '' : 'es'}, C=${concurrency}: ${rate(result)}`);
     console.log(`transactions per round trip ${per(after.xact - before.xact)}, WAL fsyncs per round trip ${per(after.wal - before.wal)}`);
     console.log(`CPU ms per round trip: Node ${per(cpuMs)}, PostgreSQL ${per(after.cpuMs - before.cpuMs)}`);
     const { rows } = await admin.query<{ calls: string; total: number; query: string }>(

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.ts';
 import { AuditLog } from '../../src/core/audit/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
@@ -20,37 +20,58 @@ interface Replica {
   readonly env: Record<string, string>;
 }
 
-const root = mkdtempSync(join(tmpdir(), 'opsgate-anchor-'));
-const anchorFile = join(root, 'loghost', 'checkpoints.jsonl');
-const auditKey = randomBytes(32).toString('base64');
-const anchorEnv = {
-  OPSGATE_AUDIT_ANCHOR_COMMAND: `mkdir -p '${join(root, 'loghost')}' && cat >> '${anchorFile}'`,
-  OPSGATE_AUDIT_ANCHOR_READ_COMMAND: `cat '${anchorFile}'`,
-};
-let databaseUrl = '';
-let dispose: () => Promise<void> = async () => undefined;
-const replicas: Replica[] = [];
+/** Two replicas on one fresh database, each with its own data directory, sharing one external anchor. */
+interface Rig {
+  readonly root: string;
+  readonly anchorFile: string;
+  openReplica(name: string, env: Record<string, string>): Promise<Replica>;
+  readonly a: Replica;
+  readonly b: Replica;
+}
 
-async function openReplica(name: string, env: Record<string, string>): Promise<Replica> {
-  const dataDir = join(root, name);
-  const fullEnv: Record<string, string> = {
-    OPSGATE_DATA_DIR: dataDir,
-    OPSGATE_DATABASE_URL: databaseUrl,
-    OPSGATE_AUDIT_KEY: auditKey,
-    ...env,
+// Each test builds its own rig inside the test (no shared beforeAll, no order between tests): the
+// mutation run times each test alone and counts what a beforeAll runs as covered by no test.
+async function withRig(test: (rig: Rig) => Promise<void>): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'opsgate-anchor-'));
+  const anchorFile = join(root, 'loghost', 'checkpoints.jsonl');
+  const auditKey = randomBytes(32).toString('base64');
+  const anchorEnv = {
+    OPSGATE_AUDIT_ANCHOR_COMMAND: `mkdir -p '${join(root, 'loghost')}' && cat >> '${anchorFile}'`,
+    OPSGATE_AUDIT_ANCHOR_READ_COMMAND: `cat '${anchorFile}'`,
   };
-  const store = await openStore({
-    dataDir,
-    databaseUrl,
-    auditKey,
-    auditCheckpointFile: '',
-    auditAnchorCommand: fullEnv.OPSGATE_AUDIT_ANCHOR_COMMAND ?? '',
-    auditAnchorReadCommand: fullEnv.OPSGATE_AUDIT_ANCHOR_READ_COMMAND ?? '',
-    poolSize: 2,
-  });
-  const replica = { store, dataDir, env: fullEnv };
-  replicas.push(replica);
-  return replica;
+  const database = await postgresTestStore.create();
+  const stores: Store[] = [];
+  const openReplica = async (name: string, env: Record<string, string>): Promise<Replica> => {
+    const dataDir = join(root, name);
+    const fullEnv: Record<string, string> = {
+      OPSGATE_DATA_DIR: dataDir,
+      OPSGATE_DATABASE_URL: database.url!,
+      OPSGATE_AUDIT_KEY: auditKey,
+      ...env,
+    };
+    const store = await openStore({
+      dataDir,
+      databaseUrl: database.url!,
+      auditKey,
+      auditCheckpointFile: '',
+      auditAnchorCommand: fullEnv.OPSGATE_AUDIT_ANCHOR_COMMAND ?? '',
+      auditAnchorReadCommand: fullEnv.OPSGATE_AUDIT_ANCHOR_READ_COMMAND ?? '',
+      poolSize: 2,
+    });
+    stores.push(store);
+    return { store, dataDir, env: fullEnv };
+  };
+  try {
+    const a = await openReplica('replica-a', anchorEnv);
+    const b = await openReplica('replica-b', anchorEnv);
+    await sealOn(a, 1, 30);
+    await sealOn(b, 31, 30);
+    await test({ root, anchorFile, openReplica, a, b });
+  } finally {
+    for (const store of stores) await store.close();
+    await database.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** `count` events journaled and sealed by this replica's log, a checkpoint every 10 events. */
@@ -75,89 +96,73 @@ async function cliVerify(env: Record<string, string>, ...args: string[]): Promis
 }
 
 describe.skipIf(!testDatabaseUrl)('audit checkpoints on PostgreSQL: the external anchor (review M2-new)', () => {
-  beforeAll(async () => {
-    const database = await postgresTestStore.create();
-    databaseUrl = database.url!;
-    dispose = () => database.dispose();
-    const a = await openReplica('replica-a', anchorEnv);
-    const b = await openReplica('replica-b', anchorEnv);
-    await sealOn(a, 1, 30);
-    await sealOn(b, 31, 30);
-  });
+  it('every checkpoint reaches the one anchor, whichever replica signed it; verify from either replica reads it', () =>
+    withRig(async ({ anchorFile, a, b }) => {
+      const stored = await a.store.db.selectFrom('audit_checkpoints').select('seq').orderBy('seq').execute();
+      const anchored = readFileSync(anchorFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { seq: number }).seq);
+      expect(anchored).toEqual(stored.map((row) => Number(row.seq)));
+      expect(anchored.at(-1)).toBe(60);
+      // Each replica's own file holds only what that replica signed: neither is an anchor for the other.
+      for (const replica of [a, b]) {
+        const local = readFileSync(join(replica.dataDir, 'audit-checkpoints.jsonl'), 'utf8').trim().split('\n');
+        expect(local.length).toBeLessThan(anchored.length);
+      }
+      const cli = await cliVerify(b.env);
+      expect(cli.stdout).toMatch(/^audit chain OK: 60 events verified .*the external anchor \(OPSGATE_AUDIT_ANCHOR_READ_COMMAND\)/);
+      expect(cli.code).toBe(0);
+    }));
 
-  afterAll(async () => {
-    for (const replica of replicas.splice(0)) await replica.store.close();
-    await dispose();
-    rmSync(root, { recursive: true, force: true });
-  });
+  it('tail deleted with the newest checkpoint rows and both replicas files: BROKEN from either replica and from another host', () =>
+    withRig(async ({ root, anchorFile, a, b }) => {
+      const copy = join(root, 'off-host-copy.jsonl');
+      copyFileSync(anchorFile, copy);
+      await a.store.db.deleteFrom('audit_checkpoints').where('seq', '>', 20).execute();
+      await a.store.db.deleteFrom('audit_events').where('seq', '>', 20).execute();
+      for (const replica of [a, b]) rmSync(join(replica.dataDir, 'audit-checkpoints.jsonl'), { force: true });
 
-  it('every checkpoint reaches the one anchor, whichever replica signed it; verify from either replica reads it', async () => {
-    const [a, b] = replicas as [Replica, Replica];
-    const stored = await a.store.db.selectFrom('audit_checkpoints').select('seq').orderBy('seq').execute();
-    const anchored = readFileSync(anchorFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { seq: number }).seq);
-    expect(anchored).toEqual(stored.map((row) => Number(row.seq)));
-    expect(anchored.at(-1)).toBe(60);
-    // Each replica's own file holds only what that replica signed: neither is an anchor for the other.
-    for (const replica of [a, b]) {
-      const local = readFileSync(join(replica.dataDir, 'audit-checkpoints.jsonl'), 'utf8').trim().split('\n');
-      expect(local.length).toBeLessThan(anchored.length);
-    }
-    const cli = await cliVerify(b.env);
-    expect(cli.stdout).toMatch(/^audit chain OK: 60 events verified .*the external anchor \(OPSGATE_AUDIT_ANCHOR_READ_COMMAND\)/);
-    expect(cli.code).toBe(0);
-  });
+      // Without the anchor the shorter chain is consistent: this is the gap the anchor closes.
+      const blind = await cliVerify({ ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: '' });
+      expect(blind.code).toBe(0);
+      expect(blind.stderr).toContain('no external checkpoint anchor was read');
 
-  it('tail deleted with the newest checkpoint rows and both replicas files: BROKEN from either replica and from another host', async () => {
-    const [a, b] = replicas as [Replica, Replica];
-    const copy = join(root, 'off-host-copy.jsonl');
-    copyFileSync(anchorFile, copy);
-    await a.store.db.deleteFrom('audit_checkpoints').where('seq', '>', 20).execute();
-    await a.store.db.deleteFrom('audit_events').where('seq', '>', 20).execute();
-    for (const replica of [a, b]) rmSync(join(replica.dataDir, 'audit-checkpoints.jsonl'), { force: true });
+      for (const replica of [a, b]) {
+        const cli = await cliVerify(replica.env);
+        expect(cli.code).toBe(1);
+        expect(cli.stdout).toContain('covers 60 events: the last 40 were deleted');
+        expect(cli.stdout).toContain('the external anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND)');
+      }
+      const offHost = await cliVerify(
+        { ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: '', OPSGATE_DATA_DIR: join(root, 'verifier') },
+        '--checkpoints',
+        copy,
+      );
+      expect(offHost.code).toBe(1);
+      expect(offHost.stdout).toContain(`(in ${copy}) covers 60 events: the last 40 were deleted`);
+    }));
 
-    // Without the anchor the shorter chain is consistent: this is the gap the anchor closes.
-    const blind = await cliVerify({ ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: '' });
-    expect(blind.code).toBe(0);
-    expect(blind.stderr).toContain('no external checkpoint anchor was read');
+  it('an emptied anchor, an anchor that cannot be read and one that refuses a checkpoint are failures that say what to do', () =>
+    withRig(async ({ root, anchorFile, openReplica, b }) => {
+      writeFileSync(anchorFile, '');
+      const emptied = await cliVerify(b.env);
+      expect(emptied.code).toBe(1);
+      expect(emptied.stdout).toContain("holds none of this store's 6 checkpoint(s): the anchor was emptied or replaced");
 
-    for (const replica of [a, b]) {
-      const cli = await cliVerify(replica.env);
-      expect(cli.code).toBe(1);
-      expect(cli.stdout).toContain('covers 60 events: the last 40 were deleted');
-      expect(cli.stdout).toContain('the external anchor (OPSGATE_AUDIT_ANCHOR_READ_COMMAND)');
-    }
-    const offHost = await cliVerify(
-      { ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: '', OPSGATE_DATA_DIR: join(root, 'verifier') },
-      '--checkpoints',
-      copy,
-    );
-    expect(offHost.code).toBe(1);
-    expect(offHost.stdout).toContain(`(in ${copy}) covers 60 events: the last 40 were deleted`);
-  });
+      const unreadable = await cliVerify({ ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: `cat '${join(root, 'nowhere')}'` });
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.stdout).toMatch(
+        /could not be read \(exit 1: cat: .*nowhere.*\): fix the command, or verify against a copy with --checkpoints FILE/,
+      );
 
-  it('an emptied anchor, an anchor that cannot be read and one that refuses a checkpoint are failures that say what to do', async () => {
-    const b = replicas[1]!;
-    writeFileSync(anchorFile, '');
-    const emptied = await cliVerify(b.env);
-    expect(emptied.code).toBe(1);
-    expect(emptied.stdout).toContain("holds none of this store's 2 checkpoint(s): the anchor was emptied or replaced");
-
-    const unreadable = await cliVerify({ ...b.env, OPSGATE_AUDIT_ANCHOR_READ_COMMAND: `cat '${join(root, 'nowhere')}'` });
-    expect(unreadable.code).toBe(1);
-    expect(unreadable.stdout).toMatch(
-      /could not be read \(exit 1: cat: .*nowhere.*\): fix the command, or verify against a copy with --checkpoints FILE/,
-    );
-
-    const refusing = await openReplica('replica-c', { OPSGATE_AUDIT_ANCHOR_COMMAND: 'echo anchor host down >&2; exit 3' });
-    const audit = new AuditLog(refusing.store);
-    await audit.append({ type: 'tool_approved', actor: 'user:alice', payload: { callId: 'after' } });
-    await expect(audit.checkpoint()).rejects.toMatchObject({
-      code: 'AUDIT_ANCHOR_UNREACHABLE',
-      message: expect.stringContaining('exit 3: anchor host down'),
-    });
-    await audit.close();
-  });
+      const refusing = await openReplica('replica-c', { OPSGATE_AUDIT_ANCHOR_COMMAND: 'echo anchor host down >&2; exit 3' });
+      const audit = new AuditLog(refusing.store);
+      await audit.append({ type: 'tool_approved', actor: 'user:alice', payload: { callId: 'after' } });
+      await expect(audit.checkpoint()).rejects.toMatchObject({
+        code: 'AUDIT_ANCHOR_UNREACHABLE',
+        message: expect.stringContaining('exit 3: anchor host down'),
+      });
+      await audit.close();
+    }));
 });

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/index.ts';
+import { observeTransactions, type TransactionKind, UnitOfWork } from '../../src/core/store/index.ts';
 import { postgresTestStore, type TestStore, testDatabaseUrl } from '../../src/testing/index.ts';
 
 /** The advisory lock replicas' sealers share (audit-log.ts). */
@@ -16,6 +18,7 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
   let created: TestStore | undefined;
   let holder: pg.Client | undefined;
   afterEach(async () => {
+    observeTransactions(undefined);
     await holder?.end().catch(() => {});
     await created?.dispose();
   });
@@ -41,6 +44,66 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await pendingRows(created)).toBe(0);
     expect(await audit.verify()).toMatchObject({ ok: true });
+    await audit.close();
+  });
+
+  it('riding on turns, it takes the lock only if free: the journal waits while another replica seals, and the first commit after goes', async () => {
+    created = await postgresTestStore.create();
+    const { store } = created;
+    holder = new pg.Client({ connectionString: created.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [SEALER_LOCK_KEY]);
+    const kinds: TransactionKind[] = [];
+    observeTransactions({ transaction: (_ms, _retries, _store, kind) => kinds.push(kind) });
+    // A seal delay long enough that turns always commit within it: the sealer rides, never seals alone.
+    const audit = new AuditLog(store, undefined, { sealDelayMs: 500 });
+    const recorded = new UnitOfWork();
+    for (let index = 0; index < 5; index += 1) audit.record(recorded, { type: 'probe', actor: 'system', payload: { index } });
+    await recorded.commit(store);
+    const turn = async () => {
+      const unit = new UnitOfWork();
+      unit.write(async () => {});
+      await unit.commit(store);
+      await sleep(20);
+    };
+
+    // Turns for more than two seal delays: each ride finds the lock taken and leaves the journal alone.
+    for (let index = 0; index < 40; index += 1) await turn();
+    expect(await pendingRows(created)).toBe(5);
+    const { rows: waiting } = await sql<{ count: string }>`
+      select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
+    expect(Number(waiting[0]!.count)).toBe(0);
+
+    await holder.query('commit');
+    for (let attempt = 0; attempt < 200 && (await pendingRows(created)) > 0; attempt += 1) await turn();
+    expect(await pendingRows(created)).toBe(0);
+    expect(kinds.filter((kind) => kind === 'audit-seal')).toEqual([]);
+    expect(await audit.verify()).toMatchObject({ ok: true });
+    await audit.close();
+  });
+
+  it('a reader waits in line for another replica’s seal, then sees every event (readers seal first)', async () => {
+    created = await postgresTestStore.create();
+    const { store } = created;
+    holder = new pg.Client({ connectionString: created.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1)', [SEALER_LOCK_KEY]);
+    // Only the reader seals here: the background sealer waits an hour.
+    const audit = new AuditLog(store, undefined, { sealDelayMs: 3_600_000 });
+    for (let index = 0; index < 3; index += 1) await audit.append({ type: 'probe', actor: 'system', payload: { index } });
+    const listing = audit.list();
+    let queued = 0;
+    for (let attempt = 0; attempt < 200 && queued === 0; attempt += 1) {
+      await sleep(10);
+      const { rows } = await sql<{ count: string }>`
+        select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
+      queued = Number(rows[0]!.count);
+    }
+    expect(queued).toBe(1);
+    await holder.query('commit');
+    expect((await listing).map((event) => event.payload.index)).toEqual([0, 1, 2]);
     await audit.close();
   });
 });

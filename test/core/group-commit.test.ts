@@ -62,6 +62,22 @@ describe.each(testStoreFactories())('group commit ($dialect)', (factory) => {
     expect(transactions).toBeLessThan(ids.length);
   });
 
+  it('units that arrive in one turn of the event loop while a commit slot is free commit in one transaction (PostgreSQL)', async () => {
+    created = await factory.create([probeTable]);
+    let transactions = 0;
+    observeTransactions({
+      transaction: (_ms, _retries, store) => {
+        if (store === created!.store) transactions += 1;
+      },
+    });
+    const ids = Array.from({ length: 8 }, (_, index) => `unit-${index}`);
+    await Promise.all(ids.map((id) => unitWriting(id).commit(created!.store)));
+    expect(await storedIds()).toEqual(ids);
+    // Before, the first two started alone (two free slots) and the other six shared a third; SQLite
+    // has one writer and commits as it did (the first alone, then the rest).
+    expect(transactions).toBe(created.store.dialect === 'postgres' ? 1 : 2);
+  });
+
   it("rows shared by units committed together are written by one statement per group, after each unit's own writes", async () => {
     created = await factory.create([probeTable]);
     let statements = 0;

@@ -5,7 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CallPolicy, createCedarPolicy, loadPolicyDirectory } from '../../src/core/policy/index.ts';
 import { createRuntime, type Runtime, type SessionSnapshot } from '../../src/core/runtime/index.ts';
 import { observeTransactions, openStore, type Store } from '../../src/core/store/index.ts';
-import { createLedgerAgent, createLedgerModel, type TestStoreFactory, testStoreFactories } from '../../src/testing/index.ts';
+import {
+  createLedgerAgent,
+  createLedgerModel,
+  SqliteWalPages,
+  type TestStoreFactory,
+  testStoreFactories,
+} from '../../src/testing/index.ts';
 
 // Issue 24: the figures drifted (SQLite throughput halved between two commits) and nothing
 // noticed. This counts — never times — what one approval round trip costs (send → read → pause,
@@ -25,6 +31,13 @@ const BUDGET = {
   transactions: 4,
   /** Cedar evaluations: run/ask for the read and the transfer, the approver check and the eligible approvers. */
   policyEvaluations: 4,
+  /**
+   * SQLite pages written per round trip (WAL frames, 4 KB each), the session's start included: every
+   * table and index a commit touches is a page of its own. 44 before `core-100-fewer-pages` (a
+   * `sqlite_sequence` page in every commit, `sessions_user` and `tool_calls_status` moved by every
+   * update: 4 + 3 + 1 more); see docs/load-and-faults.md.
+   */
+  sqlitePages: 36,
 };
 
 /**
@@ -40,6 +53,8 @@ interface Counts {
   /** Reads outside a write transaction: each is a transaction of its own. */
   reads: number;
   policyEvaluations: number;
+  /** SQLite only: WAL frames written. */
+  sqlitePages: number;
 }
 
 /** The round trip runs alone, so a plain `select` is one of its own reads (its writes are inserts, updates and `with`s). */
@@ -54,12 +69,14 @@ const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b|^select set_config\('
 async function openCountingStore(
   factory: TestStoreFactory,
   onStatement: (sql: string) => void,
-): Promise<Store & { close(): Promise<void> }> {
+): Promise<Store & { close(): Promise<void>; sqlitePath?: string }> {
   if (factory.dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'opsgate-budget-'));
-    const store = await openStore({ sqlitePath: join(dir, 'opsgate.db'), databaseUrl: '', onStatement });
+    const sqlitePath = join(dir, 'opsgate.db');
+    const store = await openStore({ sqlitePath, databaseUrl: '', onStatement });
     return {
       ...store,
+      sqlitePath,
       close: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -102,7 +119,7 @@ describe('what one approval round trip costs (counted, not timed)', () => {
   it.each(factories.map((factory) => [factory.dialect, factory] as const))(
     'stays within its budget of statements, transactions and policy evaluations on %s',
     async (_dialect, factory) => {
-      const counts: Counts = { statements: 0, writeTransactions: 0, reads: 0, policyEvaluations: 0 };
+      const counts: Counts = { statements: 0, writeTransactions: 0, reads: 0, policyEvaluations: 0, sqlitePages: 0 };
       const onStatement = (sql: string) => {
         if (SEALER_STATEMENT.test(sql) || TRANSACTION_CONTROL.test(sql)) return;
         counts.statements += 1;
@@ -110,6 +127,8 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       };
       const store = await openCountingStore(factory, onStatement);
       cleanups.push(() => store.close());
+      const wal = store.sqlitePath ? new SqliteWalPages(store.sqlitePath) : undefined;
+      if (wal) cleanups.push(() => wal.close());
       const policy = countingPolicy(createCedarPolicy(loadPolicyDirectory()), counts);
       const runtime: Runtime = await createRuntime({
         store,
@@ -139,10 +158,18 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       // Warm up (migrations, prepared statements, the policy's answer cache for other people).
       await roundTrip(0);
       const measured = 5;
-      const costs: Array<{ statements: number; writeTransactions: number; transactions: number; policyEvaluations: number }> = [];
+      const costs: Array<Counts & { transactions: number }> = [];
+      let pagesByOwner = new Map<string, number>();
       for (let index = 1; index <= measured; index += 1) {
         for (const key of Object.keys(counts) as Array<keyof Counts>) counts[key] = 0;
+        await store.flush();
+        wal?.reset();
         await roundTrip(index);
+        await store.flush();
+        if (wal) {
+          pagesByOwner = wal.byOwner();
+          counts.sqlitePages = [...pagesByOwner.values()].reduce((sum, pages) => sum + pages, 0);
+        }
         costs.push({ ...counts, transactions: counts.writeTransactions + counts.reads });
       }
       // The median round trip: timed work that falls into one of them under load (the approver list
@@ -154,14 +181,17 @@ describe('what one approval round trip costs (counted, not timed)', () => {
         writeTransactions: median('writeTransactions'),
         transactions: median('transactions'),
         policyEvaluations: median('policyEvaluations'),
+        ...(wal ? { sqlitePages: median('sqlitePages') } : {}),
       };
       // Printed so a change's effect is visible in the test log, not only when it breaks the budget.
       console.info(`round trip costs ${JSON.stringify(perRoundTrip)} (budget ${JSON.stringify(BUDGET)})`);
+      if (wal) console.info(`pages of the last round trip by table or index: ${JSON.stringify(Object.fromEntries(pagesByOwner))}`);
       expect(perRoundTrip.statements).toBeLessThanOrEqual(BUDGET.statements);
       // Starting the session is its own transaction; the round trip itself takes three.
       expect(perRoundTrip.writeTransactions).toBeLessThanOrEqual(BUDGET.writeTransactions + 1);
       expect(perRoundTrip.transactions).toBeLessThanOrEqual(BUDGET.transactions);
       expect(perRoundTrip.policyEvaluations).toBeLessThanOrEqual(BUDGET.policyEvaluations);
+      if (wal) expect(perRoundTrip.sqlitePages).toBeLessThanOrEqual(BUDGET.sqlitePages);
     },
   );
 

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { observeTransactions, openStore, type TransactionKind, UnitOfWork } from '../store/index.ts';
+import { AuditKey } from './audit-key.ts';
 import { AuditLog } from './audit-log.ts';
 
 describe('the background sealer shared among replicas', () => {
@@ -54,4 +56,119 @@ describe('the background sealer shared among replicas', () => {
       await store.close();
     }
   });
+});
+
+// The background sealer's timing on a clock the test moves (only setTimeout is faked; the store is
+// real): what it rides on, when it stops trying, and how it backs off while seals fail.
+describe('the background sealer, on a clock the test moves', () => {
+  const SEAL_DELAY_MS = 100;
+
+  async function sealerOnFakeClock(key?: AuditKey) {
+    const store = await openStore({ sqlitePath: ':memory:', databaseUrl: '' });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const audit = new AuditLog(store, undefined, { sealDelayMs: SEAL_DELAY_MS, ...(key ? { key } : {}) });
+    const kinds: TransactionKind[] = [];
+    observeTransactions({ transaction: (_ms, _retries, _store, kind) => kinds.push(kind) });
+    const count = async (table: 'audit_events' | 'audit_pending') =>
+      Number(
+        (
+          await store.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const turn = async () => {
+      const unit = new UnitOfWork();
+      unit.write(async () => {});
+      await unit.commit(store);
+    };
+    const dispose = async () => {
+      observeTransactions(undefined);
+      vi.useRealTimers();
+      await audit.close();
+      await store.close();
+    };
+    return { store, audit, kinds, count, turn, dispose };
+  }
+
+  it('rides a batch at a time on the turns that commit until the journal is empty, then stops trying', async () => {
+    const { store, audit, kinds, count, turn, dispose } = await sealerOnFakeClock();
+    try {
+      const unit = new UnitOfWork();
+      for (let n = 1; n <= 1_500; n += 1) audit.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n } });
+      await unit.commit(store);
+      kinds.length = 0;
+      // After the seal delay the sealer waits for the next commit, which carries one batch (1,000 events).
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      await turn();
+      expect([await count('audit_events'), await count('audit_pending')]).toEqual([1_000, 500]);
+      // A full batch may have left more behind: it rides again on a later commit.
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      await turn();
+      expect([await count('audit_events'), await count('audit_pending')]).toEqual([1_500, 0]);
+      // Nothing left: no further attempt, not even a transaction of its own, however long it stays quiet.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(kinds).toEqual(['checkpoint', 'checkpoint']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a log closed while its sealer waits for a commit leaves nothing riding on the store’s commits', async () => {
+    const { store, audit, count, turn, dispose } = await sealerOnFakeClock();
+    const other = new AuditLog(store, undefined, { sealDelayMs: 3_600_000 });
+    try {
+      await audit.append({ type: 'warning', actor: 'system', payload: { n: 1 } });
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      await audit.close();
+      expect(await count('audit_pending')).toBe(0);
+      // Another log's event on the same store: the closed log's sealer must not chain it on this commit.
+      const unit = new UnitOfWork();
+      other.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n: 2 } });
+      await unit.commit(store);
+      await turn();
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(await count('audit_pending')).toBe(1);
+    } finally {
+      await other.close();
+      await dispose();
+    }
+  });
+
+  // Attempts while every seal fails: the first at the seal delay waits for a commit, and with none it
+  // seals on its own at 200 ms; each failure doubles the wait from the seal delay, up to 5 s.
+  const FAILING_ATTEMPTS_MS = [200, 400, 800, 1_600, 3_200, 6_400, 11_400];
+
+  it.each(FAILING_ATTEMPTS_MS.slice(0, -1).map((failedAt, index) => [index + 1, failedAt, FAILING_ATTEMPTS_MS[index + 1]!]))(
+    'after %i failed seal(s) (the last at %i ms) the next try comes at %i ms; once one works it rides on commits again',
+    async (_failures, lastFailureMs, nextTryMs) => {
+      const sealer = await sealerOnFakeClock(new AuditKey(randomBytes(32), 'this key'));
+      const { store, audit, count } = sealer;
+      // A checkpoint signed with another key makes every seal fail (AUDIT_KEY_MISMATCH) until it is gone.
+      const other = new AuditLog(store, undefined, { key: new AuditKey(randomBytes(32), 'another key') });
+      await other.append({ type: 'warning', actor: 'system', payload: { by: 'the other key' } });
+      await other.close();
+      try {
+        await audit.append({ type: 'warning', actor: 'system', payload: { n: 1 } });
+        await vi.advanceTimersByTimeAsync(lastFailureMs);
+        expect(await count('audit_pending')).toBe(1);
+        await store.db.deleteFrom('audit_checkpoints').execute();
+        await vi.advanceTimersByTimeAsync(nextTryMs - lastFailureMs - 1);
+        expect(await count('audit_pending')).toBe(1);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(await count('audit_pending')).toBe(0);
+
+        // Healthy again: the next event is sealed on the first turn's commit after the plain delay.
+        sealer.kinds.length = 0;
+        await audit.append({ type: 'warning', actor: 'system', payload: { n: 2 } });
+        await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+        await sealer.turn();
+        expect(await count('audit_pending')).toBe(0);
+        expect(sealer.kinds).toEqual(['checkpoint']);
+      } finally {
+        await sealer.dispose();
+      }
+    },
+  );
 });

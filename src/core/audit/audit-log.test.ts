@@ -1,6 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, UnitOfWork } from '../store/index.ts';
+import { AuditKey } from './audit-key.ts';
 import { AuditLog, observeCheckpoints } from './audit-log.ts';
 import { GENESIS_HASH, hashAuditEvent } from './chain-hash.ts';
 import type { AuditCheckpoint } from './checkpoints.ts';
@@ -114,6 +118,14 @@ describe('the audit log', () => {
     expect(await store.db.selectFrom('audit_pending').selectAll().execute()).toEqual([]);
   });
 
+  it('a journaled event waiting for the background sealer does not keep the process alive', async () => {
+    const { audit } = await sealer();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    await audit.append(warning(1));
+    expect(timers()).toBe(before);
+  });
+
   it('tells how long each sealed event waited in the journal, never less than zero', async () => {
     const { audit, clock } = await sealer();
     const waited: number[] = [];
@@ -193,5 +205,69 @@ describe('the audit log', () => {
       `journal row ${Number(genuine!.id) + 2}: it repeats another row of the same batch; it was not written by opsgate with this store's audit key`,
     );
     expect(await audit.verify()).toMatchObject({ ok: false, firstBrokenSeq: 2 });
+  });
+});
+
+describe('the audit log at its edges: the key at start, a seal asked during a seal, a cut chain', () => {
+  it('accepts its own key on a fresh store and after its own checkpoint; another key is named with the file to put back', async () => {
+    const { store, audit } = await sealer();
+    await expect(audit.assertKey()).resolves.toBeUndefined();
+    await audit.append(warning(1));
+    await audit.checkpoint();
+    await expect(audit.assertKey()).resolves.toBeUndefined();
+    const stranger = new AuditLog(store, undefined, { key: new AuditKey(randomBytes(32), 'a stranger key') });
+    // An in-memory store has no key file: the message names where one would be.
+    await expect(stranger.assertKey()).rejects.toMatchObject({
+      code: 'AUDIT_KEY_MISMATCH',
+      message: expect.stringContaining('or the file <data dir>/audit.key) on every replica'),
+    });
+
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-key-'));
+    try {
+      const onDisk = await openStore({ dataDir, databaseUrl: '', auditKey: '', auditCheckpointFile: '' });
+      stores.push(onDisk);
+      const owner = new AuditLog(onDisk);
+      logs.push(owner);
+      await owner.append(warning(1));
+      await owner.checkpoint();
+      const impostor = new AuditLog(onDisk, undefined, { key: new AuditKey(randomBytes(32), 'a stranger key') });
+      await expect(impostor.assertKey()).rejects.toMatchObject({
+        code: 'AUDIT_KEY_MISMATCH',
+        message: expect.stringContaining(`or the file ${join(dataDir, 'audit.key')}) on every replica`),
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a seal asked while one runs, for events journaled after that seal read the journal, seals them before either answers', async () => {
+    const { audit } = await sealer();
+    await audit.append(warning(1));
+    let journaled: Promise<void> | undefined;
+    let asked: Promise<number> | undefined;
+    audit.observeAppends(() => {
+      if (asked) return;
+      // The running seal has chained event 1 and is about to answer: a second event and a seal come now.
+      journaled = audit.append(warning(2));
+      asked = audit.seal();
+    });
+    const running = audit.seal();
+    expect(await running).toBe(2);
+    expect(await asked).toBe(2);
+    await journaled;
+  });
+
+  it('never signs a head behind its last checkpoint: a chain cut below it stays cut, and verify says so', async () => {
+    const { store, audit } = await sealer({ checkpointEveryEvents: 1 });
+    const heard: number[] = [];
+    observeCheckpoints(store, (checkpoint) => heard.push(checkpoint.seq));
+    for (let n = 1; n <= 3; n += 1) await audit.append(warning(n));
+    await audit.seal();
+    expect(heard).toEqual([3]);
+    await store.db.deleteFrom('audit_events').where('seq', '>=', 2).execute();
+    await audit.append(warning(4));
+    expect(await audit.seal()).toBe(1);
+    expect(heard).toEqual([3]);
+    expect(await audit.verify()).toMatchObject({ ok: false });
   });
 });

@@ -20,7 +20,9 @@ export interface InstanceHeartbeatOptions {
 
 /**
  * This runtime instance's life in the store: it registers, says it is alive every `intervalMs`, and
- * each time recovers what dead instances left `executing` or `running`. Live replicas keep theirs,
+ * recovers what dead instances left `executing` or `running` — at start, and at each beat when it
+ * leads (the live instance with the lowest id), so the recovery reads (two scans of calls and
+ * sessions by status) cost one replica's per beat, not every replica's. Live replicas keep theirs,
  * and the replicas alive share the commit slots and the sealing.
  */
 export class InstanceHeartbeat {
@@ -41,11 +43,28 @@ export class InstanceHeartbeat {
   }
 
   async recover(): Promise<RecoveryReport> {
-    const { store, audit, instance, lifecycle, now, load } = this.#options;
+    return this.#recoverFor(await this.#shareWithAlive());
+  }
+
+  /** The live instances (this one included); they share the commit slots and the sealing. */
+  async #shareWithAlive(): Promise<Set<string>> {
+    const { store, audit, instance } = this.#options;
     const alive = await instance.aliveInstances();
     shareCommitSlots(store, alive.size);
     audit.shareSealing(alive.size);
+    return alive;
+  }
+
+  #recoverFor(alive: ReadonlySet<string>): Promise<RecoveryReport> {
+    const { store, lifecycle, now, load } = this.#options;
     return recoverInterruptedCalls({ store, lifecycle, now, load, alive });
+  }
+
+  /** Every instance reads the same live set, so one leads; when it dies, the next lowest id does. */
+  #leads(alive: ReadonlySet<string>): boolean {
+    const id = this.#options.instance.id;
+    for (const other of alive) if (other < id) return false;
+    return true;
   }
 
   async stop(): Promise<void> {
@@ -58,7 +77,8 @@ export class InstanceHeartbeat {
     this.#recovering = true;
     void (async () => {
       await this.#options.instance.heartbeat();
-      await this.recover();
+      const alive = await this.#shareWithAlive();
+      if (this.#leads(alive)) await this.#recoverFor(alive);
     })()
       .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'heartbeat or recovery failed'))
       .finally(() => {

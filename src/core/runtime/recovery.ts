@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { SYSTEM_ACTOR } from '../audit/index.ts';
 import { StaleWriteError, type Store, UnitOfWork } from '../store/index.ts';
 import { sessionRepository } from './session-repository.ts';
@@ -36,7 +37,8 @@ async function commitUnlessTaken(commit: () => Promise<void>): Promise<boolean> 
  */
 export async function recoverInterruptedCalls({ store, lifecycle, now, load, alive }: RecoveryContext): Promise<RecoveryReport> {
   const orphaned = (runner: string | null) => runner === null || !alive.has(runner);
-  const stuck = (await store.db.selectFrom('tool_calls').selectAll().where('status', '=', 'executing').execute()).filter((call) =>
+  // A literal, not a parameter: only then may SQLite and PostgreSQL (a generic plan) read the partial index `tool_calls_executing`.
+  const stuck = (await store.db.selectFrom('tool_calls').selectAll().where('status', '=', sql.lit('executing')).execute()).filter((call) =>
     orphaned(call.runner),
   );
   let unknownCalls = 0;

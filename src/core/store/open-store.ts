@@ -12,6 +12,7 @@ import { modelUsageMigration } from './migrations/core-010-model-usage.ts';
 import { auditAnchorsMigration } from './migrations/core-030-audit-anchors.ts';
 import { tokenScopeExpiryMigration } from './migrations/core-040-token-scope-expiry.ts';
 import { oauthMigration } from './migrations/core-090-oauth.ts';
+import { fewerPagesMigration } from './migrations/core-100-fewer-pages.ts';
 import { openSqlite } from './node-sqlite-dialect.ts';
 import { preparedStatementsPool } from './prepared-statements.ts';
 import type { CoreDatabase } from './schema.ts';
@@ -233,6 +234,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       auditAnchorsMigration,
       tokenScopeExpiryMigration,
       oauthMigration,
+      fewerPagesMigration,
     ].map((m) => [m.name, m]),
   );
   const auditKey = options.auditKey ?? process.env.OPSGATE_AUDIT_KEY;

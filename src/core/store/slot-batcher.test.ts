@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { SlotBatcher } from './slot-batcher.ts';
+import { SlotBatcher, type SlotBatcherOptions } from './slot-batcher.ts';
 
 /** A batcher whose batches stay under way until the test lets them finish. */
-function heldBatcher(slots: number) {
+function heldBatcher(slots: number, options: SlotBatcherOptions = {}) {
   const batches: string[][] = [];
   const finishers: Array<() => void> = [];
-  const batcher = new SlotBatcher<string>(slots, 3, (batch) => {
-    batches.push(batch);
-    return new Promise<void>((resolve) => finishers.push(resolve));
-  });
+  const batcher = new SlotBatcher<string>(
+    slots,
+    3,
+    (batch) => {
+      batches.push(batch);
+      return new Promise<void>((resolve) => finishers.push(resolve));
+    },
+    options,
+  );
   const finishOldest = async () => {
     finishers.shift()?.();
     await new Promise((resolve) => setImmediate(resolve));
@@ -39,5 +44,17 @@ describe('SlotBatcher', () => {
     await finishOldest();
     await finishOldest();
     expect(batches).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('with gatherTurn, runs what is added in one turn of the event loop as one batch, even while a slot is free', async () => {
+    const { batcher, batches, finishOldest } = heldBatcher(2, { gatherTurn: true });
+    for (const item of ['a', 'b', 'c', 'd']) batcher.add(item);
+    expect(batches).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([['a', 'b', 'c'], ['d']]);
+    batcher.add('e');
+    batcher.add('f');
+    await finishOldest();
+    expect(batches).toEqual([['a', 'b', 'c'], ['d'], ['e', 'f']]);
   });
 });

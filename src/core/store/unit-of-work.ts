@@ -257,7 +257,10 @@ class GroupCommitter {
 
   constructor(store: Store, slots: number) {
     this.#store = store;
-    this.#batcher = new SlotBatcher(slots, MAX_GROUP, (group) => this.#run(group));
+    // PostgreSQL: the units of a group that just committed resume in one turn of the event loop and
+    // commit again together, rather than the first alone and the rest after it (issue 32: 8
+    // replicas at C=64 ran 1.43 transactions per round trip, 0.74 gathered). SQLite commits as before.
+    this.#batcher = new SlotBatcher(slots, MAX_GROUP, (group) => this.#run(group), { gatherTurn: store.dialect === 'postgres' });
   }
 
   commit(unit: PendingUnit): Promise<void> {
