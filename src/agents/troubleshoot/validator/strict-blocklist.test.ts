@@ -36,6 +36,9 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['windows', 'Clear-Content C:\\app\\app.log', 'strict-log-deletion'],
   ['windows', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
   ['windows', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
+  // sqlcmd runs on Linux too (mssql-tools).
+  ['linux', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
+  ['linux', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
 ];
 
 const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
