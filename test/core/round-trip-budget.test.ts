@@ -223,6 +223,12 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       expect(turns.every((turn) => turn.status === 'waiting')).toBe(true);
       expect(counts.versionChecks).toBeLessThan(users.length / 2);
       expect(counts.commits).toBeLessThan(users.length / 2);
+      // PostgreSQL gathers what arrives in one turn of the event loop: 40 units fill groups of at most
+      // 32, so two inserts and two commits (four before: the first two units took a free slot each).
+      if (store.dialect === 'postgres') {
+        expect(counts.sessionInserts).toBeLessThanOrEqual(2);
+        expect(counts.commits).toBeLessThanOrEqual(2);
+      }
     },
   );
 });

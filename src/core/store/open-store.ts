@@ -198,6 +198,8 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   let notifications: StoreNotifications | undefined;
   let anchorDir: string | undefined = options.dataDir === undefined ? undefined : resolveDataDir(options.dataDir);
   const onClose: Array<() => Promise<void>> = [];
+  /** What ends after the database is closed (the SQLite checkpoint worker). */
+  let afterClose = async () => {};
   if (databaseUrl) {
     dialect = 'postgres';
     location = redactUrl(databaseUrl);
@@ -217,6 +219,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     }
     location = path;
     const sqlite = openSqlite(path);
+    afterClose = async () => sqlite.database.checkpointer?.stopped();
     db = new Kysely<CoreDatabase>({ dialect: sqlite.dialect, ...statementLog(options) });
     // Runs on Kysely's one connection, after any query already queued on it.
     flush = async () => {
@@ -269,6 +272,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     close: async () => {
       for (const stop of [...onClose]) await stop();
       await db.destroy();
+      await afterClose();
     },
   };
   await store.migrate(options.migrations ?? []);

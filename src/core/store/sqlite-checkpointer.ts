@@ -28,6 +28,7 @@ export class BackgroundCheckpointer {
   #failed = false;
   #started = false;
   #checkpoints = 0;
+  #exited: Promise<void> | undefined;
 
   constructor(path: string) {
     // Resolved now: the worker may start long after a relative path was given (and the directory changed).
@@ -57,10 +58,22 @@ export class BackgroundCheckpointer {
     (this.#worker ?? this.#start()).postMessage('checkpoint' satisfies CheckpointRequest);
   }
 
-  /** Lets the worker close its connection and stop; nothing waits for it. */
+  /**
+   * Lets the worker close its connection and stop. The worker may still be starting (it starts at
+   * the checkpoint due, asynchronously) and would then open the file after the store closed it,
+   * recreating `-wal` and `-shm` beside it (a test's cleanup of the directory failed with ENOTEMPTY):
+   * `stopped()` says when it is gone. Held by the event loop until then, so a process that awaits
+   * it does not end first.
+   */
   close(): void {
+    this.#worker?.ref();
     this.#worker?.postMessage('close' satisfies CheckpointRequest);
     this.#worker = undefined;
+  }
+
+  /** Resolves when the worker thread, if one was started, has closed its connection and ended. */
+  stopped(): Promise<void> {
+    return this.#exited ?? Promise.resolve();
   }
 
   #start(): Worker {
@@ -73,6 +86,7 @@ export class BackgroundCheckpointer {
     });
     worker.on('error', () => this.#stop());
     worker.on('exit', () => this.#stop());
+    this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     this.#worker = worker;
     return worker;
   }
