@@ -216,6 +216,11 @@ const PROGRAM_CLASSES: readonly Case[] = [
   ['wipefs --outputs /dev/sda', 'critical', '`wipefs --outputs /dev/sda` writes to a disk or filesystem'],
   ['hdparm /dev/sda', 'low', 'read-only diagnostics: hdparm'],
   ['hdparm -Ix /dev/sda', 'critical', '`hdparm -Ix /dev/sda` writes to a disk or filesystem'],
+  // Session 10's sample: the terminal and temporary-file helpers read nothing that matters.
+  ['tput cols', 'low', 'read-only diagnostics: tput'],
+  ['clear', 'low', 'read-only diagnostics: clear'],
+  ['reset', 'low', 'read-only diagnostics: reset'],
+  ['mktemp -d', 'low', 'read-only diagnostics: mktemp'],
 ];
 
 const WINDOWS_PROGRAM_CLASSES: readonly Case[] = [
@@ -256,6 +261,8 @@ const WINDOWS_PROGRAM_CLASSES: readonly Case[] = [
   ['Restarts-Service x', 'high', '`restarts-service x` is a program opsgate does not know; it could change anything'],
   ['tasklist', 'low', 'read-only diagnostics: tasklist'],
   ['Format-List', 'low', 'read-only diagnostics: format-list'],
+  // An encoded script known only at run time is not read as a program name.
+  ['powershell -EncodedCommand $payload', 'high', 'runs code known only at run time (powershell -EncodedCommand)'],
 ];
 
 const SYSTEM_EFFECTS: readonly Case[] = [
@@ -1056,6 +1063,15 @@ const FILE_EFFECTS: readonly Case[] = [
   ['sort --batch-size -o x', 'low', 'read-only diagnostics: sort'],
   ['sort --files0-from -o x', 'low', 'read-only diagnostics: sort'],
   ['sort --random-source -o x', 'low', 'read-only diagnostics: sort'],
+  // rsync's dry run may be a bundled -n; a bundle without n still deletes.
+  ['rsync -av --delete ./empty/ /etc/', 'critical', '`rsync -av --delete ./empty/ /etc/` deletes and writes in /etc/'],
+  ['rsync -avn --delete ./empty/ /etc/', 'medium', '`rsync -avn --delete ./empty/ /etc/` talks to the network or another service'],
+  // sed's w command after a ;, after an address and a blank, after blanks.
+  ["sed -n '1p;w /etc/passwd' x", 'high', '`sed -n 1p;w /etc/passwd x` writes files or runs commands from its script'],
+  ["sed -n '$ w /etc/passwd' x", 'high', '`sed -n $ w /etc/passwd x` writes files or runs commands from its script'],
+  ["sed -n 'p;  w /etc/passwd' x", 'high', '`sed -n p;  w /etc/passwd x` writes files or runs commands from its script'],
+  // A data directory's path only counts from the root.
+  ['rm -rf /tmp/var/lib/mysql', 'critical', '`rm -rf /tmp/var/lib/mysql` deletes recursively /tmp/var/lib/mysql'],
 ];
 
 /** Output redirections write their target (a descriptor copy writes nothing); credentials read by name or on stdin. */
@@ -1087,6 +1103,10 @@ const REDIRECTIONS_AND_CREDENTIAL_READS: readonly Case[] = [
   ['echo x > -', 'high', '`echo x` writes to -'],
   ['echo x >&10', 'low', 'read-only diagnostics: echo'],
   ['echo x 2>&10', 'low', 'read-only diagnostics: echo'],
+  // A here-string is text, not a file read.
+  ['cat <<< /etc/shadow', 'low', 'read-only diagnostics: cat'],
+  ['cat .gnupg/pubring.kbx', 'high', '`cat .gnupg/pubring.kbx` reads .gnupg/pubring.kbx (credentials)'],
+  ['cat x.gnupg/y', 'low', 'read-only diagnostics: cat'],
 ];
 
 /** How a line's commands combine: the worst decides (the first of equals names the reason), assignments that hide what runs, wrappers. */

@@ -110,7 +110,7 @@ describe('CommandValidator behaviour', () => {
 
   it('AR-01 blocks shell syntax errors, NUL bytes and oversized input', () => {
     expect(validator.validate('echo "unterminated', 'linux').rule).toBe('unparseable');
-    expect(validator.validate('ls\0rm -rf /', 'linux').rule).toBe('too-long');
+    expect(validator.validate('ls\0rm -rf /', 'linux')).toMatchObject({ rule: 'too-long', category: 'obfuscation' });
     expect(validator.validate('a'.repeat(MAX_COMMAND_LENGTH + 1), 'windows').rule).toBe('too-long');
   });
 

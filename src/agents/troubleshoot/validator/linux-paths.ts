@@ -177,7 +177,9 @@ export function mayExpandToProtectedPath(text: string): boolean {
     if (!/[*?[]/.test(word) || !word.startsWith('/')) continue;
     const pattern = globToRegExp(normalisePath(word));
     for (const directory of SYSTEM_DIRECTORIES) if (pattern.test(directory)) return true;
-    if (pattern.test('/home/user') && /^\/home\//.test(word)) return true;
+    // `/ho*/*`, `/[h]ome/bob`, `/*/*`: a glob whose first part reaches /home names users' homes.
+    const parts = normalisePath(word).split('/');
+    if (parts.length === 3 && globToRegExp(`/${parts[1]}`).test('/home')) return true;
   }
   return false;
 }

@@ -16,6 +16,8 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['linux', 'psql -c "DROP DATABASE app"', 'strict-drop-database'],
   ['linux', 'psql --command="drop schema public cascade" app', 'strict-drop-database'],
   ['linux', "mysql -e 'DROP DATABASE shop'", 'strict-drop-database'],
+  ['linux', "mariadb -e 'DROP DATABASE shop'", 'strict-drop-database'],
+  ['linux', "mariadb --execute 'DROP DATABASE shop'", 'strict-drop-database'],
   ['linux', 'psql app <<EOF\nDROP DATABASE app;\nEOF', 'strict-drop-database'],
   ['linux', 'dropdb app', 'strict-drop-database'],
   ['linux', 'docker system prune -af', 'strict-container-prune'],
@@ -33,11 +35,17 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['windows', 'Remove-Item C:\\inetpub\\logs\\LogFiles -Recurse', 'strict-log-deletion'],
   ['windows', 'Clear-Content C:\\app\\app.log', 'strict-log-deletion'],
   ['windows', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
+  ['windows', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
+  // sqlcmd runs on Linux too (mssql-tools).
+  ['linux', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
+  ['linux', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
 ];
 
 const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
   ['linux', 'tail -n 100 /var/log/syslog'],
   ['linux', 'psql -c "select count(*) from orders"'],
+  // Only the value of -c is SQL; a variable that holds the words is not run.
+  ['linux', 'psql -d shop -v target="DROP DATABASE shop"'],
   ['linux', 'docker ps -a'],
   ['linux', 'kubectl get pods -A'],
   ['linux', 'rsync -a --delete ./site/ /srv/www/site/'],

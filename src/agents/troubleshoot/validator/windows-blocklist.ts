@@ -196,6 +196,24 @@ export const DEFAULT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
     },
   },
   {
+    id: 'move-system-path',
+    category: 'destructive-delete',
+    description: 'Move-Item / move / mv of drive roots, system folders or user profiles (Windows no longer finds them where they were).',
+    match: (c) => {
+      if (!is(c, 'move-item')) return undefined;
+      if (hasSwitch(c, 'whatif', 2)) return undefined;
+      const named = parameterValue(c, 'path') ?? parameterValue(c, 'literalpath', 1);
+      const destination = parameterValue(c, 'destination');
+      const positional = c.args.filter(
+        (a) => (!/^[-/][A-Za-z]+(?::.*)?$/.test(a.text) || /^[A-Za-z]:/.test(a.text)) && a !== named && a !== destination,
+      );
+      // Without -Destination the last of two or more positional paths is where things go, as in `move a b`.
+      const sources = [...(named ? [named] : []), ...(destination || positional.length < 2 ? positional : positional.slice(0, -1))];
+      const protectedSource = sources.flatMap(splitPathList).find((p) => p.static && isProtectedWindowsPath(p.text));
+      return protectedSource ? `${c.name} would move ${protectedSource.text} away` : undefined;
+    },
+  },
+  {
     id: 'registry-machine-change',
     category: 'persistence',
     description:

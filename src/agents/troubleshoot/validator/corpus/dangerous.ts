@@ -205,6 +205,7 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     'del /f /s /q C:\\*.*',
     'rd /s /q C:\\',
     'rmdir /s /q C:\\Windows',
+    'Move-Item C:\\Windows\\System32 C:\\old',
     'Stop-Computer -Force',
     'Restart-Computer',
     'shutdown /s /t 0',
