@@ -482,6 +482,8 @@ describe('audit verify against an external anchor (any dialect; here SQLite)', (
     const audit = new AuditLog(store);
     await audit.append({ type: 'warning', actor: 'system', payload: { n: 4 } });
     await audit.close();
+    const clean = await new AuditLog(store).verify();
+    expect((clean.notices ?? []).filter((notice) => notice.includes('held no checkpoint'))).toEqual([]);
     appendFileSync(anchorFile, 'loghost: -- MARK --\n');
     const verdict = await new AuditLog(store).verify();
     expect(verdict).toMatchObject({ ok: true, checked: 4 });
