@@ -87,8 +87,8 @@ export const SAFETY_MODULES: Readonly<Record<string, SafetyModule>> = {
       'src/core/audit/checkpoints.ts',
       // The sealer's ride on a turn's commit (issue 32): runRider and rideOnNextCommit, by line (if
       // unit-of-work.ts changes above them, move the ranges).
-      'src/core/store/unit-of-work.ts:318-328',
-      'src/core/store/unit-of-work.ts:370-384',
+      'src/core/store/unit-of-work.ts:322-331',
+      'src/core/store/unit-of-work.ts:377-386',
     ],
     tests: [...AUDIT_SUITES, 'src/core/store/unit-of-work.rider.test.ts'],
     postgres: true,

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { observeTransactions, openStore, type TransactionKind, UnitOfWork } from '../store/index.ts';
 import { AuditKey } from './audit-key.ts';
-import { AuditLog } from './audit-log.ts';
+import { AuditLog, observeCheckpoints } from './audit-log.ts';
+import type { AuditCheckpoint } from './checkpoints.ts';
 
 describe('the background sealer shared among replicas', () => {
   it('waits the seal delay times the live replicas (at least one), so replicas together seal about as often as one', async () => {
@@ -111,6 +113,67 @@ describe('the background sealer, on a clock the test moves', () => {
       await vi.advanceTimersByTimeAsync(60_000);
       expect(kinds).toEqual(['checkpoint', 'checkpoint']);
     } finally {
+      await dispose();
+    }
+  });
+
+  it('with no commit within the seal delay it seals on its own, every batch journaled, in transactions named as seals', async () => {
+    const { store, audit, kinds, count, dispose } = await sealerOnFakeClock();
+    try {
+      const unit = new UnitOfWork();
+      for (let n = 1; n <= 1_500; n += 1) audit.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n } });
+      await unit.commit(store);
+      kinds.length = 0;
+      await vi.advanceTimersByTimeAsync(2 * SEAL_DELAY_MS);
+      await vi.waitFor(async () => expect(await count('audit_pending')).toBe(0));
+      expect(await count('audit_events')).toBe(1_500);
+      expect(kinds).toEqual(['audit-seal', 'audit-seal']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a commit that took the ride is waited for past the seal delay: no seal of its own meanwhile', async () => {
+    const { audit, kinds, count, turn, dispose } = await sealerOnFakeClock();
+    try {
+      await audit.append({ type: 'warning', actor: 'system', payload: { n: 1 } });
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      kinds.length = 0;
+      const committing = turn();
+      // The ride's fallback comes due while that commit is still running.
+      vi.advanceTimersByTime(SEAL_DELAY_MS);
+      await committing;
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(await count('audit_pending')).toBe(0);
+      expect(kinds).toEqual(['checkpoint']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a commit that fails after the sealer rode on it publishes nothing; the sealer then seals and signs for real', async () => {
+    const { store, audit, count, dispose } = await sealerOnFakeClock();
+    const heard: AuditCheckpoint[] = [];
+    const stop = observeCheckpoints(store, (checkpoint) => heard.push(checkpoint));
+    try {
+      // A deferred foreign key fails the commit itself, after every write and the rider ran.
+      await sql`create table parents (id integer primary key)`.execute(store.db);
+      await sql`create table children (parent integer references parents (id) deferrable initially deferred)`.execute(store.db);
+      await audit.append({ type: 'warning', actor: 'system', payload: { n: 1 } });
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      const broken = new UnitOfWork();
+      broken.write(async (trx) => {
+        await sql`insert into children (parent) values (7)`.execute(trx);
+      });
+      await expect(broken.commit(store)).rejects.toThrow(/FOREIGN KEY/);
+      await vi.waitFor(async () => expect(await count('audit_pending')).toBe(0));
+      const stored = await store.db.selectFrom('audit_checkpoints').select(['seq', 'hash', 'signature']).execute();
+      expect(heard.map(({ seq, hash, signature }) => ({ seq, hash, signature }))).toEqual(
+        stored.map((row) => ({ seq: Number(row.seq), hash: row.hash, signature: row.signature })),
+      );
+      expect(heard).toHaveLength(1);
+    } finally {
+      stop();
       await dispose();
     }
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -208,7 +208,7 @@ describe('the audit log', () => {
   });
 });
 
-describe('the audit log at its edges: the key at start, a seal asked during a seal, a cut chain', () => {
+describe('the audit log at its edges: the key, a seal asked during a seal, a cut chain, MACs without a checkpoint, close', () => {
   it('accepts its own key on a fresh store and after its own checkpoint; another key is named with the file to put back', async () => {
     const { store, audit } = await sealer();
     await expect(audit.assertKey()).resolves.toBeUndefined();
@@ -257,17 +257,68 @@ describe('the audit log at its edges: the key at start, a seal asked during a se
     await journaled;
   });
 
-  it('never signs a head behind its last checkpoint: a chain cut below it stays cut, and verify says so', async () => {
-    const { store, audit } = await sealer({ checkpointEveryEvents: 1 });
+  it('never signs a head behind or at its last checkpoint: a chain cut below it stays cut, and verify says so', async () => {
+    const { store, audit, clock } = await sealer({ checkpointEveryEvents: 1 });
     const heard: number[] = [];
     observeCheckpoints(store, (checkpoint) => heard.push(checkpoint.seq));
     for (let n = 1; n <= 3; n += 1) await audit.append(warning(n));
     await audit.seal();
     expect(heard).toEqual([3]);
     await store.db.deleteFrom('audit_events').where('seq', '>=', 2).execute();
+    // Long past the checkpoint interval: only the cut keeps the sealer from signing.
+    clock.ms += 3_600_000;
     await audit.append(warning(4));
+    expect(await audit.seal()).toBe(1);
+    await audit.append(warning(5));
     expect(await audit.seal()).toBe(1);
     expect(heard).toEqual([3]);
     expect(await audit.verify()).toMatchObject({ ok: false });
+  });
+
+  it('a log that finds no checkpoint signs where MACs began, not where it took over', async () => {
+    const { store, audit } = await sealer();
+    for (let n = 1; n <= 3; n += 1) await audit.append(warning(n));
+    await audit.checkpoint();
+    await store.db.deleteFrom('audit_checkpoints').execute();
+    const next = new AuditLog(store, undefined, { sealDelayMs: 3_600_000 });
+    logs.push(next);
+    const heard: AuditCheckpoint[] = [];
+    observeCheckpoints(store, (checkpoint) => heard.push(checkpoint));
+    await next.append(warning(4));
+    await next.seal();
+    expect(heard).toMatchObject([{ seq: 4, macsFrom: 1 }]);
+  });
+
+  it('close() keeps the store closable when an anchor fails, but names a key it cannot read', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'opsgate-audit-close-'));
+    try {
+      const unwritable = await openStore({
+        sqlitePath: ':memory:',
+        databaseUrl: '',
+        auditKey: randomBytes(32).toString('base64'),
+        auditCheckpointFile: join(dataDir, 'not-a-directory', 'checkpoints.jsonl'),
+      });
+      stores.push(unwritable);
+      writeFileSync(join(dataDir, 'not-a-directory'), 'a file where the directory should be');
+      const fileLog = new AuditLog(unwritable);
+      await fileLog.append(warning(1));
+      await expect(fileLog.checkpoint()).rejects.toMatchObject({ code: 'AUDIT_CHECKPOINT_FILE_UNWRITABLE' });
+      await fileLog.append(warning(2));
+      await expect(fileLog.close()).resolves.toBeUndefined();
+
+      const unreachable = await openStore({ sqlitePath: ':memory:', databaseUrl: '', auditKey: '', auditAnchorCommand: 'exit 3' });
+      stores.push(unreachable);
+      const anchorLog = new AuditLog(unreachable);
+      await anchorLog.append(warning(1));
+      await expect(anchorLog.close()).resolves.toBeUndefined();
+
+      const keyDir = join(dataDir, 'garbled');
+      const garbled = await openStore({ dataDir: keyDir, databaseUrl: '', auditKey: '', auditCheckpointFile: '' });
+      stores.push(garbled);
+      writeFileSync(join(keyDir, 'audit.key'), 'too short\n');
+      await expect(new AuditLog(garbled).close()).rejects.toMatchObject({ code: 'AUDIT_KEY_UNREADABLE' });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -42,6 +42,11 @@ describe('checkpoint lines (the file and the external anchor)', () => {
     const text = `-- MARK --\n{"store":"sqlite:/d/opsgate.db","seq":"ten"}\n${checkpointLines('sqlite:/d/opsgate.db', [checkpoint])}`;
     expect(parseCheckpointLines(text, 'sqlite:/d/opsgate.db')).toEqual({ checkpoints: [checkpoint], unreadable: 2 });
   });
+
+  it('skips blank and whitespace-only lines; a line without JSON is unreadable even when it ends in a number', () => {
+    const text = `   \n\t\n-- MARK -- 7\n${checkpointLines('sqlite:/d/opsgate.db', [checkpoint])}\n`;
+    expect(parseCheckpointLines(text, 'sqlite:/d/opsgate.db')).toEqual({ checkpoints: [checkpoint], unreadable: 1 });
+  });
 });
 
 describe('signed checkpoints', () => {
