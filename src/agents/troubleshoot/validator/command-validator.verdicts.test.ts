@@ -272,6 +272,73 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
     'Remove-Item -Recurse C:\\Windows\\*.*',
     'Remove-Item would delete C:\\Windows\\*.*',
   ],
+  // chrt -p changes a running process's policy and runs nothing (chrt says "invalid PID argument").
+  ['linux', 'chrt -p 10 4242', null, 'chrt -p 10 4242', ''],
+  ['linux', 'chrt -p 10 rm -rf /', null, 'chrt -p 10 rm -rf /', ''],
+  ['linux', 'chrt -f 10 rm -rf /etc', 'recursive-delete-system-path', 'chrt -f 10 rm -rf /etc', 'rm would delete /etc (via chrt)'],
+  // bash's `cd ""` stays in the current directory: here /, so `etc` is /etc.
+  ['linux', 'cd /; cd ""; rm -rf etc', 'recursive-delete-system-path', 'rm -rf etc', 'rm would delete /etc'],
+  ['linux', 'cd /tmp; cd ""; rm -rf build', null, 'cd /tmp; cd ""; rm -rf build', ''],
+  ['linux', 'rm /var/log//wtmp', 'history-tampering', 'rm /var/log//wtmp', 'rm wipes /var/log//wtmp'],
+  ['linux', 'shred -u /var/log/./btmp', 'history-tampering', 'shred -u /var/log/./btmp', 'shred wipes /var/log/./btmp'],
+  ['linux', 'rm -f ~/.bash_history/', 'history-tampering', 'rm -f ~/.bash_history/', 'rm wipes ~/.bash_history/'],
+  [
+    'linux',
+    'd=$(mktemp -d); rm -rf ${d:-/}',
+    'recursive-delete-system-path',
+    'rm -rf ${d:-/}',
+    'recursive rm of ${d:-/}, which is only known at run time',
+  ],
+  [
+    'linux',
+    'd=$(mktemp -d); rm -rf $d/..',
+    'recursive-delete-system-path',
+    'rm -rf $d/..',
+    'recursive rm of $d/.., which is only known at run time',
+  ],
+  ['linux', 'd=$(mktemp -d); rm -rf "$d/build"', null, 'd=$(mktemp -d); rm -rf "$d/build"', ''],
+  // script's -o takes a value, here `-c` (script: "failed to parse output limit size"), so nothing runs.
+  ['linux', 'script -o -c "rm -rf /" typescript', null, 'script -o -c "rm -rf /" typescript', ''],
+  ['linux', 'script -q -o 10M -c "rm -rf /" typescript', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete / (via script -c)'],
+  // -File names a script file, not a command: PowerShell finds no file called Stop-Computer.
+  ['windows', 'powershell -File Stop-Computer', null, 'powershell -File Stop-Computer', ''],
+  ['windows', 'powershell -f Stop-Computer', null, 'powershell -f Stop-Computer', ''],
+  [
+    'windows',
+    'forfiles /p D:\\data-c /c "cmd /c rd /s /q C:\\Windows"',
+    'recursive-delete-system-path',
+    'rd /s /q C:\\Windows',
+    'rd would delete C:\\Windows',
+  ],
+  [
+    'windows',
+    'forfiles /p C:\\logs /m -c*.bak /c "cmd /c rd /s /q C:\\Windows"',
+    'recursive-delete-system-path',
+    'rd /s /q C:\\Windows',
+    'rd would delete C:\\Windows',
+  ],
+  [
+    'windows',
+    'Remove-Item -Recurse C:\\Windows\\*\\',
+    'recursive-delete-system-path',
+    'Remove-Item -Recurse C:\\Windows\\*\\',
+    'Remove-Item would delete C:\\Windows\\*\\',
+  ],
+  [
+    'windows',
+    'Remove-Item -Recurse C:\\Windows\\*\\*',
+    'recursive-delete-system-path',
+    'Remove-Item -Recurse C:\\Windows\\*\\*',
+    'Remove-Item would delete C:\\Windows\\*\\*',
+  ],
+  [
+    'windows',
+    'powershell -Command "Remove-Item -Recurse \'C:\\Windows\'"',
+    'recursive-delete-system-path',
+    "Remove-Item -Recurse 'C:\\Windows'",
+    'Remove-Item would delete C:\\Windows',
+  ],
+  ['windows', 'Remove-Item -Recurse "C:\\Windows\\Temp\\*"', null, 'Remove-Item -Recurse "C:\\Windows\\Temp\\*"', ''],
 ];
 
 let validator: CommandValidator;

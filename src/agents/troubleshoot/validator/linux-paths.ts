@@ -96,7 +96,7 @@ const HISTORY_FILE =
   /(?:^|\/)\.(?:bash|zsh|sh|ash|python|mysql|psql|node_repl)_history$|^\/var\/log\/(?:wtmp|btmp|lastlog|utmp|auth\.log|secure|audit(?:\/.*)?)$|^\/var\/run\/utmp$/;
 
 export function isHistoryOrLoginRecord(path: string): boolean {
-  return HISTORY_FILE.test(path.startsWith('~') ? path : normalisePath(path));
+  return HISTORY_FILE.test(normalisePath(path));
 }
 
 /** Resolves a relative path against a known working directory (`*` in `/` → `/*`); unchanged otherwise. */
@@ -110,7 +110,9 @@ export function resolveAgainst(cwd: string | undefined, path: string): string {
 
 /** The working directory after `cd ARG` from `cwd` (undefined when it cannot be known). */
 export function changeDirectory(cwd: string | undefined, argument: string | undefined): string | undefined {
-  if (argument === undefined || argument === '~' || argument === '') return '~';
+  // bash's `cd ""` stays where it is (an empty name is the current directory), unlike a bare `cd`.
+  if (argument === '') return cwd;
+  if (argument === undefined || argument === '~') return '~';
   if (argument === '-') return undefined;
   if (argument.startsWith('/')) return normalisePath(argument);
   if (argument.startsWith('~/')) return `~/${argument.slice(2)}`.replace(/\/+$/, '');
