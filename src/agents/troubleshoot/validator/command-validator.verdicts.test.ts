@@ -339,6 +339,17 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
     'Remove-Item would delete C:\\Windows',
   ],
   ['windows', 'Remove-Item -Recurse "C:\\Windows\\Temp\\*"', null, 'Remove-Item -Recurse "C:\\Windows\\Temp\\*"', ''],
+  // /dev/zero or /dev/urandom over a system file destroys it as /dev/null does; a swap file in /tmp is fine.
+  ['linux', 'dd if=/dev/zero of=/usr/bin/ls', 'truncate-system-file', 'dd if=/dev/zero of=/usr/bin/ls', 'dd overwrites of=/usr/bin/ls'],
+  [
+    'linux',
+    'cp /dev/urandom /usr/lib/os-release',
+    'truncate-system-file',
+    'cp /dev/urandom /usr/lib/os-release',
+    'cp overwrites /usr/lib/os-release',
+  ],
+  ['linux', 'dd if=/dev/null of=/usr/bin/ls', 'truncate-system-file', 'dd if=/dev/null of=/usr/bin/ls', 'dd empties of=/usr/bin/ls'],
+  ['linux', 'dd if=/dev/zero of=/tmp/swapfile bs=1M count=1024', null, 'dd if=/dev/zero of=/tmp/swapfile bs=1M count=1024', ''],
 ];
 
 let validator: CommandValidator;
