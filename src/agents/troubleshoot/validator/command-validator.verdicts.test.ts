@@ -350,6 +350,9 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
   ],
   ['linux', 'dd if=/dev/null of=/usr/bin/ls', 'truncate-system-file', 'dd if=/dev/null of=/usr/bin/ls', 'dd empties of=/usr/bin/ls'],
   ['linux', 'dd if=/dev/zero of=/tmp/swapfile bs=1M count=1024', null, 'dd if=/dev/zero of=/tmp/swapfile bs=1M count=1024', ''],
+  // sudo passes VAR=value words before the command as its environment; the command comes after them.
+  ['linux', 'sudo LANG=C rm -rf /', 'recursive-delete-system-path', 'sudo LANG=C rm -rf /', 'rm would delete / (via sudo)'],
+  ['linux', 'sudo -i LANG=C', 'interactive-shell', 'sudo -i LANG=C', 'sudo -s starts an interactive sh shell (via sudo -s)'],
 ];
 
 let validator: CommandValidator;
