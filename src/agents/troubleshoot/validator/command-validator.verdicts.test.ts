@@ -19,6 +19,9 @@ interface PinnedVerdict {
 
 const PINNED = JSON.parse(readFileSync(new URL('./corpus/dangerous-verdicts.json', import.meta.url), 'utf8')) as PinnedVerdict[];
 
+/** `/{x0,…,x63,etc}`: 65 brace words, /etc the last. */
+const PADDED_BRACES = `/{${Array.from({ length: 64 }, (_, index) => `x${index}`).join(',')},etc}`;
+
 /** Lines at a rule's edge (issue 36 survivors): the option that makes sed edit, a shell sudo starts,
  * a size that empties, a quote PowerShell doubles; [os, command, rule or null for allow, segment, reason]. */
 const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
@@ -353,6 +356,9 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
   // sudo passes VAR=value words before the command as its environment; the command comes after them.
   ['linux', 'sudo LANG=C rm -rf /', 'recursive-delete-system-path', 'sudo LANG=C rm -rf /', 'rm would delete / (via sudo)'],
   ['linux', 'sudo -i LANG=C', 'interactive-shell', 'sudo -i LANG=C', 'sudo -s starts an interactive sh shell (via sudo -s)'],
+  // Brace expansion stops at 64 words; a 65th word (here /etc) is not read, so the pattern is refused.
+  ['linux', `rm -rf ${PADDED_BRACES}`, 'recursive-delete-system-path', `rm -rf ${PADDED_BRACES}`, `rm would delete ${PADDED_BRACES}`],
+  ['linux', 'rm -rf /tmp/build-{1,2,3,4,5,6,7,8,9,10}', null, 'rm -rf /tmp/build-{1,2,3,4,5,6,7,8,9,10}', ''],
 ];
 
 let validator: CommandValidator;
