@@ -480,6 +480,15 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
     'unshare --root /srv/jail rm -rf /etc',
     'rm would delete /etc (via unshare)',
   ],
+  ['linux', 'install /dev/null /usr/bin/sudo', 'truncate-system-file', 'install /dev/null /usr/bin/sudo', 'install empties /usr/bin/sudo'],
+  ['linux', 'rm -rf /{build,cache}', null, 'rm -rf /{build,cache}', ''],
+  [
+    'windows',
+    'powershell -NoProfile -Command "Stop-Computer -Force"',
+    'system-power',
+    'Stop-Computer -Force',
+    'Stop-Computer stops the host',
+  ],
 ];
 
 let validator: CommandValidator;

@@ -110,8 +110,7 @@ export function resolveAgainst(cwd: string | undefined, path: string): string {
 
 /** The working directory after `cd ARG` from `cwd` (undefined when it cannot be known). */
 export function changeDirectory(cwd: string | undefined, argument: string | undefined): string | undefined {
-  // bash's `cd ""` stays where it is (an empty name is the current directory), unlike a bare `cd`.
-  if (argument === '') return cwd;
+  // bash's `cd ""` stays where it is: an empty name resolves against cwd like any relative one.
   if (argument === undefined || argument === '~') return '~';
   if (argument === '-') return undefined;
   if (argument.startsWith('/')) return normalisePath(argument);
