@@ -489,6 +489,77 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
     'Stop-Computer -Force',
     'Stop-Computer stops the host',
   ],
+  // nsenter's value options (a pid, ids, directories) come before the command it runs.
+  [
+    'linux',
+    'nsenter -t 1 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter -t 1 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter --target 1 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter --target 1 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter -S 0 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter -S 0 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter --setuid 0 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter --setuid 0 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter -G 0 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter -G 0 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter --setgid 0 -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter --setgid 0 -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter -w /srv -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter -w /srv -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter --wd /srv -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter --wd /srv -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter -r /srv/jail -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter -r /srv/jail -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
+  [
+    'linux',
+    'nsenter --root /srv/jail -m rm -rf /etc',
+    'recursive-delete-system-path',
+    'nsenter --root /srv/jail -m rm -rf /etc',
+    'rm would delete /etc (via nsenter)',
+  ],
 ];
 
 let validator: CommandValidator;
