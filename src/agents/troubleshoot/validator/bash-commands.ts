@@ -147,6 +147,7 @@ function toSimpleCommand(node: Node, context: Context): SimpleCommand {
     echoed !== undefined ||
     (nameWord.static && !(nameWordNode && isGlobbing(nameWordNode)) && !/[{},]/.test(nameWord.text.length > 1 ? nameWord.text : ''));
   const args = [
+    // Stryker disable next-line ArrayDeclaration: .slice(1) of a one-entry list is empty, as of an empty one
     ...(echoed ?? []).slice(1).map((text) => ({ text, static: true })),
     ...node.childrenForFieldName('argument').map(resolveWord),
     ...(context.trailingArgs ?? []),

@@ -176,6 +176,11 @@ describe('blocklists', () => {
     }
   });
 
+  it('AR-06 the structural rules describe the limits the validator enforces', () => {
+    expect(STRUCTURAL_RULES['too-long']!.description).toContain(`${MAX_COMMAND_LENGTH / 1024} KiB`);
+    expect(STRUCTURAL_RULES['nesting-too-deep']!.description).toContain(`${MAX_NESTING} levels`);
+  });
+
   it('AR-06 every rule blocks at least one corpus line', () => {
     const used = new Set<string>();
     for (const c of DANGEROUS_COMMANDS) used.add(`${c.os}:${validator.validate(c.command, c.os).rule}`);

@@ -125,6 +125,7 @@ export class CommandValidator {
         // bash reads a heredoc with no closing line up to the end of the input (with a warning), so
         // `python3 <<EOF` is that line with an empty body, not an unknown one.
         const closed = closeOpenHeredocs(source);
+        // Stryker disable next-line LogicalOperator,OptionalChaining: with no heredoc the closed line is the line itself; a closed line that still fails is refused one level down the same way; parse always returns a tree
         if (closed !== source && !this.#parser.parse(closed)?.rootNode.hasError) {
           this.#checkBash(closed, depth + 1, via, input);
           return;

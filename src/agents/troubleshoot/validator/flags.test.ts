@@ -20,4 +20,11 @@ describe('parseFlags', () => {
     expect(parsed.values.get('lines')?.text).toBe('7');
     expect(parsed.operands.map((o) => o.text)).toEqual(['-rf']);
   });
+
+  it('AR-01 abbreviates only long options: -c is its own flag, not the start of --command', () => {
+    const parsed = parseFlags(words('-c', 'id'), { aliases: { command: 'command' }, withValue: ['command'] });
+    expect(parsed.values.has('command')).toBe(false);
+    expect([...parsed.flags]).toEqual(['c']);
+    expect(parsed.operands.map((o) => o.text)).toEqual(['id']);
+  });
 });

@@ -146,7 +146,7 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     id: 'truncate-system-file',
     category: 'critical-file',
     description:
-      'Emptying a file of the operating system (/etc, /boot, /usr, /lib …): a bare `> /etc/fstab`, `: > file`, `truncate -s 0`, `cp /dev/null file`.',
+      'Emptying or zeroing a file of the operating system (/etc, /boot, /usr, /lib …): a bare `> /etc/fstab`, `: > file`, `truncate -s 0`, `cp /dev/null file`, `dd if=/dev/zero of=file`.',
     match: (c) => {
       const empties = WRITES_NOTHING.has(c.program) || (is(c, 'cat') && c.args.every((a) => a.text === '/dev/null'));
       if (empties) {
@@ -168,9 +168,9 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
         if (target && /^(?:0+[KMGkmg]?|<.*|\/.*|%.*|-.*)$/.test(size)) return `truncate empties or shrinks ${target.text}`;
       }
       if (is(c, 'cp', 'dd', 'install')) {
-        const from = c.args.find((a) => a.text === '/dev/null' || a.text === 'if=/dev/null');
+        const from = c.args.find((a) => /^(?:if=)?\/dev\/(?:null|zero|u?random)$/.test(a.text));
         const to = c.args.find((a) => a.static && isSystemFile(resolveAgainst(c.cwd, a.text.replace(/^of=/, ''))));
-        if (from && to) return `${c.program} empties ${to.text}`;
+        if (from && to) return `${c.program} ${from.text.endsWith('null') ? 'empties' : 'overwrites'} ${to.text}`;
       }
       return undefined;
     },

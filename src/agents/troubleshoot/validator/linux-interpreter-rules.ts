@@ -57,7 +57,7 @@ function clusterEndsInCodeFlag(text: string, flags: readonly string[]): boolean 
 
 /** Library calls that delete files or directory trees in Python, Ruby, Node, Perl and PHP. */
 const CODE_DELETES =
-  /\b(?:shutil\s*\.\s*rmtree|os\s*\.\s*(?:remove|unlink|rmdir|removedirs)|\.unlink\s*\(|\.rmdir\s*\(|FileUtils\s*\.\s*(?:rm\w*|remove\w*)|File\s*\.\s*(?:delete|unlink)|Dir\s*\.\s*(?:delete|rmdir|unlink)|fs\s*\.\s*(?:rm|rmdir|unlink)(?:Sync)?|(?:rmSync|rmdirSync|unlinkSync)|rmtree|remove_tree|unlink|rmdir)\b/;
+  /\b(?:shutil\s*\.\s*rmtree|os\s*\.\s*(?:remove|unlink|rmdir|removedirs)|\.unlink\s*\(|\.rmdir\s*\(|FileUtils\s*\.\s*(?:rm\w*|remove\w*)|File\s*\.\s*(?:delete|unlink)|Dir\s*\.\s*(?:delete|rmdir|unlink)|fs\s*\.\s*(?:rm|rmdir|unlink)(?:Sync)?|Deno\s*\.\s*remove(?:Sync)?|(?:rmSync|rmdirSync|unlinkSync)|rmtree|remove_tree|unlink|rmdir)\b/;
 
 /** String literals in inline code: '…', "…" and `…`. */
 function stringLiterals(code: string): string[] {
@@ -112,7 +112,7 @@ export const INTERPRETER_RULES: readonly CommandRule[] = [
     id: 'interpreter-deletes-system-path',
     category: 'destructive-delete',
     description:
-      'Inline interpreter code that deletes files (shutil.rmtree, os.remove, FileUtils.rm_rf, fs.rmSync, unlink, rmtree) and names a system path, a critical file or a device.',
+      'Inline interpreter code that deletes files (shutil.rmtree, os.remove, FileUtils.rm_rf, fs.rmSync, Deno.remove, unlink, rmtree) and names a system path, a critical file or a device.',
     match: (c) => {
       for (const code of inlineCode(c)) {
         if (!CODE_DELETES.test(code.text)) continue;

@@ -39,5 +39,7 @@ describe('working directory', () => {
     expect(changeDirectory(undefined, undefined)).toBe('~');
     expect(changeDirectory('/usr', 'local')).toBe('/usr/local');
     expect(changeDirectory(undefined, 'relative')).toBeUndefined();
+    expect(changeDirectory('/etc', '')).toBe('/etc');
+    expect(changeDirectory(undefined, '')).toBeUndefined();
   });
 });

@@ -96,7 +96,7 @@ const HISTORY_FILE =
   /(?:^|\/)\.(?:bash|zsh|sh|ash|python|mysql|psql|node_repl)_history$|^\/var\/log\/(?:wtmp|btmp|lastlog|utmp|auth\.log|secure|audit(?:\/.*)?)$|^\/var\/run\/utmp$/;
 
 export function isHistoryOrLoginRecord(path: string): boolean {
-  return HISTORY_FILE.test(path.startsWith('~') ? path : normalisePath(path));
+  return HISTORY_FILE.test(normalisePath(path));
 }
 
 /** Resolves a relative path against a known working directory (`*` in `/` → `/*`); unchanged otherwise. */
@@ -110,14 +110,18 @@ export function resolveAgainst(cwd: string | undefined, path: string): string {
 
 /** The working directory after `cd ARG` from `cwd` (undefined when it cannot be known). */
 export function changeDirectory(cwd: string | undefined, argument: string | undefined): string | undefined {
-  if (argument === undefined || argument === '~' || argument === '') return '~';
+  // bash's `cd ""` stays where it is: an empty name resolves against cwd like any relative one.
+  if (argument === undefined || argument === '~') return '~';
   if (argument === '-') return undefined;
   if (argument.startsWith('/')) return normalisePath(argument);
   if (argument.startsWith('~/')) return `~/${argument.slice(2)}`.replace(/\/+$/, '');
   return cwd === undefined ? undefined : resolveAgainst(cwd, argument);
 }
 
-/** Most words a brace pattern may expand to before the validator stops expanding (and keeps the rest). */
+/**
+ * Most words a brace pattern may expand to before the validator stops expanding. The words past it
+ * are not read, so a pattern that reaches it counts as naming a protected path (`/{x0,…,x63,etc}`).
+ */
 const MAX_BRACE_WORDS = 64;
 
 /** Bash brace expansion of one word: `/{etc,usr}` → `/etc`, `/usr`; nested groups too. No `{a..z}` ranges. */
@@ -172,7 +176,9 @@ function globToRegExp(glob: string): RegExp {
  * `/{etc,usr}`, `/[e]tc`, `/e?c`, `/e*` all reach `/etc`.
  */
 export function mayExpandToProtectedPath(text: string): boolean {
-  for (const word of expandBraces(text)) {
+  const words = expandBraces(text);
+  if (words.length >= MAX_BRACE_WORDS) return true;
+  for (const word of words) {
     if (isProtectedPath(word)) return true;
     if (!/[*?[]/.test(word) || !word.startsWith('/')) continue;
     const pattern = globToRegExp(normalisePath(word));
@@ -194,11 +200,15 @@ const SYSTEM_FILE_ROOT_NAMES = ['etc', 'boot', 'bin', 'sbin', 'usr', 'lib', 'lib
  * also when written with braces or a glob in the directory part (`/[e]tc/fstab`, `/{etc,x}/hosts`).
  */
 export function isSystemFile(path: string): boolean {
-  return expandBraces(path).some((word) => {
-    if (SYSTEM_FILE_ROOTS.test(normalisePath(word)) || isCriticalFile(word)) return true;
-    const segments = normalisePath(word).split('/');
-    if (!word.startsWith('/') || segments.length < 3 || !/[*?[]/.test(segments[1]!)) return false;
-    const first = globToRegExp(segments[1]!);
-    return SYSTEM_FILE_ROOT_NAMES.some((name) => first.test(name));
-  });
+  const words = expandBraces(path);
+  return (
+    words.length >= MAX_BRACE_WORDS ||
+    words.some((word) => {
+      if (SYSTEM_FILE_ROOTS.test(normalisePath(word)) || isCriticalFile(word)) return true;
+      const segments = normalisePath(word).split('/');
+      if (!word.startsWith('/') || segments.length < 3 || !/[*?[]/.test(segments[1]!)) return false;
+      const first = globToRegExp(segments[1]!);
+      return SYSTEM_FILE_ROOT_NAMES.some((name) => first.test(name));
+    })
+  );
 }
