@@ -14,6 +14,13 @@ async function pendingRows(created: TestStore): Promise<number> {
   return Number(rows[0]!.count);
 }
 
+/** Sessions queued for an advisory lock (a sealer waiting in line behind another replica). */
+async function waitingForAdvisoryLocks(created: TestStore): Promise<number> {
+  const { rows } = await sql<{ count: string }>`
+    select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(created.store.db);
+  return Number(rows[0]!.count);
+}
+
 describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (PostgreSQL)', () => {
   let created: TestStore | undefined;
   let holder: pg.Client | undefined;
@@ -42,9 +49,7 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
     const tried = ownSeals;
     for (let index = 0; index < 30; index += 1) await sql`select 1`.execute(store.db);
     expect(ownSeals - tried).toBeLessThanOrEqual(1);
-    const { rows: waiting } = await sql<{ count: string }>`
-      select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
-    expect(Number(waiting[0]!.count)).toBe(0);
+    expect(await waitingForAdvisoryLocks(created)).toBe(0);
     expect(await pendingRows(created)).toBe(5);
 
     await holder.query('commit');
@@ -78,9 +83,7 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
     // Turns for more than two seal delays: each ride finds the lock taken and leaves the journal alone.
     for (let index = 0; index < 40; index += 1) await turn();
     expect(await pendingRows(created)).toBe(5);
-    const { rows: waiting } = await sql<{ count: string }>`
-      select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
-    expect(Number(waiting[0]!.count)).toBe(0);
+    expect(await waitingForAdvisoryLocks(created)).toBe(0);
 
     await holder.query('commit');
     for (let attempt = 0; attempt < 200 && (await pendingRows(created)) > 0; attempt += 1) await turn();
@@ -104,9 +107,7 @@ describe.skipIf(!testDatabaseUrl)('the background sealer beside other replicas (
     let queued = 0;
     for (let attempt = 0; attempt < 200 && queued === 0; attempt += 1) {
       await sleep(10);
-      const { rows } = await sql<{ count: string }>`
-        select count(*) as count from pg_locks where locktype = 'advisory' and not granted`.execute(store.db);
-      queued = Number(rows[0]!.count);
+      queued = await waitingForAdvisoryLocks(created);
     }
     expect(queued).toBe(1);
     await holder.query('commit');
