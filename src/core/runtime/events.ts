@@ -29,7 +29,8 @@ export class SessionEvents implements SessionEventFeed {
   readonly #relayed = new Map<string, number>();
   readonly #relayTails = new Map<string, Promise<void>>();
   readonly #listener: ListeningWhileNeeded;
-  readonly #lastNumbers = new LastEventNumbers();
+  /** SQLite (one process per file) only: PostgreSQL replicas share sessions, and number by reading. */
+  readonly #lastNumbers: LastEventNumbers | undefined;
 
   readonly #observer: RuntimeObserver;
 
@@ -37,6 +38,7 @@ export class SessionEvents implements SessionEventFeed {
     this.#store = store;
     this.#now = now;
     this.#observer = observer;
+    this.#lastNumbers = store.notifications ? undefined : new LastEventNumbers();
     this.#emitter.setMaxListeners(0);
     this.#listener = new ListeningWhileNeeded(store.notifications, EVENTS_CHANNEL, (payload) => this.#relay(payload));
   }
@@ -117,14 +119,14 @@ export class SessionEvents implements SessionEventFeed {
     const event: QueuedEvent = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
     uow.share('session_events', event, (trx, events) => this.#insertBatch(trx, events));
     uow.afterCommit(() => {
-      this.#lastNumbers.stored(sessionId, event.seq);
+      this.#lastNumbers?.stored(sessionId, event.seq);
       this.#emit(event);
     });
   }
 
   /** `sessionId` was just created by this process: its first events are numbered from 1 without reading. */
   created(sessionId: string): void {
-    this.#lastNumbers.created(sessionId);
+    this.#lastNumbers?.created(sessionId);
   }
 
   /**
@@ -137,7 +139,7 @@ export class SessionEvents implements SessionEventFeed {
     const next = new Map<string, number>();
     for (const event of events) {
       if (next.has(event.sessionId)) continue;
-      const last = this.#lastNumbers.get(event.sessionId);
+      const last = this.#lastNumbers?.get(event.sessionId);
       if (last === undefined) return false;
       next.set(event.sessionId, last + 1);
     }
@@ -149,7 +151,7 @@ export class SessionEvents implements SessionEventFeed {
     try {
       await insertRows(trx, 'session_events', ['session_id', 'seq', 'type', 'data', 'created_at'], rows);
     } catch (error) {
-      for (const sessionId of next.keys()) this.#lastNumbers.forget(sessionId);
+      for (const sessionId of next.keys()) this.#lastNumbers?.forget(sessionId);
       throw error;
     }
     events.forEach((event, index) => {
@@ -163,7 +165,7 @@ export class SessionEvents implements SessionEventFeed {
    * its last stored number, in the order given; other replicas hear of each session's batch on commit.
    */
   async #insertBatch(trx: WriteTransaction, events: readonly QueuedEvent[]): Promise<void> {
-    if (!this.#store.notifications && (await this.#insertKnown(trx, events))) return;
+    if (await this.#insertKnown(trx, events)) return;
     const ordinals = new Map<string, number>();
     const ordinalOf = events.map((event) => {
       const ordinal = (ordinals.get(event.sessionId) ?? 0) + 1;
@@ -229,7 +231,7 @@ export class SessionEvents implements SessionEventFeed {
     const createdAt = this.#now().toISOString();
     const payload = JSON.stringify(data ?? null);
     // Numbered by reading, outside any unit of work: a remembered number would be stale after it.
-    this.#lastNumbers.forget(sessionId);
+    this.#lastNumbers?.forget(sessionId);
     for (let attempt = 0; ; attempt += 1) {
       try {
         const row = await sql<{ seq: number }>`
@@ -238,7 +240,7 @@ export class SessionEvents implements SessionEventFeed {
           from session_events where session_id = ${sessionId}
           returning seq`.execute(this.#store.db);
         const event: SessionEvent = { sessionId, seq: Number(row.rows[0]!.seq), type, data: data ?? null, createdAt };
-        this.#lastNumbers.forget(sessionId);
+        this.#lastNumbers?.forget(sessionId);
         this.#emit(event);
         if (this.#store.notifications) {
           await this.#store.notifications.notify(EVENTS_CHANNEL, JSON.stringify({ origin: this.#origin, sessionId, seq: event.seq }));
