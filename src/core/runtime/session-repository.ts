@@ -249,7 +249,7 @@ export const sessionRepository = {
         ],
         { bumpVersion: true },
       );
-      return new Set(written === undefined ? [] : [written]);
+      return new Set(written ? [id] : []);
     }
     const values = updates.map(({ id, version, patch }) => [
       id,
@@ -341,8 +341,7 @@ export const sessionRepository = {
             ] as const)
           : [];
         const set = columns.map((column) => [column, patch[column] ?? null] as const);
-        const changed = await updateOneRow(db, 'tool_calls', set, [['id', id], ['status', from], ...still]);
-        if (changed !== undefined) written.add(changed);
+        if (await updateOneRow(db, 'tool_calls', set, [['id', id], ['status', from], ...still])) written.add(id);
         continue;
       }
       const values = shape.map(({ id, from, bound, patch }) => [

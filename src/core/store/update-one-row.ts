@@ -7,9 +7,10 @@ type ColumnValue<Table extends keyof CoreDatabase> = readonly [column: keyof Cor
 
 /**
  * Updates the one row of `table` that still holds every `where` value (its key and what the
- * writer read: a version, a status) and returns its `id`, or nothing when the row moved on.
- * For one row this plain `update … where` costs SQLite about half the `update … from (values …)`
- * join that changes many rows in one statement (issue 32). Built once per table and columns.
+ * writer read: a version, a status); false when the row moved on. For one row this plain
+ * `update … where` costs SQLite less than the `update … from (values …)` join that changes many
+ * rows in one statement, and the count of changed rows less than `returning` (SQLite collects
+ * returned rows in a temporary table first; issue 32). Built once per table and columns.
  */
 export async function updateOneRow<Table extends 'sessions' | 'tool_calls'>(
   db: ShapeDb,
@@ -17,17 +18,15 @@ export async function updateOneRow<Table extends 'sessions' | 'tool_calls'>(
   set: readonly ColumnValue<Table>[],
   where: readonly ColumnValue<Table>[],
   options: { readonly bumpVersion?: boolean } = {},
-): Promise<string | undefined> {
+): Promise<boolean> {
   const bump = options.bumpVersion === true;
   const shape = `update one ${table} set ${set.map(([column]) => column).join(',')}${bump ? ',version+1' : ''} where ${where.map(([column]) => column).join(',')}`;
   const parameters = [...set.map(([, value]) => value), ...where.map(([, value]) => value)];
-  const result = await executeByShape<{ id: string }>(db, shape, parameters, () => {
+  const result = await executeByShape(db, shape, parameters, () => {
     const assignments = set.map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
     if (bump) assignments.push(sql`"version" = "version" + 1`);
     const conditions = where.map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
-    return sql<{
-      id: string;
-    }>`update ${sql.table(table)} set ${sql.join(assignments)} where ${sql.join(conditions, sql` and `)} returning "id"`;
+    return sql`update ${sql.table(table)} set ${sql.join(assignments)} where ${sql.join(conditions, sql` and `)}`;
   });
-  return result.rows[0]?.id;
+  return result.numAffectedRows === 1n;
 }
