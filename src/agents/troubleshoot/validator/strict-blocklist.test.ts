@@ -37,6 +37,13 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['windows', 'Remove-Item C:\\inetpub\\logs\\LogFiles -Recurse', 'strict-log-deletion'],
   ['windows', 'Clear-Content C:\\app\\app.log', 'strict-log-deletion'],
   ['windows', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
+  // The Docker, Podman and kubectl CLIs take the same words on Windows (one rule for both systems).
+  ['windows', 'docker system prune -f', 'strict-container-prune'],
+  ['windows', 'docker.exe volume prune', 'strict-container-prune'],
+  ['windows', 'docker image prune -a', 'strict-container-prune'],
+  ['windows', 'podman container prune', 'strict-container-prune'],
+  ['windows', 'kubectl delete namespace prod', 'strict-container-prune'],
+  ['windows', 'kubectl -n prod delete pod web-1', 'strict-container-prune'],
   ['windows', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
   // sqlcmd runs on Linux too (mssql-tools).
   ['linux', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
@@ -57,6 +64,8 @@ const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
   ['linux', 'rsync -a --delete ./site/ /srv/www/site/'],
   ['linux', 'redis-cli INFO'],
   ['windows', 'Get-Service W3SVC'],
+  ['windows', 'docker system df'],
+  ['windows', 'kubectl -n prod get pods'],
   ['windows', 'sc query W3SVC'],
 ];
 
