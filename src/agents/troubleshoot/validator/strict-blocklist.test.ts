@@ -68,6 +68,9 @@ const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
   ['linux', 'rsync -a --delay-updates ./conf/ /etc/'],
   ['linux', 'ls -la /etc/'],
   ['linux', 'journalctl -u nginx --since today'],
+  // The option must start the word: a search for the text, a file named like the option.
+  ['linux', 'journalctl --grep=--rotate'],
+  ['linux', 'rsync -a --exclude=--delete ./conf/ /etc/'],
   ['linux', 'redis-cli INFO'],
   ['windows', 'Get-Service W3SVC'],
   ['windows', 'docker system df'],
@@ -80,6 +83,7 @@ describe('strict tier (opt-in)', () => {
     expect(validator.validate(command, os).verdict).toBe('allow');
     const verdict = validator.validate(command, os, { tier: 'strict' });
     expect(verdict).toMatchObject({ verdict: 'block', rule });
+    expect(verdict.reason.length).toBeGreaterThan(10);
   });
 
   it.each(STILL_ALLOWED)('%s: %j stays allowed in the strict tier', (os, command) => {
