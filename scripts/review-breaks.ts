@@ -1,7 +1,7 @@
 // `node scripts/review-breaks.ts [ID ...]`: re-applies the deliberate breaks of the outside
 // test-honesty review of 2026-11-26 (its ten-guard mutation sample M01–M10, every break that
 // survived its requirement pass, the core breaks of its log outside every mutated module (B04,
-// B17–B19), the conditional status update issue 36 names, and each default Cedar rule broken at
+// B17–B19), AR-17 unwired from the troubleshoot agent, the conditional status update issue 36 names, and each default Cedar rule broken at
 // its boundary) to a scratch copy of the tracked files, runs
 // the tests named for each, and reports whether the break went red. Exit 1 when one stays green or
 // no longer applies (the code it breaks moved: update the entry). Slow (one vitest run per break):
@@ -214,6 +214,14 @@ export const REVIEW_BREAKS: readonly ReviewBreak[] = [
     file: 'src/core/runtime/turn-engine.ts',
     find: 'if (session.state.turnSteps >= stepLimit) {',
     replace: 'if (session.state.turnSteps > stepLimit) {',
+    tests: ['test/troubleshoot/step-limit.test.ts'],
+  },
+  {
+    id: 'AR17',
+    what: "the troubleshoot agent's own step limit (MAX_ITERATIONS) is no longer given to the runtime",
+    file: 'src/agents/troubleshoot/index.ts',
+    find: '  stepLimit: MAX_ITERATIONS,\n',
+    replace: '',
     tests: ['test/troubleshoot/step-limit.test.ts'],
   },
   {
