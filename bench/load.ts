@@ -138,6 +138,9 @@ async function opsgateRun(storeKind: 'sqlite' | 'postgres', processes: number, c
     databaseUrl: database?.url ?? '',
     sqlitePath,
     concurrency: Math.ceil(concurrency / processes),
+    // One process beats at the product's default: the 1 s beat replicas need to find each other was
+    // about 0.05 transactions per round trip at C=1 on PostgreSQL (the leader's beat; issue 32, session 11).
+    ...(processes > 1 ? { heartbeatMs: HEARTBEAT_MS } : {}),
     scenarios: Math.floor(scenarios / processes) + (worker < scenarios % processes ? 1 : 0),
     warmup: warmupPerProcess,
     worker,
