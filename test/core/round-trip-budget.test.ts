@@ -56,6 +56,11 @@ const BUDGET = {
    * of session 11: the event numbering, the session and tool-call updates).
    */
   sqliteReturning: 0,
+  /**
+   * Background: statements of one heartbeat of the replica that leads recovery (`bench:load` beats
+   * every second, so at C=1 these were most of what its transactions counted above 4).
+   */
+  statementsPerLeaderBeat: { postgres: 2, sqlite: 3 },
 };
 
 /**
@@ -235,6 +240,36 @@ describe('what one approval round trip costs (counted, not timed)', () => {
       if (wal) expect(perRoundTrip.sqlitePages).toBeLessThanOrEqual(BUDGET.sqlitePages);
       if (wal) expect(perRoundTrip.sqliteEventNumberingReads).toBeLessThanOrEqual(BUDGET.sqliteEventNumberingReads);
       if (wal) expect(perRoundTrip.sqliteReturning).toBeLessThanOrEqual(BUDGET.sqliteReturning);
+    },
+  );
+
+  it.each(factories.map((factory) => [factory.dialect, factory] as const))(
+    'a heartbeat of the replica that leads recovery stays within its budget of statements on %s (each one a transaction)',
+    async (_dialect, factory) => {
+      let statements = 0;
+      let beats = 0;
+      const store = await openCountingStore(factory, (sql) => {
+        statements += 1;
+        if (/update "runtime_instances"/i.test(sql)) beats += 1;
+      });
+      cleanups.push(() => store.close());
+      const runtime = await createRuntime({
+        store,
+        agents: [createLedgerAgent({ reads: 0, transfers: [] })],
+        model: () => createLedgerModel(),
+        heartbeatMs: 5,
+      });
+      cleanups.push(() => runtime.close());
+      // Nothing else runs: every statement from here is the heartbeat's (beat, live replicas, recovery reads).
+      for (let attempt = 0; attempt < 1000 && beats < 2; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      statements = 0;
+      beats = 0;
+      for (let attempt = 0; attempt < 2000 && beats < 10; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      const counted = { beats, statements };
+      expect(counted.beats).toBeGreaterThanOrEqual(10);
+      // Issue 32: 4 before (the beat, the read of the live replicas, and a read each of the calls left
+      // executing and the sessions left running); PostgreSQL beats and reads in one statement.
+      expect(counted.statements / counted.beats).toBeLessThanOrEqual(BUDGET.statementsPerLeaderBeat[store.dialect] + 0.3);
     },
   );
 
