@@ -1,6 +1,8 @@
 // `node scripts/review-breaks.ts [ID ...]`: re-applies the deliberate breaks of the outside
-// test-honesty review of 2026-11-26 (its ten-guard mutation sample M01–M10 and every break that
-// survived its requirement pass) to a scratch copy of the tracked files, runs
+// test-honesty review of 2026-11-26 (its ten-guard mutation sample M01–M10, every break that
+// survived its requirement pass, the core breaks of its log outside every mutated module (B04,
+// B17–B19), AR-17 unwired from the troubleshoot agent, the conditional status update issue 36 names, and each default Cedar rule broken at
+// its boundary) to a scratch copy of the tracked files, runs
 // the tests named for each, and reports whether the break went red. Exit 1 when one stays green or
 // no longer applies (the code it breaks moved: update the entry). Slow (one vitest run per break):
 // run it by hand or in CI, never inside `npm test`.
@@ -181,6 +183,144 @@ export const REVIEW_BREAKS: readonly ReviewBreak[] = [
     find: '  const verdict = await askMayApprove(context, asItWillRun, approvalsSoFar);\n  if (!verdict.allowed) {',
     replace: '  const verdict = await askMayApprove(context, asItWillRun, approvalsSoFar);\n  if (false) {',
     tests: ['test/core/decision-authorizer.test.ts'],
+  },
+  {
+    id: 'B04',
+    what: 'anyone may read any session (the owner-or-approver check is gone)',
+    file: 'src/core/runtime/session-access.ts',
+    find: 'return row.user_id === actor.userId || hasRole(actor, ROLE_APPROVER);',
+    replace: 'return true || row.user_id === actor.userId || hasRole(actor, ROLE_APPROVER);',
+    tests: ['test/security/decision-matrix.test.ts'],
+  },
+  {
+    id: 'B17',
+    what: 'a requester may approve his own write access (the WRITE clause of sod-no-self-approval-sensitive-access dropped)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: '(resource.name like "*WRITE*" ||\n   resource.name like "*ADMIN*" ||',
+    replace: '(resource.name like "*ADMIN*" ||',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'B18',
+    what: 'one person may give both approvals a call needs (sod-distinct-approvers off)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.approvalsSoFar.contains(principal.username) };',
+    replace: 'when { false };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'B19',
+    what: 'a looping model gets one step more than the step limit (AR-17)',
+    file: 'src/core/runtime/turn-engine.ts',
+    find: 'if (session.state.turnSteps >= stepLimit) {',
+    replace: 'if (session.state.turnSteps > stepLimit) {',
+    tests: ['test/troubleshoot/step-limit.test.ts'],
+  },
+  {
+    id: 'AR17',
+    what: "the troubleshoot agent's own step limit (MAX_ITERATIONS) is no longer given to the runtime",
+    file: 'src/agents/troubleshoot/index.ts',
+    find: '  stepLimit: MAX_ITERATIONS,\n',
+    replace: '',
+    tests: ['test/troubleshoot/step-limit.test.ts'],
+  },
+  {
+    id: 'G-STATUS',
+    what: "a call's conditional status update no longer refuses a call decided elsewhere (the session version check out of the way)",
+    file: 'src/core/runtime/tool-call-lifecycle.ts',
+    find: "if (stale) throw new StaleWriteError('tool call', stale.id);",
+    replace: "if (false) throw new StaleWriteError('tool call', stale.id);",
+    tests: ['test/core/stale-decision.test.ts'],
+  },
+  // Issue 36: each default Cedar rule at its boundary (high vs medium vs critical, sensitive vs
+  // not, each channel). Stryker mutates only TypeScript, so the rules' own thresholds are broken here.
+  {
+    id: 'C-HIGH-1',
+    what: 'a requester may no longer approve his own medium-risk call (sod-no-self-approval-high-risk at >= 1)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { principal == context.requester && context.riskLevel >= 2 };',
+    replace: 'when { principal == context.requester && context.riskLevel >= 1 };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-ELICIT-3',
+    what: 'an MCP elicitation counts as an approval of a high-risk call (elicitation-below-high-risk-only at >= 3)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.channel == "mcp-elicitation" && context.riskLevel >= 2 };',
+    replace: 'when { context.channel == "mcp-elicitation" && context.riskLevel >= 3 };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-ELICIT-1',
+    what: 'an MCP elicitation no longer counts for a medium-risk call (elicitation-below-high-risk-only at >= 1)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.channel == "mcp-elicitation" && context.riskLevel >= 2 };',
+    replace: 'when { context.channel == "mcp-elicitation" && context.riskLevel >= 1 };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-ELICIT-ANY',
+    what: 'the elicitation rule applies on every channel, not only to MCP elicitations',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.channel == "mcp-elicitation" && context.riskLevel >= 2 };',
+    replace: 'when { context.riskLevel >= 2 };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-PROD',
+    what: 'a requester may approve his own change to a production target (sod-no-self-approval-production reads another label)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { principal == context.requester && context.environment == "production" };',
+    replace: 'when { principal == context.requester && context.environment == "prod" };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-SENSITIVE',
+    what: 'a payroll access is no longer sensitive (one name pattern of sod-no-self-approval-sensitive-access dropped)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'resource.name like "*FINANCE*" ||\n   resource.name like "*PAYROLL*")',
+    replace: 'resource.name like "*FINANCE*")',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-REVOKE',
+    what: 'revoking a write access becomes sensitive too (the grant-only condition of sod-no-self-approval-sensitive-access dropped)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: '  context.tool == "grant_access_to_user" &&\n',
+    replace: '',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-BORROWED',
+    what: 'an approver may use a token someone else issued (no-approval-with-a-borrowed-credential never applies)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.credentialIssuedBy != "" && principal != context.requester };',
+    replace: 'when { context.credentialIssuedBy == "nobody" && principal != context.requester };',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
+  },
+  {
+    id: 'C-ISSUER',
+    what: "the admin who issued the requester's credential may approve the call",
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: 'when { context.approverIssuedRequesterCredential };',
+    replace: 'when { false };',
+    tests: ['src/core/policy/cedar/cedar-policy.approvers.test.ts'],
+  },
+  {
+    id: 'C-GATEWAY',
+    what: 'a requester may approve his own gateway write although no admin allowed it (sod-gateway-writes misses the gateway agents)',
+    file: 'src/core/policy/cedar/default/approvals.cedar',
+    find: '  context.agent like "gateway-*" &&',
+    replace: '  context.agent like "nothing-*" &&',
+    tests: ['src/gateway/upstream-agent.policy.test.ts'],
+  },
+  {
+    id: 'C-AUTO',
+    what: 'Agent Mode with Auto-approve runs a high-risk command without asking (the auto-approve rule at < 3)',
+    file: 'src/core/policy/cedar/default/calls.cedar',
+    find: '  context.riskLevel < 2\n',
+    replace: '  context.riskLevel < 3\n',
+    tests: ['src/core/policy/cedar/cedar-policy.boundaries.test.ts'],
   },
 ];
 

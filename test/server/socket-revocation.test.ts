@@ -6,7 +6,11 @@ import { createServerFixture, login, type ServerFixture } from '../../src/server
 
 interface OpenSocket {
   readonly frames: Array<{ type: string; code?: string; event?: { type: string } }>;
-  /** Resolves with the close code. */
+  /**
+   * Resolves with the close code. Awaited with no deadline of its own: a close that never comes
+   * fails at the test timeout, and how fast it comes is not what these tests ask (a 5 s deadline
+   * was an upper-bound timing assertion, which a loaded machine can break).
+   */
   readonly closed: Promise<number>;
 }
 
@@ -24,13 +28,6 @@ function open(url: string, headers: Record<string, string>): Promise<OpenSocket>
     socket.on('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
     socket.on('error', reject);
   });
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
-  ]);
 }
 
 describe('L3: an open WebSocket ends when its person signs out, changes password, is disabled or loses access (real port)', () => {
@@ -52,7 +49,7 @@ describe('L3: an open WebSocket ends when its person signs out, changes password
     const john = await login(fixture.app, 'john_doe', fixture.password);
     const socket = await open(`${base}/api/sessions/${session.id}/socket`, { cookie: john.cookie });
     expect((await http(fixture.app, 'POST', '/api/logout', { cookie: john.cookie, 'x-csrf-token': john.csrfToken })).statusCode).toBe(200);
-    expect(await within(socket.closed, 5000, 'close after logout')).toBe(4401);
+    expect(await socket.closed).toBe(4401);
     expect(socket.frames.at(-1)).toMatchObject({ type: 'error', code: 'AUTH_REQUIRED' });
   });
 
@@ -67,7 +64,7 @@ describe('L3: an open WebSocket ends when its person signs out, changes password
       expect((await http(replica, 'POST', '/api/logout', { cookie: john.cookie, 'x-csrf-token': john.csrfToken })).statusCode).toBe(200);
       const before = socket.frames.length;
       await fixture.runtime.send(session.id, 'pay bob 30', owner);
-      expect(await within(socket.closed, 5000, 'close on the next event')).toBe(4401);
+      expect(await socket.closed).toBe(4401);
       expect(socket.frames.slice(before).filter((f) => f.type === 'event')).toEqual([]);
     } finally {
       await replica.close();
@@ -87,13 +84,13 @@ describe('L3: an open WebSocket ends when its person signs out, changes password
     expect((await http(fixture.app, 'POST', '/api/users/alice/password', adminHeaders, { password: 'a-new-password' })).statusCode).toBe(
       200,
     );
-    expect(await within(byPassword.closed, 5000, 'close after password change')).toBe(4401);
+    expect(await byPassword.closed).toBe(4401);
 
     expect((await http(fixture.app, 'PUT', '/api/users/alice/roles', adminHeaders, { roles: ['user'] })).statusCode).toBe(200);
-    expect(await within(byRole.closed, 5000, 'close after role removal')).toBe(4401);
+    expect(await byRole.closed).toBe(4401);
 
     expect((await http(fixture.app, 'POST', '/api/users/john_doe/disable', adminHeaders)).statusCode).toBe(200);
-    expect(await within(owner.closed, 5000, 'close after disable')).toBe(4401);
+    expect(await owner.closed).toBe(4401);
   });
 
   it('a socket whose person is still allowed keeps receiving events', async () => {
@@ -101,8 +98,8 @@ describe('L3: an open WebSocket ends when its person signs out, changes password
     const session = await fixture.runtime.startSession({ agent: 'ledger', identity: owner });
     const socket = await open(`${base}/api/sessions/${session.id}/socket`, { authorization: `Bearer ${fixture.tokens.owner}` });
     await fixture.runtime.send(session.id, 'pay bob 30', owner);
-    const deadline = Date.now() + 5000;
-    while (!socket.frames.some((f) => f.event?.type === 'interrupt') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(socket.frames.some((f) => f.event?.type === 'interrupt')).toBe(true);
+    // Until it arrives: an event that never does fails at the test timeout.
+    while (!socket.frames.some((f) => f.event?.type === 'interrupt')) await new Promise((r) => setTimeout(r, 25));
+    expect(socket.frames.filter((f) => f.type === 'error')).toEqual([]);
   });
 });
