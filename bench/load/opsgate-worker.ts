@@ -2,10 +2,10 @@
 // warms up, reopens (so the parent can read the transaction counter without the warm-up), warms the
 // reopened runtime a little and has its backends report their statistics, waits for "go", runs its
 // share of approval round trips and reports over IPC.
-import { sql } from 'kysely';
 import { createRuntime, type Runtime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
+import { flushBackendStatistics } from './backend-statistics.ts';
 import { processCpuMs } from './cpu.ts';
 import { drive, HEARTBEAT_MS } from './drive.ts';
 import { ledgerRoundTrip } from './ledger-round-trip.ts';
@@ -43,17 +43,6 @@ async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store
   // Replicas learn of each other at their heartbeat (they share the commit slots); the parent waits one.
   const runtime = await createRuntime({ store, agents: [createLedgerAgent(recorder)], model: () => model, heartbeatMs: HEARTBEAT_MS });
   return { store, runtime };
-}
-
-/**
- * PostgreSQL backends report their transactions to `pg_stat_database` when idle, at most once a
- * second, else 10 s later: the parent's counters would charge the measured run with the warm-up's.
- * Every pooled connection is asked to report at its next idle moment (the queries overlap, so each
- * runs on a connection of its own).
- */
-async function flushBackendStatistics(store: Store): Promise<void> {
-  if (store.dialect !== 'postgres') return;
-  await Promise.all(Array.from({ length: store.poolSize }, () => sql`select pg_stat_force_next_flush(), pg_sleep(0.05)`.execute(store.db)));
 }
 
 /** CPU per second of an idle runtime, measured after as long again to settle (the warm-up's GC and JIT work would count otherwise). */

@@ -6,7 +6,9 @@
 // Node side alone, on a SQLite file), PROFILE_V8=0 (no V8 profile: CPU figures without the
 // profiler's own cost), PROFILE_PROCESSES=N (N replicas as forked `opsgate-worker.ts` processes
 // sharing C, as `bench:load` runs them: statements, transactions and CPU per round trip of all of
-// them together, and each process's CPU while it idles with its heartbeat and timers; no V8 profile).
+// them together, and each process's CPU while it idles with its heartbeat and timers; no V8 profile;
+// PROFILE_FORK=1 forks one process the same way, to count what `bench:load`'s one-process rows count,
+// its 1 s heartbeat included), PROFILE_TOP (functions listed, default 30).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -17,6 +19,7 @@ import { createRuntime } from '../../src/core/runtime/index.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel } from '../../src/testing/index.ts';
 import { startPostgresCluster } from '../../src/testing/postgres-cluster.ts';
+import { flushBackendStatistics } from './backend-statistics.ts';
 import { postgresCpuMs, processCpuMs } from './cpu.ts';
 import { type DriveResult, drive, HEARTBEAT_MS } from './drive.ts';
 import { ledgerRoundTrip } from './ledger-round-trip.ts';
@@ -25,6 +28,7 @@ import type { WorkerReport, WorkerTask } from './opsgate-worker.ts';
 const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 64);
 const scenarios = Number(process.env.PROFILE_SCENARIOS ?? 1000);
 const processes = Number(process.env.PROFILE_PROCESSES ?? 1);
+const forked = processes > 1 || process.env.PROFILE_FORK === '1';
 
 interface ProfileNode {
   id: number;
@@ -67,7 +71,7 @@ function summariseProfile(profile: CpuProfile, perScenario: (ms: number) => stri
   console.log('\nNode CPU by module (self time, ms per round trip)');
   for (const [name, ms] of top(buckets, 25)) console.log(`  ${perScenario(ms).padStart(7)}  ${name}`);
   console.log('\nNode CPU by function (self time, ms per round trip)');
-  for (const [name, ms] of top(functions, 30)) console.log(`  ${perScenario(ms).padStart(7)}  ${name}`);
+  for (const [name, ms] of top(functions, Number(process.env.PROFILE_TOP ?? 30))) console.log(`  ${perScenario(ms).padStart(7)}  ${name}`);
 }
 
 /** Runs `work` under the V8 CPU profiler; returns its result, the profile and this process's CPU ms. */
@@ -94,6 +98,8 @@ async function roundTrips(store: Store): Promise<{ result: DriveResult; profile:
   const model = createLedgerModel();
   const runtime = await createRuntime({ store, agents: [createLedgerAgent({ reads: 0, transfers: [] })], model: () => model });
   await drive(200, concurrency, (index) => ledgerRoundTrip(runtime, 1_000_000 + index));
+  // Otherwise the warm-up's transactions that the backends have not reported yet count as measured.
+  await flushBackendStatistics(store);
   await beforeMeasuring();
   const measured = await profiled(() => drive(scenarios, concurrency, (index) => ledgerRoundTrip(runtime, 10_000_000 + index)));
   return { ...measured, close: () => runtime.close() };
@@ -187,7 +193,7 @@ if (process.env.PROFILE_STORE === 'sqlite') {
       before = await counters();
     };
     let measured: { result: DriveResult; profile: CpuProfile; cpuMs: number };
-    if (processes > 1) {
+    if (forked) {
       const replicas = await replicaRoundTrips(url.toString());
       measured = { ...replicas, profile: { nodes: [], samples: [], timeDeltas: [] } };
       console.log(

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import { executeByShape, ListeningWhileNeeded, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
+import { executeByShape, insertRows, ListeningWhileNeeded, type Store, type UnitOfWork, type WriteTransaction } from '../store/index.ts';
 import { NO_OBSERVER, type RuntimeObserver } from '../telemetry/index.ts';
+import { LastEventNumbers } from './event-numbers.ts';
 import type { SessionEventFeed } from './runtime-api.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -28,6 +29,8 @@ export class SessionEvents implements SessionEventFeed {
   readonly #relayed = new Map<string, number>();
   readonly #relayTails = new Map<string, Promise<void>>();
   readonly #listener: ListeningWhileNeeded;
+  /** SQLite (one process per file) only: PostgreSQL replicas share sessions, and number by reading. */
+  readonly #lastNumbers: LastEventNumbers | undefined;
 
   readonly #observer: RuntimeObserver;
 
@@ -35,6 +38,7 @@ export class SessionEvents implements SessionEventFeed {
     this.#store = store;
     this.#now = now;
     this.#observer = observer;
+    this.#lastNumbers = store.notifications ? undefined : new LastEventNumbers();
     this.#emitter.setMaxListeners(0);
     this.#listener = new ListeningWhileNeeded(store.notifications, EVENTS_CHANNEL, (payload) => this.#relay(payload));
   }
@@ -114,7 +118,46 @@ export class SessionEvents implements SessionEventFeed {
   record(uow: UnitOfWork, sessionId: string, type: string, data: unknown): void {
     const event: QueuedEvent = { sessionId, seq: 0, type, data: data ?? null, createdAt: this.#now().toISOString() };
     uow.share('session_events', event, (trx, events) => this.#insertBatch(trx, events));
-    uow.afterCommit(() => this.#emit(event));
+    uow.afterCommit(() => {
+      this.#lastNumbers?.stored(sessionId, event.seq);
+      this.#emit(event);
+    });
+  }
+
+  /** `sessionId` was just created by this process: its first events are numbered from 1 without reading. */
+  created(sessionId: string): void {
+    this.#lastNumbers?.created(sessionId);
+  }
+
+  /**
+   * Stores events of sessions whose last number this process knows (one process per SQLite file)
+   * with the numbers given, reading nothing. False when a session's number is unknown. A number
+   * gone stale (events stored another way) makes the insert collide: it is forgotten, and the
+   * transaction's retry numbers by reading.
+   */
+  async #insertKnown(trx: WriteTransaction, events: readonly QueuedEvent[]): Promise<boolean> {
+    const next = new Map<string, number>();
+    for (const event of events) {
+      if (next.has(event.sessionId)) continue;
+      const last = this.#lastNumbers?.get(event.sessionId);
+      if (last === undefined) return false;
+      next.set(event.sessionId, last + 1);
+    }
+    const rows = events.map((event) => {
+      const seq = next.get(event.sessionId)!;
+      next.set(event.sessionId, seq + 1);
+      return { session_id: event.sessionId, seq, type: event.type, data: JSON.stringify(event.data), created_at: event.createdAt };
+    });
+    try {
+      await insertRows(trx, 'session_events', ['session_id', 'seq', 'type', 'data', 'created_at'], rows);
+    } catch (error) {
+      for (const sessionId of next.keys()) this.#lastNumbers?.forget(sessionId);
+      throw error;
+    }
+    events.forEach((event, index) => {
+      event.seq = rows[index]!.seq;
+    });
+    return true;
   }
 
   /**
@@ -122,6 +165,7 @@ export class SessionEvents implements SessionEventFeed {
    * its last stored number, in the order given; other replicas hear of each session's batch on commit.
    */
   async #insertBatch(trx: WriteTransaction, events: readonly QueuedEvent[]): Promise<void> {
+    if (await this.#insertKnown(trx, events)) return;
     const ordinals = new Map<string, number>();
     const ordinalOf = events.map((event) => {
       const ordinal = (ordinals.get(event.sessionId) ?? 0) + 1;
@@ -186,6 +230,8 @@ export class SessionEvents implements SessionEventFeed {
   async #insert(sessionId: string, type: string, data: unknown): Promise<SessionEvent> {
     const createdAt = this.#now().toISOString();
     const payload = JSON.stringify(data ?? null);
+    // Numbered by reading, outside any unit of work: a remembered number would be stale after it.
+    this.#lastNumbers?.forget(sessionId);
     for (let attempt = 0; ; attempt += 1) {
       try {
         const row = await sql<{ seq: number }>`
@@ -194,6 +240,7 @@ export class SessionEvents implements SessionEventFeed {
           from session_events where session_id = ${sessionId}
           returning seq`.execute(this.#store.db);
         const event: SessionEvent = { sessionId, seq: Number(row.rows[0]!.seq), type, data: data ?? null, createdAt };
+        this.#lastNumbers?.forget(sessionId);
         this.#emit(event);
         if (this.#store.notifications) {
           await this.#store.notifications.notify(EVENTS_CHANNEL, JSON.stringify({ origin: this.#origin, sessionId, seq: event.seq }));

@@ -43,15 +43,13 @@ export class InstanceHeartbeat {
   }
 
   async recover(): Promise<RecoveryReport> {
-    return this.#recoverFor(await this.#shareWithAlive());
+    return this.#recoverFor(this.#shareWith(await this.#options.instance.aliveInstances()));
   }
 
-  /** The live instances (this one included); they share the commit slots and the sealing. */
-  async #shareWithAlive(): Promise<Set<string>> {
-    const { store, audit, instance } = this.#options;
-    const alive = await instance.aliveInstances();
-    shareCommitSlots(store, alive.size);
-    audit.shareSealing(alive.size);
+  /** The live instances (this one included) share the commit slots and the sealing. */
+  #shareWith(alive: Set<string>): Set<string> {
+    shareCommitSlots(this.#options.store, alive.size);
+    this.#options.audit.shareSealing(alive.size);
     return alive;
   }
 
@@ -76,8 +74,7 @@ export class InstanceHeartbeat {
     if (this.#recovering) return;
     this.#recovering = true;
     void (async () => {
-      await this.#options.instance.heartbeat();
-      const alive = await this.#shareWithAlive();
+      const alive = this.#shareWith(await this.#options.instance.beat());
       if (this.#leads(alive)) await this.#recoverFor(alive);
     })()
       .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'heartbeat or recovery failed'))

@@ -31,16 +31,45 @@ async function commitUnlessTaken(commit: () => Promise<void>): Promise<boolean> 
 }
 
 /**
+ * Calls left `executing` and sessions left `running`, whoever runs them, in one statement: the
+ * leading replica reads this at every heartbeat, where two reads cost a transaction each (issue 32).
+ * Literals, not parameters: only then may SQLite and PostgreSQL (a generic plan) read the partial
+ * index `tool_calls_executing`.
+ */
+function interruptedWork(store: Store): Promise<Array<{ kind: 'call' | 'session'; id: string; runner: string | null }>> {
+  return store.db
+    .selectFrom('tool_calls')
+    .select([sql.lit('call').$castTo<'call' | 'session'>().as('kind'), 'id', 'runner'])
+    .where('status', '=', sql.lit('executing'))
+    .unionAll((db) =>
+      db
+        .selectFrom('sessions')
+        .select([sql.lit('session').$castTo<'call' | 'session'>().as('kind'), 'id', 'runner'])
+        .where('status', '=', sql.lit('running')),
+    )
+    .execute();
+}
+
+/**
  * Start-up recovery: a call found `executing` becomes `unknown` (it may or may not have happened;
  * it is never re-run), and a session a crash left `running` goes back to idle with every call it
  * had not finished answered in its history, so the model is told and the person sees it.
  */
 export async function recoverInterruptedCalls({ store, lifecycle, now, load, alive }: RecoveryContext): Promise<RecoveryReport> {
   const orphaned = (runner: string | null) => runner === null || !alive.has(runner);
-  // A literal, not a parameter: only then may SQLite and PostgreSQL (a generic plan) read the partial index `tool_calls_executing`.
-  const stuck = (await store.db.selectFrom('tool_calls').selectAll().where('status', '=', sql.lit('executing')).execute()).filter((call) =>
-    orphaned(call.runner),
-  );
+  const candidates = await interruptedWork(store);
+  const stuckIds = candidates.filter((row) => row.kind === 'call' && orphaned(row.runner)).map((row) => row.id);
+  const stuck =
+    stuckIds.length === 0
+      ? []
+      : (
+          await store.db
+            .selectFrom('tool_calls')
+            .selectAll()
+            .where('id', 'in', stuckIds)
+            .where('status', '=', sql.lit('executing'))
+            .execute()
+        ).filter((call) => orphaned(call.runner));
   let unknownCalls = 0;
   for (const call of stuck) {
     const uow = new UnitOfWork();
@@ -52,9 +81,7 @@ export async function recoverInterruptedCalls({ store, lifecycle, now, load, ali
     });
     if (await commitUnlessTaken(() => uow.commit(store))) unknownCalls += 1;
   }
-  const running = (await store.db.selectFrom('sessions').select(['id', 'runner']).where('status', '=', 'running').execute()).filter((row) =>
-    orphaned(row.runner),
-  );
+  const running = candidates.filter((row) => row.kind === 'session' && orphaned(row.runner));
   let sessions = 0;
   for (const { id } of running) {
     const working = await load(id).catch(() => undefined);

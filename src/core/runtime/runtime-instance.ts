@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import type { Store } from '../store/index.ts';
+import type { Selectable } from 'kysely';
+import type { CoreDatabase, Store } from '../store/index.ts';
 
 /** How long an instance may go without a heartbeat before others treat it as dead. Default 30 s. */
 const DEFAULT_INSTANCE_STALE_MS = 30_000;
@@ -40,12 +41,23 @@ export class RuntimeInstance {
       .execute();
   }
 
-  async heartbeat(): Promise<void> {
-    await this.#store.db
-      .updateTable('runtime_instances')
-      .set({ heartbeat_at: this.#now().toISOString() })
-      .where('id', '=', this.id)
-      .execute();
+  /**
+   * Says this instance is alive and returns the instances alive now (this one included); dead ones'
+   * rows are removed. On PostgreSQL the beat and the read are one statement (issue 32: each
+   * statement outside a transaction is a transaction of its own, on every replica at every beat).
+   */
+  async beat(): Promise<Set<string>> {
+    const at = this.#now().toISOString();
+    if (this.#store.dialect === 'postgres') {
+      const rows = await this.#store.db
+        .with('beat', (db) => db.updateTable('runtime_instances').set({ heartbeat_at: at }).where('id', '=', this.id).returning('id'))
+        .selectFrom('runtime_instances')
+        .selectAll()
+        .execute();
+      return this.#aliveAmong(rows);
+    }
+    await this.#store.db.updateTable('runtime_instances').set({ heartbeat_at: at }).where('id', '=', this.id).execute();
+    return this.aliveInstances();
   }
 
   async unregister(): Promise<void> {
@@ -54,9 +66,13 @@ export class RuntimeInstance {
 
   /** The instances that are alive now (this one included). Dead ones' rows are removed. */
   async aliveInstances(): Promise<Set<string>> {
+    return this.#aliveAmong(await this.#store.db.selectFrom('runtime_instances').selectAll().execute());
+  }
+
+  async #aliveAmong(rows: ReadonlyArray<Selectable<CoreDatabase['runtime_instances']>>): Promise<Set<string>> {
     const cutoff = new Date(this.#now().getTime() - this.#staleMs).toISOString();
     const alive = new Set<string>([this.id]);
-    for (const row of await this.#store.db.selectFrom('runtime_instances').selectAll().execute()) {
+    for (const row of rows) {
       if (row.id === this.id) continue;
       const dead = row.heartbeat_at < cutoff || (row.hostname === this.#host && !processAlive(row.pid));
       if (dead) await this.#store.db.deleteFrom('runtime_instances').where('id', '=', row.id).execute();

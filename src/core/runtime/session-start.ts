@@ -70,6 +70,7 @@ export async function startSession(deps: SessionStartDeps, agent: LoadedAgent, i
       ...(input.identity.credentialIssuedBy ? { credentialIssuedBy: input.identity.credentialIssuedBy } : {}),
     },
   });
+  deps.events.created(row.id);
   deps.events.record(uow, row.id, 'status', { status: 'idle' });
   // Nothing irreversible follows a start: lost in a server crash, the session is started again.
   await uow.commit(deps.store, { effectFollows: false });

@@ -27,3 +27,4 @@ export {
   type Write,
   type WriteTransaction,
 } from './unit-of-work.ts';
+export { updateOneRow } from './update-one-row.ts';

@@ -22,7 +22,7 @@ describe('a commit that skips its WAL flush (durableCommits)', () => {
     await client.query('begin');
     await client.query(COMMIT_WITHOUT_FLUSH);
     await client.query('commit');
-    expect(sent).toEqual(['begin', `${COMMIT_WITHOUT_FLUSH}; commit`]);
+    expect(sent).toEqual([`begin; ${COMMIT_WITHOUT_FLUSH}; commit`]);
   });
 
   it('waits for its flush after all when the transaction asks for it later (a signed checkpoint riding on it)', async () => {
@@ -33,5 +33,33 @@ describe('a commit that skips its WAL flush (durableCommits)', () => {
     await client.query(COMMIT_WITH_FLUSH);
     await client.query('commit');
     expect(sent).toEqual(['begin', COMMIT_WITH_FLUSH, 'commit']);
+  });
+});
+
+describe('statements sent ahead of the next one', () => {
+  it('holds `begin` and the savepoints and sends them with the next statement, in order, in one message', async () => {
+    const sent: string[] = [];
+    const client = await preparedStatementsPool(recordingPool(sent)).connect();
+    await client.query('begin', []);
+    await client.query('savepoint commit_rider', []);
+    await client.query('release savepoint commit_rider', []);
+    await client.query('commit', []);
+    expect(sent).toEqual(['begin; savepoint commit_rider; release savepoint commit_rider; commit']);
+  });
+
+  it('sends them on their own first when the next statement is not yet parsed on the connection', async () => {
+    const sent: string[] = [];
+    const client = await preparedStatementsPool(recordingPool(sent)).connect();
+    await client.query('begin', []);
+    await client.query('insert into "entries" ("id") values ($1)', [1]);
+    expect(sent).toEqual(['begin', 'insert into "entries" ("id") values ($1)']);
+  });
+
+  it('holds nothing that takes parameters or is not one of them', async () => {
+    const sent: string[] = [];
+    const client = await preparedStatementsPool(recordingPool(sent)).connect();
+    await client.query('rollback to savepoint commit_rider', []);
+    await client.query('begin isolation level serializable', []);
+    expect(sent).toEqual(['rollback to savepoint commit_rider', 'begin isolation level serializable']);
   });
 });

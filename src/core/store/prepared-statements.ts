@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { parsedOn, queryAfter } from './pipelined-query.ts';
 
 /** Statements with more parameters than this vary in shape (batches) and are not worth naming. */
 const MAX_NAMED_PARAMETERS = 64;
@@ -34,6 +35,13 @@ export const COMMIT_WITHOUT_FLUSH = "select set_config('synchronous_commit', 'of
 export const COMMIT_WITH_FLUSH = "select set_config('synchronous_commit', 'on', true)";
 
 /**
+ * Statements without parameters or results worth waiting for, held and sent ahead of the next
+ * statement in the same message (`pipelined-query.ts`): a transaction's `begin`, the savepoints
+ * around a commit's rider.
+ */
+const SENT_AHEAD = /^(begin|savepoint \w+|release savepoint \w+)$/;
+
+/**
  * Runs the store's frequent statements as named prepared statements on each PostgreSQL
  * connection, so the server parses and plans each one once per connection instead of every time.
  * Only DML of a stable shape is named; everything else runs as before.
@@ -50,8 +58,15 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
     return name;
   };
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     let commitWithoutFlush = false;
+    /** Statements held to go ahead of the next one (`SENT_AHEAD`), in order. */
+    const ahead: string[] = [];
+    // One simple-protocol message of several statements; the caller (Kysely) reads the last one's result.
+    const simple = (text: string) =>
+      ahead.length === 0
+        ? query(text)
+        : query([...ahead.splice(0), text].join('; ')).then((results) => (Array.isArray(results) ? results.at(-1) : results));
     return new Proxy(client, {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver);
@@ -60,18 +75,24 @@ export function preparedStatementsPool(pool: pg.Pool): pg.Pool {
             commitWithoutFlush = true;
             return Promise.resolve({ command: 'SELECT', rowCount: 0, rows: [], fields: [] });
           }
+          if (typeof text === 'string' && (raw?.length ?? 0) === 0 && SENT_AHEAD.test(text)) {
+            ahead.push(text);
+            return Promise.resolve({ command: text.split(' ', 1)[0]!.toUpperCase(), rowCount: null, rows: [], fields: [] });
+          }
           if (text === COMMIT_WITH_FLUSH) commitWithoutFlush = false;
           if (commitWithoutFlush && (text === 'commit' || text === 'rollback')) {
             commitWithoutFlush = false;
-            // One simple-protocol message, two statements; Kysely reads the commit's own result.
-            if (text === 'commit')
-              return (query(`${COMMIT_WITHOUT_FLUSH}; commit`) as Promise<unknown>).then((results) =>
-                Array.isArray(results) ? results.at(-1) : results,
-              );
+            if (text === 'commit') return simple(`${COMMIT_WITHOUT_FLUSH}; commit`);
           }
           const values = storableValues(raw);
           const name = typeof text === 'string' && (values?.length ?? 0) <= MAX_NAMED_PARAMETERS ? nameOf(text) : undefined;
-          return name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values);
+          if (typeof text === 'string' && !name && (values?.length ?? 0) === 0) return simple(text);
+          // A named statement shares a pipeline with held ones only once it is parsed on this connection:
+          // pg would take their ParseComplete for its own and never send its Parse again.
+          if (typeof text === 'string' && ahead.length > 0 && (!name || parsedOn(target, name)))
+            return queryAfter(target, ahead.splice(0), { name, text, values });
+          const send = () => (name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values));
+          return ahead.length > 0 ? query(ahead.splice(0).join('; ')).then(send) : send();
         };
       },
     });

@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type CommandValidator, createCommandValidator, MAX_COMMAND_LENGTH, MAX_NESTING, STRUCTURAL_RULES } from './command-validator.ts';
 import { type CorpusCase, DANGEROUS_COMMANDS, LEGITIMATE_COMMANDS } from './corpus/index.ts';
 import { DEFAULT_LINUX_BLOCKLIST, DEFAULT_WINDOWS_BLOCKLIST } from './index.ts';
+import { STRICT_LINUX_BLOCKLIST, STRICT_WINDOWS_BLOCKLIST } from './strict-blocklist.ts';
+import type { RuleCategory } from './types.ts';
 
 let validator: CommandValidator;
 beforeAll(async () => {
@@ -173,6 +175,34 @@ describe('blocklists', () => {
         expect(typeof rule.match).toBe('function');
         expect(STRUCTURAL_RULES[rule.id]).toBeUndefined();
       }
+    }
+  });
+
+  it('AR-06 every rule, structural, core or strict, names a known category and says what it blocks', () => {
+    const categories: readonly RuleCategory[] = [
+      'destructive-delete',
+      'disk-destruction',
+      'fork-bomb',
+      'system-power',
+      'process-kill',
+      'permissions',
+      'critical-file',
+      'remote-code',
+      'reverse-shell',
+      'shell-escape',
+      'obfuscation',
+      'defense-evasion',
+      'firewall',
+      'persistence',
+      'credential-access',
+    ];
+    const rules = [
+      ...Object.entries(STRUCTURAL_RULES).map(([id, rule]) => ({ id, ...rule })),
+      ...[DEFAULT_LINUX_BLOCKLIST, DEFAULT_WINDOWS_BLOCKLIST, STRICT_LINUX_BLOCKLIST, STRICT_WINDOWS_BLOCKLIST].flat(),
+    ];
+    for (const rule of rules) {
+      expect(categories, rule.id).toContain(rule.category);
+      expect(rule.description.length, rule.id).toBeGreaterThan(20);
     }
   });
 

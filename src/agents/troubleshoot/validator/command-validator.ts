@@ -189,7 +189,7 @@ function applyRules(rules: readonly CommandRule[], command: SimpleCommand): void
 }
 
 function structural(rule: string, segment: string, reason: string): Verdict {
-  return { verdict: 'block', rule, category: STRUCTURAL_RULES[rule]?.category ?? 'obfuscation', segment, reason };
+  return { verdict: 'block', rule, category: STRUCTURAL_RULES[rule]!.category, segment, reason };
 }
 
 /** Loads the shell grammar (once per process) and returns a validator whose `validate` is synchronous. */

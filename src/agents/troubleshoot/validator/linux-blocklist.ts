@@ -46,6 +46,14 @@ function knownTemporary(command: SimpleCommand, word: Word): boolean {
 /** Commands that write nothing, so `CMD > file` only truncates the file. */
 const WRITES_NOTHING = new Set(['', ':', 'true', 'false']);
 
+/**
+ * `/` or a directory whose files are the operating system (`/etc`, `/usr/lib`, `/[e]tc`): deleting
+ * every file under it breaks the host. Not `/var/log` or a home: `find /var/log -name "*.gz" -exec rm {} \;` is routine.
+ */
+function holdsSystemFiles(path: string): boolean {
+  return normalise(path) === '/' || isSystemFile(`${path}/x`);
+}
+
 function is(command: SimpleCommand, ...programs: string[]): boolean {
   return programs.includes(command.program);
 }
@@ -179,8 +187,14 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
     id: 'recursive-delete-system-path',
     category: 'destructive-delete',
     description:
-      'rm of /, a system directory, a home directory or a glob covering one of them; recursive rm of a path computed at run time.',
+      'rm of /, a system directory, a home directory or a glob covering one of them; shred or unlink of such a glob (find -exec runs them per file); recursive rm of a path computed at run time.',
     match: (c) => {
+      // shred and unlink take files one by one: a glob over a protected directory destroys its files
+      // (`find /etc -exec unlink {} \;` reaches here as `unlink /etc/*`: find runs it once per file).
+      if (is(c, 'shred', 'unlink')) {
+        const files = c.args.find((a) => /[*?]/.test(a.text) && protectedOperand(c, a));
+        return files ? `${c.program} would destroy the files of ${resolveAgainst(c.cwd, files.text)}` : undefined;
+      }
       if (!is(c, 'rm')) return undefined;
       const { flags, operands } = parseFlags(c.args, RM);
       if (flags.has('no-preserve-root')) return 'rm --no-preserve-root removes the root file system';
@@ -204,6 +218,18 @@ export const DEFAULT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       if (!is(c, 'find') || !c.args.some((a) => a.text === '-delete')) return undefined;
       const start = c.args.find((a) => protectedOperand(c, a) || (!a.static && !a.text.startsWith('-')));
       return start ? `find -delete would delete everything under ${start.text}` : undefined;
+    },
+  },
+  {
+    id: 'find-exec-delete-system-path',
+    category: 'destructive-delete',
+    description: 'find -exec rm, unlink or shred from / or a directory of system files: a delete run once for every file under it.',
+    match: (c) => {
+      if (!is(c, 'rm', 'unlink', 'shred') || !c.via.some((wrapper) => wrapper.startsWith('find -'))) return undefined;
+      // The find wrapper puts each start point where `{}` was; find runs the command for every file below
+      // it. A start known only in part (`/etc/$dir`) is still under the system directory.
+      const start = c.args.find((a) => !a.text.startsWith('-') && holdsSystemFiles(resolveAgainst(c.cwd, a.text)));
+      return start ? `${c.program} runs on every file under ${resolveAgainst(c.cwd, start.text)}` : undefined;
     },
   },
   {

@@ -68,7 +68,12 @@ export function unwrapParallel(c: SimpleCommand, via: string): Unwrapped {
   };
   // Without `:::` each input line takes the place of `{}` (or is appended). parallel quotes it, so it
   // stays one word of data, except where that word is itself code: `… | parallel bash -c {}`.
-  const runs = inputs.length > 0 ? inputs.map((input) => fill(input)) : [single ? template : fill({ text: '{}', static: false })];
+  // `:::: FILE` takes the inputs from the lines of FILE: known only at run time, like standard input.
+  const fromFiles = c.args.slice(end).some((word) => word.text.startsWith('::::'));
+  // An input known only at run time: a word of its own in a command, a quoted variable in shell code
+  // (parallel quotes it there too, so `"rm -rf {}"` is `rm -rf "$PARALLEL_INPUT"`, not `rm -rf {}`).
+  const unknown: Word = single ? { text: '"$PARALLEL_INPUT"', static: true } : { text: '{}', static: false };
+  const runs = inputs.length > 0 && !fromFiles ? inputs.map((input) => fill(input)) : [fill(unknown)];
   const unwrapped: Unwrapped = { commands: [], scripts: [] };
   for (const words of runs) {
     if (single) unwrapped.scripts.push({ source: joined(words), via });

@@ -141,8 +141,10 @@ const UNWRAPPERS: Record<string, Unwrapper> = {
   nsenter: (c) => wrap(c, 'nsenter', ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-w', '--wd', '-r', '--root']),
   proxychains: (c) => wrap(c, 'proxychains', ['-f']),
   proxychains4: (c) => wrap(c, 'proxychains4', ['-f']),
+  // Stryker disable next-line ArrayDeclaration: torsocks has no value options; no argument is the mutant's text, so an entry changes nothing
   torsocks: (c) => wrap(c, 'torsocks', []),
   catchsegv: (c) => wrap(c, 'catchsegv', []),
+  // Stryker disable next-line ArrayDeclaration: rlwrap has no value options; no argument is the mutant's text, so an entry changes nothing
   rlwrap: (c) => wrap(c, 'rlwrap', []),
   command: (c) => (ownOptions(c, []).some((a) => a.text === '-v' || a.text === '-V') ? NONE : wrap(c, 'command', [])),
   // Stryker disable next-line ArrayDeclaration: builtin has no value options; no argument is the mutant's text, so an entry changes nothing

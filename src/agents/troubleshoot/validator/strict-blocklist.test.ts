@@ -13,6 +13,7 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['linux', 'truncate -s 0 /var/log/syslog', 'strict-log-deletion'],
   ['linux', '> /var/log/app.log', 'strict-log-deletion'],
   ['linux', 'sudo journalctl --vacuum-time=1s', 'strict-log-deletion'],
+  ['linux', 'journalctl -q --vacuum-files=2', 'strict-log-deletion'],
   ['linux', 'psql -c "DROP DATABASE app"', 'strict-drop-database'],
   ['linux', 'psql --command="drop schema public cascade" app', 'strict-drop-database'],
   ['linux', "mysql -e 'DROP DATABASE shop'", 'strict-drop-database'],
@@ -33,10 +34,18 @@ const STRICT_ONLY: ReadonlyArray<[TargetOs, string, string]> = [
   ['windows', 'Stop-Service -Name W3SVC', 'strict-stop-service'],
   ['windows', 'sc stop MSSQLSERVER', 'strict-stop-service'],
   ['windows', 'net stop spooler', 'strict-stop-service'],
+  ['windows', 'Suspend-Service -Name W3SVC', 'strict-stop-service'],
   ['windows', 'Set-Service -Name W3SVC -StartupType Disabled', 'strict-stop-service'],
   ['windows', 'Remove-Item C:\\inetpub\\logs\\LogFiles -Recurse', 'strict-log-deletion'],
   ['windows', 'Clear-Content C:\\app\\app.log', 'strict-log-deletion'],
   ['windows', 'sqlcmd -Q "DROP DATABASE shop"', 'strict-drop-database'],
+  // The Docker, Podman and kubectl CLIs take the same words on Windows (one rule for both systems).
+  ['windows', 'docker system prune -f', 'strict-container-prune'],
+  ['windows', 'docker.exe volume prune', 'strict-container-prune'],
+  ['windows', 'docker image prune -a', 'strict-container-prune'],
+  ['windows', 'podman container prune', 'strict-container-prune'],
+  ['windows', 'kubectl delete namespace prod', 'strict-container-prune'],
+  ['windows', 'kubectl -n prod delete pod web-1', 'strict-container-prune'],
   ['windows', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
   // sqlcmd runs on Linux too (mssql-tools).
   ['linux', 'sqlcmd -q "DROP DATABASE shop"', 'strict-drop-database'],
@@ -55,8 +64,17 @@ const STILL_ALLOWED: ReadonlyArray<[TargetOs, string]> = [
   ['linux', 'git prune'],
   ['linux', 'kubectl get pods -A'],
   ['linux', 'rsync -a --delete ./site/ /srv/www/site/'],
+  // --delay-updates is not a --del… option; a command other than rsync is not read as one.
+  ['linux', 'rsync -a --delay-updates ./conf/ /etc/'],
+  ['linux', 'ls -la /etc/'],
+  ['linux', 'journalctl -u nginx --since today'],
+  // The option must start the word: a search for the text, a file named like the option.
+  ['linux', 'journalctl --grep=--rotate'],
+  ['linux', 'rsync -a --exclude=--delete ./conf/ /etc/'],
   ['linux', 'redis-cli INFO'],
   ['windows', 'Get-Service W3SVC'],
+  ['windows', 'docker system df'],
+  ['windows', 'kubectl -n prod get pods'],
   ['windows', 'sc query W3SVC'],
 ];
 
@@ -65,6 +83,7 @@ describe('strict tier (opt-in)', () => {
     expect(validator.validate(command, os).verdict).toBe('allow');
     const verdict = validator.validate(command, os, { tier: 'strict' });
     expect(verdict).toMatchObject({ verdict: 'block', rule });
+    expect(verdict.reason.length).toBeGreaterThan(10);
   });
 
   it.each(STILL_ALLOWED)('%s: %j stays allowed in the strict tier', (os, command) => {

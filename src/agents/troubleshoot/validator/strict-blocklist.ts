@@ -41,6 +41,21 @@ function clientSql(c: SimpleCommand): string[] {
   return found;
 }
 
+/** The docker, podman and kubectl CLIs take the same words on Linux and Windows, so both tiers share one rule. */
+const CONTAINER_PRUNE: CommandRule = {
+  id: 'strict-container-prune',
+  category: 'destructive-delete',
+  description: 'docker/podman system, volume, image or container prune, and kubectl/oc delete.',
+  match: (c) => {
+    const words = c.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
+    if (is(c, 'docker', 'podman') && /^(?:system|volume|image|container)$/.test(words[0] ?? '') && words[1] === 'prune')
+      return `${c.program} ${words[0]} prune deletes what is not running`;
+    const kubectl = parseFlags(c.args, { withValue: ['n', 'namespace', 'context', 'kubeconfig', 's', 'server', 'cluster', 'user'] });
+    if (is(c, 'kubectl', 'oc') && kubectl.operands[0]?.text === 'delete') return `${c.program} delete removes cluster resources`;
+    return undefined;
+  },
+};
+
 export const STRICT_LINUX_BLOCKLIST: readonly CommandRule[] = [
   {
     id: 'strict-log-deletion',
@@ -70,19 +85,7 @@ export const STRICT_LINUX_BLOCKLIST: readonly CommandRule[] = [
       return undefined;
     },
   },
-  {
-    id: 'strict-container-prune',
-    category: 'destructive-delete',
-    description: 'docker/podman system or volume prune, and kubectl delete.',
-    match: (c) => {
-      const words = c.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
-      if (is(c, 'docker', 'podman') && /^(?:system|volume|image|container)$/.test(words[0] ?? '') && words[1] === 'prune')
-        return `${c.program} ${words[0]} prune deletes what is not running`;
-      const kubectl = parseFlags(c.args, { withValue: ['n', 'namespace', 'context', 'kubeconfig', 's', 'server', 'cluster', 'user'] });
-      if (is(c, 'kubectl', 'oc') && kubectl.operands[0]?.text === 'delete') return `${c.program} delete removes cluster resources`;
-      return undefined;
-    },
-  },
+  CONTAINER_PRUNE,
   {
     id: 'strict-rsync-delete',
     category: 'destructive-delete',
@@ -139,14 +142,12 @@ export const STRICT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
   {
     id: 'strict-drop-database',
     category: 'destructive-delete',
-    description: 'DROP DATABASE through sqlcmd, psql or mysql; Remove-SqlDatabase … ; docker/kubectl deletes.',
+    description: 'DROP DATABASE through sqlcmd, Invoke-Sqlcmd, osql, psql or mysql.',
     match: (c) => {
       const sql = c.args.find((a) => DROP_DATABASE.test(a.text));
       if (sql && is(c, 'sqlcmd', 'psql', 'mysql', 'invoke-sqlcmd', 'osql')) return `${c.name} runs ${sql.text}`;
-      const words = c.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text.toLowerCase());
-      if (is(c, 'docker') && /^(?:system|volume)$/.test(words[0] ?? '') && words[1] === 'prune') return `docker ${words[0]} prune`;
-      if (is(c, 'kubectl') && words[0] === 'delete') return 'kubectl delete removes cluster resources';
       return undefined;
     },
   },
+  CONTAINER_PRUNE,
 ];

@@ -36,7 +36,8 @@ function splitPathList(word: Word): Word[] {
     .filter((part) => part.trim() !== '')
     .map((part) => {
       // Expanded even when quoted: cmd.exe expands %VAR% inside quotes, and the shell is not known.
-      const expanded = /[%$]/.test(part) ? expandWindowsVariables(part.trim()) : part.trim();
+      // A word known only at run time for another reason (`!target!` under delayed expansion, `(Get-Item x)`) stays so.
+      const expanded = /[%$]/.test(part) ? expandWindowsVariables(part.trim()) : word.static ? part.trim() : undefined;
       return expanded === undefined ? { text: part.trim(), static: false } : { text: expanded.replace(/^["']|["']$/g, ''), static: true };
     });
 }

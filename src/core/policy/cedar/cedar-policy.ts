@@ -136,15 +136,24 @@ export function createCedarPolicy(set: PolicySet, engine: CedarEngine = cedar): 
   const answers = new Map<string, Answer>();
   const anonymous = anonymity(set);
 
+  /**
+   * The request's key in the answer cache without its action: a decision asks up to five actions
+   * about one request, and serialising it was most of the cache's cost (issue 32).
+   */
+  function requestKey(principal: string, resource: EntityJson, context: Record<string, CedarValueJson>, entities: EntityJson[]): string {
+    return JSON.stringify([principal, resource, context, entities]);
+  }
+
   function ask(
     action: string,
+    request: string,
     principal: string,
     resource: EntityJson,
     context: Record<string, CedarValueJson>,
     entities: EntityJson[],
     tool: string,
   ): Answer {
-    const key = JSON.stringify([action, principal, resource, context, entities]);
+    const key = `${action}\u0000${request}`;
     const known = answers.get(key);
     // Stryker disable all: a cache of a pure function; with it, without it or with another size the answers are the same
     if (known) return known;
@@ -207,7 +216,8 @@ export function createCedarPolicy(set: PolicySet, engine: CedarEngine = cedar): 
       };
       const resource = resourceEntity(call);
       const entities = principalEntities(user);
-      const check = (action: string) => ask(action, user.username, resource, context, entities, call.tool);
+      const request = requestKey(user.username, resource, context, entities);
+      const check = (action: string) => ask(action, request, user.username, resource, context, entities, call.tool);
 
       const allowed = check('call');
       if (!allowed.allowed) {
@@ -272,7 +282,15 @@ export function createCedarPolicy(set: PolicySet, engine: CedarEngine = cedar): 
         if (approver.username !== requester.username)
           entities.push(...principalEntities(requester).filter((entity) => !entities.some((known) => sameUid(known, entity))));
         const context = { ...facts, channel, credentialIssuedBy, approverIssuedRequesterCredential: issuers.has(person.username) };
-        return ask('approve', approver.username, resource, context, entities, call.tool);
+        return ask(
+          'approve',
+          requestKey(approver.username, resource, context, entities),
+          approver.username,
+          resource,
+          context,
+          entities,
+          call.tool,
+        );
       };
       const verdict = verdictFor(input.approver, input.channel ?? CANDIDATE_CHANNEL, input.credentialIssuedBy ?? '');
       const eligibleApprovers = (input.candidates ?? [])

@@ -108,6 +108,8 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     'find / -delete',
     'find /etc -type f -delete',
     'find / -name "*" -exec rm -rf {} \\;',
+    'find /etc -exec rm {} \\;',
+    'find / -name "*.conf" -exec shred -u {} +',
   ),
   ...linux(
     'GTFOBins shell escapes',
@@ -205,6 +207,7 @@ export const DANGEROUS_COMMANDS: readonly CorpusCase[] = [
     'del /f /s /q C:\\*.*',
     'rd /s /q C:\\',
     'rmdir /s /q C:\\Windows',
+    'forfiles /p C:\\Windows /s /c "cmd /c del @path"',
     'Move-Item C:\\Windows\\System32 C:\\old',
     'Stop-Computer -Force',
     'Restart-Computer',
