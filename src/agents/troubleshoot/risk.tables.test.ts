@@ -1174,6 +1174,7 @@ const SAMPLED_NEAR_MISSES: readonly Case[] = [
   ['install /tmp/x /etc/x --suffix .bak', 'high', '`install /tmp/x /etc/x --suffix .bak` writes to /etc/x'],
   ['mv /etc/a /tmp/b -S .bak', 'high', '`mv /etc/a /tmp/b -S .bak` writes to /tmp/b'],
   ['mv /etc/a /tmp/b --suffix .bak', 'high', '`mv /etc/a /tmp/b --suffix .bak` writes to /tmp/b'],
+  ['mv /tmp/a /etc/shadow /tmp/dir', 'critical', '`mv /tmp/a /etc/shadow /tmp/dir` moves away /etc/shadow (credentials)'],
   ['journalctl -u nginx --vacuum-time=2d', 'high', '`journalctl -u nginx --vacuum-time=2d` changes the journal'],
   ['journalctl -u nginx --grep=--rotate', 'low', 'read-only diagnostics: journalctl'],
   ['ip -n delete link show', 'low', 'read-only diagnostics: ip'],
