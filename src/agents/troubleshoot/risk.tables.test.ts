@@ -1141,6 +1141,56 @@ function mismatches(cases: readonly Case[], os: TargetOs = 'linux'): { command: 
   });
 }
 
+// Session 11: rows for the survivors of the 25 % sample (seed 36) — an option's value read as an
+// operand, a bundle of short options not in first place, an anchor whose near miss is a real path,
+// a label a person reads. The first four rows were scored wrongly before (tar's bundle after another
+// option read as read-only; sysctl's attached file not seen).
+const SAMPLED_NEAR_MISSES: readonly Case[] = [
+  ['tar -v -cf /etc/a.tar /tmp', 'high', '`tar -v -cf /etc/a.tar /tmp` writes the archive /etc/a.tar'],
+  ['tar --zstd -cf /etc/a.tar /tmp', 'high', '`tar --zstd -cf /etc/a.tar /tmp` writes the archive /etc/a.tar'],
+  ['sysctl -p/etc/sysctl.d/x.conf', 'high', '`sysctl -p/etc/sysctl.d/x.conf` changes kernel settings'],
+  ['sysctl -f/etc/sysctl.conf', 'high', '`sysctl -f/etc/sysctl.conf` changes kernel settings'],
+  ['tar -v -xf /tmp/a.tar -C /etc', 'high', '`tar -v -xf /tmp/a.tar -C /etc` extracts files into /etc'],
+  ['tar -v -tf /tmp/a.tar', 'low', 'read-only diagnostics: tar'],
+  ['sort --compress-program=gzip /etc/hosts', 'high', '`sort --compress-program=gzip /etc/hosts` runs a compression program'],
+  ["sed --in-place=.bak 's/a/b/' /etc/hosts", 'high', '`sed --in-place=.bak s/a/b/ /etc/hosts` edits in place /etc/hosts'],
+  ["sed -e 's/a/b/w /etc/cron.d/x' /tmp/f", 'high', '`sed -e s/a/b/w /etc/cron.d/x /tmp/f` writes files or runs commands from its script'],
+  ['sed -f /tmp/s.sed /etc/hosts', 'medium', '`sed -f /tmp/s.sed /etc/hosts` runs the sed script /tmp/s.sed'],
+  ['find -fprint /etc/x', 'high', '`find -fprint /etc/x` writes to /etc/x'],
+  ['shred -n 3 /tmp/x', 'critical', '`shred -n 3 /tmp/x` destroys /tmp/x'],
+  ['shred -s 10 /tmp/x', 'critical', '`shred -s 10 /tmp/x` destroys /tmp/x'],
+  ['shred --iterations 3 /tmp/x', 'critical', '`shred --iterations 3 /tmp/x` destroys /tmp/x'],
+  ['shred --size 10 /tmp/x', 'critical', '`shred --size 10 /tmp/x` destroys /tmp/x'],
+  ['shred --random-source /dev/urandom /tmp/x', 'critical', '`shred --random-source /dev/urandom /tmp/x` destroys /tmp/x'],
+  ['mkfifo -m 600 /tmp/p', 'medium', '`mkfifo -m 600 /tmp/p` creates /tmp/p'],
+  ['mkfifo --mode 600 /tmp/p', 'medium', '`mkfifo --mode 600 /tmp/p` creates /tmp/p'],
+  ['install /tmp/x /usr/local/bin/x -m 0755', 'high', '`install /tmp/x /usr/local/bin/x -m 0755` writes to /usr/local/bin/x'],
+  ['install /tmp/x /etc/x --mode 0755', 'high', '`install /tmp/x /etc/x --mode 0755` writes to /etc/x'],
+  ['install /tmp/x /etc/x -o root', 'high', '`install /tmp/x /etc/x -o root` writes to /etc/x'],
+  ['install /tmp/x /etc/x --owner root', 'high', '`install /tmp/x /etc/x --owner root` writes to /etc/x'],
+  ['install /tmp/x /etc/x -g root', 'high', '`install /tmp/x /etc/x -g root` writes to /etc/x'],
+  ['install /tmp/x /etc/x --group root', 'high', '`install /tmp/x /etc/x --group root` writes to /etc/x'],
+  ['install /tmp/x /etc/x -S .bak', 'high', '`install /tmp/x /etc/x -S .bak` writes to /etc/x'],
+  ['install /tmp/x /etc/x --suffix .bak', 'high', '`install /tmp/x /etc/x --suffix .bak` writes to /etc/x'],
+  ['mv /etc/a /tmp/b -S .bak', 'high', '`mv /etc/a /tmp/b -S .bak` writes to /tmp/b'],
+  ['mv /etc/a /tmp/b --suffix .bak', 'high', '`mv /etc/a /tmp/b --suffix .bak` writes to /tmp/b'],
+  ['mv /tmp/a /etc/shadow /tmp/dir', 'critical', '`mv /tmp/a /etc/shadow /tmp/dir` moves away /etc/shadow (credentials)'],
+  ['journalctl -u nginx --vacuum-time=2d', 'high', '`journalctl -u nginx --vacuum-time=2d` changes the journal'],
+  ['journalctl -u nginx --grep=--rotate', 'low', 'read-only diagnostics: journalctl'],
+  ['ip -n delete link show', 'low', 'read-only diagnostics: ip'],
+  ['ip -f add link show', 'low', 'read-only diagnostics: ip'],
+  ['touch /tmp/etc/sudoers.d/x', 'medium', '`touch /tmp/etc/sudoers.d/x` creates or touches /tmp/etc/sudoers.d/x'],
+  ['touch /tmp/etc/ssl/private/x', 'medium', '`touch /tmp/etc/ssl/private/x` creates or touches /tmp/etc/ssl/private/x'],
+  ['touch /tmp/efi/x', 'medium', '`touch /tmp/efi/x` creates or touches /tmp/efi/x'],
+  ['touch /efi/x', 'critical', '`touch /efi/x` creates or touches /efi/x (boot files)'],
+  ['shutdown -r now', 'critical', '`shutdown -r now` restarts or stops the machine'],
+  ['shutdown -c', 'high', '`shutdown -c` cancels a scheduled shutdown'],
+  ['$CMD /etc', 'high', '`$CMD /etc` runs a program known only at run time'],
+  ['ruby -e \'Process.spawn("ls")\'', 'high', '`ruby -e Process.spawn("ls")` runs ruby code that can write, delete or run programs'],
+  ['perl -e \'exec "ls"\'', 'high', '`perl -e exec "ls"` runs perl code that can write, delete or run programs'],
+  [' ', 'medium', 'empty command'],
+];
+
 // One test per table rather than one per row: a mutation run re-runs every test for each mutant
 // of a module-level table, and a thousand rows as separate tests cost seconds of bookkeeping each time.
 describe('troubleshoot risk tables, entry by entry (issue 36)', () => {
@@ -1166,5 +1216,9 @@ describe('troubleshoot risk tables, entry by entry (issue 36)', () => {
 
   it('scores the programs that write, delete or edit files by their options and targets', () => {
     expect(mismatches(FILE_EFFECTS)).toEqual([]);
+  });
+
+  it('scores the near misses of the 25 % sample: option values, bundles not first, attached files, paths that only look alike', () => {
+    expect(mismatches(SAMPLED_NEAR_MISSES)).toEqual([]);
   });
 });

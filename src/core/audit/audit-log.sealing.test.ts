@@ -117,6 +117,40 @@ describe('the background sealer, on a clock the test moves', () => {
     }
   });
 
+  it('neither the seal timer nor a ride waiting for the next commit keeps the process alive', async () => {
+    const { store, audit, dispose } = await sealerOnFakeClock();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const unit = new UnitOfWork();
+      audit.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n: 1 } });
+      await unit.commit(store);
+      // After the seal delay the sealer rides: it waits for the next commit, with a fallback timer.
+      await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
+      const made = timers.mock.results.map((result) => result.value as NodeJS.Timeout);
+      expect(made.length).toBeGreaterThanOrEqual(2);
+      expect(made.filter((timer) => timer.hasRef())).toEqual([]);
+    } finally {
+      timers.mockRestore();
+      await dispose();
+    }
+  });
+
+  it('a checkpoint asked for runs in a transaction named as a seal', async () => {
+    const { store, audit, kinds, dispose } = await sealerOnFakeClock();
+    try {
+      const unit = new UnitOfWork();
+      audit.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n: 1 } });
+      await unit.commit(store);
+      await audit.seal();
+      kinds.length = 0;
+      await audit.checkpoint();
+      // Its seal of what is journaled, then its own transaction.
+      expect(kinds).toEqual(['audit-seal', 'audit-seal']);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('with no commit within the seal delay it seals on its own, every batch journaled, in transactions named as seals', async () => {
     const { store, audit, kinds, count, dispose } = await sealerOnFakeClock();
     try {

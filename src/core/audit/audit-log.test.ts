@@ -302,7 +302,12 @@ describe('the audit log at its edges: the key, a seal asked during a seal, a cut
       writeFileSync(join(dataDir, 'not-a-directory'), 'a file where the directory should be');
       const fileLog = new AuditLog(unwritable);
       await fileLog.append(warning(1));
-      await expect(fileLog.checkpoint()).rejects.toMatchObject({ code: 'AUDIT_CHECKPOINT_FILE_UNWRITABLE' });
+      // The error names the file and the system's short reason (the errno code, not its whole message):
+      // the folder the file needs cannot be made where a file stands.
+      await expect(fileLog.checkpoint()).rejects.toMatchObject({
+        code: 'AUDIT_CHECKPOINT_FILE_UNWRITABLE',
+        fields: { file: join(dataDir, 'not-a-directory', 'checkpoints.jsonl'), detail: 'EEXIST' },
+      });
       await fileLog.append(warning(2));
       await expect(fileLog.close()).resolves.toBeUndefined();
 

@@ -111,6 +111,17 @@ describe('the checkpoint file', () => {
     expect(readCheckpointFile(file, 'sqlite:/a.db')).toEqual({ checkpoints: [checkpoint, { ...checkpoint, seq: 30 }], unreadable: 0 });
   });
 
+  it('takes several checkpoints in one append, a line each', () => {
+    const file = join(dir, 'several', 'audit-checkpoints.jsonl');
+    appendCheckpointFile(file, 'sqlite:/a.db', [checkpoint, { ...checkpoint, seq: 30 }]);
+    // Exactly one JSON object a line: the reader would forgive text before a line's JSON (a prefix an anchor adds), not this writer.
+    expect(readFileSync(file, 'utf8').split('\n')).toEqual([
+      JSON.stringify({ store: 'sqlite:/a.db', ...checkpoint }),
+      JSON.stringify({ store: 'sqlite:/a.db', ...checkpoint, seq: 30 }),
+      '',
+    ]);
+  });
+
   it.each(['seq', 'hash', 'at', 'keyId', 'macsFrom', 'signature'])('a line whose %s has the wrong type is unreadable', (field) => {
     const line = JSON.stringify({ store: 'sqlite:/a.db', ...checkpoint, [field]: field === 'seq' || field === 'macsFrom' ? '1' : 1 });
     expect(parseCheckpointLines(line, 'sqlite:/a.db')).toEqual({ checkpoints: [], unreadable: 1 });

@@ -151,8 +151,10 @@ export const FILE_EFFECTS: Readonly<Record<string, Detector>> = {
     // Stryker disable next-line StringLiteral: any stand-in for a missing first word that is not a bundled mode gives the same empty mode
     const first = c.args[0]?.text ?? '';
     const mode = /^-?[a-zA-Z]+$/.test(first) && !first.startsWith('--') ? first : '';
+    // A bundle of short options may stand anywhere (`tar -v -cf out.tar dir`, `tar --zstd -cf …`), not only first.
     const has = (short: string, long: string) =>
-      mode.includes(short) || c.args.some((a) => a.text === `--${long}` || a.text === `-${short}`);
+      mode.includes(short) ||
+      c.args.some((a) => a.text === `--${long}` || (a.static && /^-[a-zA-Z]+$/.test(a.text) && a.text.includes(short)));
     const { values } = operandsOf(c, ['file', 'directory'], { f: 'file', file: 'file', C: 'directory', directory: 'directory' });
     if (has('x', 'extract') || has('x', 'get'))
       return changes('extracts files into', values.get('directory') ?? { text: '.', static: true });

@@ -232,7 +232,8 @@ export const SYSTEM_EFFECTS: Readonly<Record<string, Detector>> = {
   sysctl: (c) =>
     c.args.some(
       (a) =>
-        /^(?:-w|-p|-f|--write|--load\S*|--system)$/.test(a.text) ||
+        // `-p`/`-f` take their file attached as well (`sysctl -p/etc/sysctl.d/x.conf` loads it).
+        /^(?:-w|-p\S*|-f\S*|--write|--load\S*|--system)$/.test(a.text) ||
         /^-[a-zA-Z]*[wp]$/.test(a.text) ||
         (!a.text.startsWith('-') && a.text.includes('=')),
     )
