@@ -1189,6 +1189,23 @@ const SAMPLED_NEAR_MISSES: readonly Case[] = [
   ['ruby -e \'Process.spawn("ls")\'', 'high', '`ruby -e Process.spawn("ls")` runs ruby code that can write, delete or run programs'],
   ['perl -e \'exec "ls"\'', 'high', '`perl -e exec "ls"` runs perl code that can write, delete or run programs'],
   [' ', 'medium', 'empty command'],
+  // Past the nesting limit (8 scripts deep) the innermost is not read: it is high whatever it is.
+  ['eval eval eval eval eval eval eval eval ls', 'low', 'read-only diagnostics: ls'],
+  ['eval eval eval eval eval eval eval eval eval ls', 'high', '`ls` nests wrappers too deep to read'],
+  // One word of the code list each, with no other word of it beside (`posix` is not one).
+  ...[
+    'posix.execv("/bin/ls", ["ls"])',
+    'posix.spawnv(0, "/bin/ls", [])',
+    'posix.unlink("/tmp/x")',
+    'posix.rename("/tmp/x", "/tmp/y")',
+    'posix.mkdir("/tmp/x")',
+  ].map(
+    (call): Case => [
+      `python3 -c 'import posix; ${call}'`,
+      'high',
+      `\`python3 -c import posix; ${call}\` runs python3 code that can write, delete or run programs`,
+    ],
+  ),
 ];
 
 // One test per table rather than one per row: a mutation run re-runs every test for each mutant
