@@ -1,7 +1,7 @@
 // Runs `total` scenarios with `concurrency` of them in flight at once and records each one's
 // latency or error. Shared by opsgate's worker processes and the in-process anchors.
 
-/** The opsgate runtimes' heartbeat in the benchmark (the default is 10 s; a run lasts a few). */
+/** The replicas' heartbeat in the benchmark (the default is 10 s; a run lasts a few, and replicas find each other at a beat). One process keeps the default. */
 export const HEARTBEAT_MS = 1000;
 
 export interface DriveResult {

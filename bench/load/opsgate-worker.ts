@@ -7,7 +7,7 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import { createLedgerAgent, createLedgerModel, type LedgerRecorder } from '../../src/testing/index.ts';
 import { flushBackendStatistics } from './backend-statistics.ts';
 import { processCpuMs } from './cpu.ts';
-import { drive, HEARTBEAT_MS } from './drive.ts';
+import { drive } from './drive.ts';
 import { ledgerRoundTrip } from './ledger-round-trip.ts';
 
 export interface WorkerTask {
@@ -20,6 +20,8 @@ export interface WorkerTask {
   readonly worker: number;
   /** Before reporting ready, idle twice this long with the runtime open and measure its CPU in the second half (heartbeat, timers). Default 0. */
   readonly idleMs?: number;
+  /** The runtime's heartbeat; the product's default (10 s) when absent. Replicas need a short one to find each other in a run of seconds. */
+  readonly heartbeatMs?: number;
 }
 
 export interface WorkerReport {
@@ -41,7 +43,12 @@ async function open(task: WorkerTask, recorder: LedgerRecorder): Promise<{ store
   const store = await openStore({ databaseUrl: task.databaseUrl, sqlitePath: task.sqlitePath, poolSize: 10 });
   const model = createLedgerModel();
   // Replicas learn of each other at their heartbeat (they share the commit slots); the parent waits one.
-  const runtime = await createRuntime({ store, agents: [createLedgerAgent(recorder)], model: () => model, heartbeatMs: HEARTBEAT_MS });
+  const runtime = await createRuntime({
+    store,
+    agents: [createLedgerAgent(recorder)],
+    model: () => model,
+    ...(task.heartbeatMs === undefined ? {} : { heartbeatMs: task.heartbeatMs }),
+  });
   return { store, runtime };
 }
 

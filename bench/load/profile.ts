@@ -124,6 +124,7 @@ async function replicaRoundTrips(databaseUrl: string): Promise<{ result: DriveRe
       warmup: 100,
       worker,
       idleMs: 2000,
+      heartbeatMs: HEARTBEAT_MS,
     };
     const child = fork(join(import.meta.dirname, 'opsgate-worker.ts'), [JSON.stringify(task)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -214,7 +214,8 @@ function toRedirect(node: Node): Redirect | undefined {
 }
 
 function inputOf(redirect: Redirect): CommandInput | undefined {
-  if (redirect.operator === '<<' || redirect.operator === '<<-') return 'heredoc';
+  // toRedirect gives `<<-` heredocs the operator `<<` too.
+  if (redirect.operator === '<<') return 'heredoc';
   if (redirect.operator === '<<<') return 'herestring';
   if (redirect.operator === '<' || redirect.operator === '<>' || redirect.operator === '<&') return 'file';
   return undefined;

@@ -98,7 +98,7 @@ export const DEFAULT_WINDOWS_BLOCKLIST: readonly CommandRule[] = [
         /\.\s*(?:DownloadString|DownloadData|DownloadFile|OpenRead|UploadString)\s*\(|\[\s*(?:System\.)?Management\.Automation\.ScriptBlock\s*\]\s*::\s*Create|\[\s*scriptblock\s*\]\s*::\s*Create|\[\s*(?:System\.)?Reflection\.Assembly\s*\]\s*::\s*Load|\[\s*(?:System\.)?Diagnostics\.Process\s*\]\s*::\s*Start|\[\s*(?:System\.)?IO\.(?:Directory|File)\s*\]\s*::\s*Delete|\bInvokeScript\s*\(|\$ExecutionContext\.InvokeCommand|FromBase64String/i.exec(
           text,
         );
-      return found ? `${found[0].trim()} runs code or touches files that cannot be checked` : undefined;
+      return found ? `${found[0]} runs code or touches files that cannot be checked` : undefined;
     },
   },
   {

@@ -79,9 +79,8 @@ function normaliseWindowsPath(path: string): string {
  * `C:\Program Files`, `C:\Users`), user profiles (`C:\Users\x`, `~`), and registry hives' roots.
  */
 export function isProtectedWindowsPath(path: string): boolean {
-  const trimmed = path.trim();
-  if (trimmed === '\\' || trimmed === '/' || trimmed === '\\*' || trimmed === '/*') return true;
-  const normal = normaliseWindowsPath(trimmed);
+  // `\`, `/`, `\*` and `/*` (the current drive's root) normalise to '' like the root they name.
+  const normal = normaliseWindowsPath(path);
   if (normal === '' || normal === '~' || /^~\\?$/.test(normal)) return true;
   const drive = /^([a-z]):(.*)$/.exec(normal);
   if (!drive) return isRegistryMachinePath(normal);
