@@ -116,10 +116,26 @@ const PROGRAM_CLASSES: readonly Case[] = [
   ['mdadm --detail', 'low', 'read-only diagnostics: mdadm'],
   ['zpool get', 'low', 'read-only diagnostics: zpool'],
   ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['shutdown -h now', 'critical', '`shutdown -h now` restarts or stops the machine'],
   ['shutdown -c', 'high', '`shutdown -c` cancels a scheduled shutdown'],
   ["shutdown -c 'maintenance postponed'", 'high', '`shutdown -c maintenance postponed` cancels a scheduled shutdown'],
   ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['halt', 'critical', '`halt` restarts or stops the machine'],
   ['poweroff', 'critical', '`poweroff` restarts or stops the machine'],
   ['init 0', 'critical', '`init 0` restarts or stops the machine'],
@@ -1192,6 +1208,14 @@ const SAMPLED_NEAR_MISSES: readonly Case[] = [
   ['shutdown -c', 'high', '`shutdown -c` cancels a scheduled shutdown'],
   ["shutdown -c 'maintenance postponed'", 'high', '`shutdown -c maintenance postponed` cancels a scheduled shutdown'],
   ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['$CMD /etc', 'high', '`$CMD /etc` runs a program known only at run time'],
   ['ruby -e \'Process.spawn("ls")\'', 'high', '`ruby -e Process.spawn("ls")` runs ruby code that can write, delete or run programs'],
   ['perl -e \'exec "ls"\'', 'high', '`perl -e exec "ls"` runs perl code that can write, delete or run programs'],
