@@ -116,8 +116,26 @@ const PROGRAM_CLASSES: readonly Case[] = [
   ['mdadm --detail', 'low', 'read-only diagnostics: mdadm'],
   ['zpool get', 'low', 'read-only diagnostics: zpool'],
   ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['shutdown -h now', 'critical', '`shutdown -h now` restarts or stops the machine'],
   ['shutdown -c', 'high', '`shutdown -c` cancels a scheduled shutdown'],
+  ["shutdown -c 'maintenance postponed'", 'high', '`shutdown -c maintenance postponed` cancels a scheduled shutdown'],
+  ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['halt', 'critical', '`halt` restarts or stops the machine'],
   ['poweroff', 'critical', '`poweroff` restarts or stops the machine'],
   ['init 0', 'critical', '`init 0` restarts or stops the machine'],
@@ -1152,6 +1170,9 @@ const SAMPLED_NEAR_MISSES: readonly Case[] = [
   ['sysctl -f/etc/sysctl.conf', 'high', '`sysctl -f/etc/sysctl.conf` changes kernel settings'],
   ['tar -v -xf /tmp/a.tar -C /etc', 'high', '`tar -v -xf /tmp/a.tar -C /etc` extracts files into /etc'],
   ['tar -v -tf /tmp/a.tar', 'low', 'read-only diagnostics: tar'],
+  // Only a whole word of letters after one dash is a bundle: not a directory attached to -C, not a name ending in -letters.
+  ['tar -tf /tmp/a.tar -C/tmp/x', 'low', 'read-only diagnostics: tar'],
+  ['tar -tf /tmp/nightly-backup', 'low', 'read-only diagnostics: tar'],
   ['sort --compress-program=gzip /etc/hosts', 'high', '`sort --compress-program=gzip /etc/hosts` runs a compression program'],
   ["sed --in-place=.bak 's/a/b/' /etc/hosts", 'high', '`sed --in-place=.bak s/a/b/ /etc/hosts` edits in place /etc/hosts'],
   ["sed -e 's/a/b/w /etc/cron.d/x' /tmp/f", 'high', '`sed -e s/a/b/w /etc/cron.d/x /tmp/f` writes files or runs commands from its script'],
@@ -1185,10 +1206,37 @@ const SAMPLED_NEAR_MISSES: readonly Case[] = [
   ['touch /efi/x', 'critical', '`touch /efi/x` creates or touches /efi/x (boot files)'],
   ['shutdown -r now', 'critical', '`shutdown -r now` restarts or stops the machine'],
   ['shutdown -c', 'high', '`shutdown -c` cancels a scheduled shutdown'],
+  ["shutdown -c 'maintenance postponed'", 'high', '`shutdown -c maintenance postponed` cancels a scheduled shutdown'],
+  ['reboot', 'critical', '`reboot` restarts or stops the machine'],
+  // A module name put together at run time hides `fs`; the call's own name still says it writes.
+  ...['writeFileSync', 'appendFileSync', 'unlinkSync', 'renameSync', 'mkdirSync'].map(
+    (call): Case => [
+      `node -e 'require("node:f" + "s").${call}("/tmp/x", "")'`,
+      'high',
+      `\`node -e require("node:f" + "s").${call}("/tmp/x", "")\` runs node code that can write, delete or run programs`,
+    ],
+  ),
   ['$CMD /etc', 'high', '`$CMD /etc` runs a program known only at run time'],
   ['ruby -e \'Process.spawn("ls")\'', 'high', '`ruby -e Process.spawn("ls")` runs ruby code that can write, delete or run programs'],
   ['perl -e \'exec "ls"\'', 'high', '`perl -e exec "ls"` runs perl code that can write, delete or run programs'],
   [' ', 'medium', 'empty command'],
+  // Past the nesting limit (8 scripts deep) the innermost is not read: it is high whatever it is.
+  ['eval eval eval eval eval eval eval eval ls', 'low', 'read-only diagnostics: ls'],
+  ['eval eval eval eval eval eval eval eval eval ls', 'high', '`ls` nests wrappers too deep to read'],
+  // One word of the code list each, with no other word of it beside (`posix` is not one).
+  ...[
+    'posix.execv("/bin/ls", ["ls"])',
+    'posix.spawnv(0, "/bin/ls", [])',
+    'posix.unlink("/tmp/x")',
+    'posix.rename("/tmp/x", "/tmp/y")',
+    'posix.mkdir("/tmp/x")',
+  ].map(
+    (call): Case => [
+      `python3 -c 'import posix; ${call}'`,
+      'high',
+      `\`python3 -c import posix; ${call}\` runs python3 code that can write, delete or run programs`,
+    ],
+  ),
 ];
 
 // One test per table rather than one per row: a mutation run re-runs every test for each mutant
