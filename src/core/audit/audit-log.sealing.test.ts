@@ -119,18 +119,26 @@ describe('the background sealer, on a clock the test moves', () => {
 
   it('neither the seal timer nor a ride waiting for the next commit keeps the process alive', async () => {
     const { store, audit, dispose } = await sealerOnFakeClock();
-    const timers = vi.spyOn(globalThis, 'setTimeout');
+    // Wrapped by hand, not with vi.spyOn: after a spy on the faked setTimeout, timers of later files in
+    // the same worker (vitest.config.ts `isolate: false`) never fired — cockatiel's retry delay hung the
+    // helm error-recovery tests in CI.
+    const fakeSetTimeout = globalThis.setTimeout;
+    const made: NodeJS.Timeout[] = [];
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      const timer = fakeSetTimeout(...args);
+      made.push(timer);
+      return timer;
+    }) as typeof setTimeout;
     try {
       const unit = new UnitOfWork();
       audit.record(unit, { sessionId: null, type: 'warning', actor: 'system', payload: { n: 1 } });
       await unit.commit(store);
       // After the seal delay the sealer rides: it waits for the next commit, with a fallback timer.
       await vi.advanceTimersByTimeAsync(SEAL_DELAY_MS);
-      const made = timers.mock.results.map((result) => result.value as NodeJS.Timeout);
       expect(made.length).toBeGreaterThanOrEqual(2);
       expect(made.filter((timer) => timer.hasRef())).toEqual([]);
     } finally {
-      timers.mockRestore();
+      globalThis.setTimeout = fakeSetTimeout;
       await dispose();
     }
   });
