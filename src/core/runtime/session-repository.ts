@@ -7,9 +7,9 @@ import type { ToolCallRecord, ToolCallStatus } from './types.ts';
 
 export type Db = Kysely<CoreDatabase> | Transaction<CoreDatabase>;
 
-/** A session row to write if its stored version is still `version`. */
 /** What a checkpoint writes of a session row (besides its version). */
 const UPDATED_SESSION_COLUMNS = ['status', 'phase', 'route', 'steps', 'title', 'state', 'interrupt', 'updated_at', 'runner'] as const;
+/** A session row to write if its stored version is still `version`. */
 export interface SessionUpdate {
   readonly id: string;
   readonly version: number;
